@@ -1,0 +1,75 @@
+# mcp-compare — every job a maintainer or CI runs is a target here.
+#   make compare   the whole pipeline: pin → models → diff → run → rows/cite → render → site
+#   make test      lint, type-check and the whole test suite (real clients, real git, real mkdocs, real Chromium)
+#   make serve     serve the built site on http://127.0.0.1:8000
+# The spec source is MCP_COMPARE_SPEC (git URL, local clone or plain folder); unset, the
+# upstream repository is tried and ../shared/mcp-spec is used when it cannot be reached.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+MC     := $(BIN)/mcp-compare
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: all venv tools chromium compare test lint typecheck pytest serve lock clean bench
+
+all: compare
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# The real clients at the exact versions the target files name, into ./tools (idempotent).
+tools: venv
+	$(MC) tools install
+
+# Debian's Chromium for the browser tests (no browser download: Playwright drives this one).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@chromium --version
+
+compare: venv tools
+	$(MC) pin verify
+	$(MC) models
+	$(MC) diff --quiet
+	$(MC) run
+	$(MC) rows
+	$(MC) cite --check
+	$(MC) render
+	$(MC) export
+	$(MC) site
+
+lint: venv
+	$(BIN)/ruff check compare tests bench
+	$(BIN)/ruff format --check compare tests bench
+
+typecheck: venv
+	$(BIN)/mypy
+
+pytest: venv tools chromium
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+serve: venv
+	$(MC) site --serve
+
+bench: venv tools
+	$(BIN)/python bench/harness_overhead.py
+
+# Re-resolve the exact Python versions (run after changing pyproject.toml dependencies).
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install -q --upgrade pip
+	.lock-venv/bin/python -m pip install -q -e '.[dev]'
+	{ echo "# Exact versions for every Python install of the project (pip install -c constraints.txt)."; \
+	  echo "# Regenerate: make lock"; \
+	  .lock-venv/bin/python -m pip freeze --exclude-editable | grep -v '^mcp-compare'; } > constraints.txt
+	rm -rf .lock-venv
+
+clean:
+	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs

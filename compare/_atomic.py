@@ -1,0 +1,38 @@
+"""Atomic writes: a reader sees the old file or the new one, never half of either.
+
+Every stage writes its outputs through these helpers so an interrupted or failed run
+cannot lose an earlier result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomically write UTF-8 text (newlines kept as given)."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Atomically write JSON, sorted and indented so diffs of outputs stay readable."""
+    write_text(path, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n")

@@ -1,0 +1,48 @@
+"""Where each stage keeps its data, in one place so stages agree without importing each other.
+
+Every location can be moved with an environment variable, which tests use to work in a
+temporary folder without touching the checkout's own outputs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The checkout: the folder holding ``pyproject.toml`` above this package.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env_path(name: str, default: Path) -> Path:
+    value = os.environ.get(name)
+    return Path(value).resolve() if value else default
+
+
+def schemas_dir() -> Path:
+    """Pins (``revisions.toml``) and the generated per-revision models."""
+    return _env_path("MCP_COMPARE_SCHEMAS", PROJECT_ROOT / "schemas")
+
+
+def cache_dir() -> Path:
+    """Fetched spec sources and clones; safe to delete, never committed."""
+    return _env_path("MCP_COMPARE_CACHE", PROJECT_ROOT / ".cache")
+
+
+def results_dir() -> Path:
+    """Exchange results: one folder per target, version, scenario and revision."""
+    return _env_path("MCP_COMPARE_RESULTS", PROJECT_ROOT / "results")
+
+
+def tools_dir() -> Path:
+    """Project-local installs of the real clients (npm packages, per-client venvs)."""
+    return _env_path("MCP_COMPARE_TOOLS", PROJECT_ROOT / "tools")
+
+
+def build_dir() -> Path:
+    """Derived data of later stages (diff.json, rows.json, citations.json, matrix.json)."""
+    return _env_path("MCP_COMPARE_BUILD", PROJECT_ROOT / "build")
+
+
+def site_dir() -> Path:
+    """The mkdocs project: ``mkdocs.yml``, ``templates/``, generated ``docs/``, built ``build/``."""
+    return _env_path("MCP_COMPARE_SITE", PROJECT_ROOT / "site")

@@ -1,0 +1,71 @@
+"""The ``mcp-compare`` command: a thin shell that mounts each stage's commands.
+
+Each stage owns ``compare/<stage>/cli.py`` with a ``register(app)`` function; this module
+only wires them together and turns :class:`CompareError` into a clean message and exit code.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from compare import __version__
+from compare._errors import CompareError
+
+app = typer.Typer(
+    name="mcp-compare",
+    help="What each MCP spec revision says about a feature, and what real implementations do.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    if version:
+        typer.echo(__version__)
+        raise typer.Exit(0)
+
+
+def _register_stages() -> None:
+    # Imported here so `mcp-compare peer` (on every cell's critical path) pays only for what
+    # it uses; see compare/exchange/cli.py.
+    from compare.cite import cli as cite_cli
+    from compare.diff import cli as diff_cli
+    from compare.exchange import cli as exchange_cli
+    from compare.models import cli as models_cli
+    from compare.pin import cli as pin_cli
+    from compare.rows import cli as rows_cli
+    from compare.site import cli as site_cli
+
+    for stage in (pin_cli, models_cli, diff_cli, exchange_cli, rows_cli, cite_cli, site_cli):
+        stage.register(app)
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    _register_stages()
+    try:
+        app(standalone_mode=False)
+    except CompareError as err:
+        console = Console(stderr=True)
+        console.print(f"[bold red]error:[/] {err.message}", highlight=False)
+        if err.hint:
+            console.print(f"[yellow]hint:[/] {err.hint}", highlight=False)
+        sys.exit(err.exit_code)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except typer.Abort:
+        sys.exit(130)
+    except Exception as err:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(err, click.ClickException):
+            err.show()
+            sys.exit(err.exit_code)
+        raise
