@@ -38,12 +38,22 @@ def _register_stages() -> None:
     from compare.cite import cli as cite_cli
     from compare.diff import cli as diff_cli
     from compare.exchange import cli as exchange_cli
+    from compare.exchange.install import cli as install_cli
     from compare.models import cli as models_cli
     from compare.pin import cli as pin_cli
     from compare.rows import cli as rows_cli
     from compare.site import cli as site_cli
 
-    for stage in (pin_cli, models_cli, diff_cli, exchange_cli, rows_cli, cite_cli, site_cli):
+    for stage in (
+        pin_cli,
+        models_cli,
+        diff_cli,
+        install_cli,
+        exchange_cli,
+        rows_cli,
+        cite_cli,
+        site_cli,
+    ):
         stage.register(app)
 
 

@@ -1,1 +1,1 @@
-"""Stage `cite` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `cite` (pin → models → diff → exchange → rows → cite → site)."""

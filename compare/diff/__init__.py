@@ -1,1 +1,1 @@
-"""Stage `diff` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `diff` (pin → models → diff → exchange → rows → cite → site)."""

@@ -1,1 +1,1 @@
-"""Stage `exchange` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `exchange` (pin → models → diff → exchange → rows → cite → site)."""

@@ -1,1 +1,1 @@
-"""Stage `models` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `models` (pin → models → diff → exchange → rows → cite → site)."""

@@ -1,1 +1,1 @@
-"""Stage `pin` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `pin` (pin → models → diff → exchange → rows → cite → site)."""

@@ -1,1 +1,1 @@
-"""Stage `rows` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `rows` (pin → models → diff → exchange → rows → cite → site)."""

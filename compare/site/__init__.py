@@ -1,1 +1,1 @@
-"""Stage `site` of the pipeline (see README: pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `site` (pin → models → diff → exchange → rows → cite → site)."""
