@@ -1,0 +1,279 @@
+"""Targets: the MCP clients the harness drives, read from ``targets/<id>.yaml``.
+
+A target is data so that adding a client is a file, not code. This module validates the file
+(JSON Schema first, then what a schema cannot say: known placeholders, the id matching the
+file name) and expands its templates for one cell.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compare._errors import CompareError
+from compare.exchange._yaml import check_schema, load_yaml
+
+HERE = Path(__file__).resolve().parent
+TARGETS_DIR = HERE / "targets"
+TARGET_SCHEMA = HERE / "target.schema.json"
+
+#: Placeholders replaced inside a string; ``{python:ID}`` and ``{node_bin:NAME}`` take an argument.
+SIMPLE_PLACEHOLDERS = frozenset({"server", "workspace", "home", "tools", "hosts", "control", "cell"})
+#: Placeholders that must be a whole list item: they expand to several items.
+SPLAT_PLACEHOLDERS = frozenset({"server_argv", "variant_args"})
+#: The launch line of the generic ``command`` target, filled from ``--command``.
+COMMAND_SLOT = "{command}"
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_]+)(?::([A-Za-z0-9._@/-]+))?\}|[{}]")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One validated target entry; ``raw`` is the file's data, hashed into cache keys."""
+
+    id: str
+    name: str
+    kind: str
+    path: Path
+    raw: dict[str, Any]
+    package: dict[str, str] | None = None
+    argv: list[str] = field(default_factory=list)
+    setup: list[list[str]] = field(default_factory=list)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    variants: dict[str, list[str]] = field(default_factory=dict)
+    ends: str = "self"
+    timeout_s: float = 60.0
+    can_change_roots: bool = False
+    speaks: list[str] = field(default_factory=list)
+    not_run: dict[str, str] = field(default_factory=dict)
+    cites: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def version(self) -> str:
+        """The pinned package version; for an ad-hoc command, a short hash of its launch line."""
+        if self.package:
+            return self.package["version"]
+        if self.kind == "command" and self.raw.get("launch"):
+            if self.argv == [COMMAND_SLOT]:
+                return "unversioned"
+            return "cmd-" + hashlib.sha256(json.dumps(self.argv).encode()).hexdigest()[:12]
+        return "unversioned"
+
+    @property
+    def entry_hash(self) -> str:
+        """sha256 of the entry as loaded; a changed entry invalidates cached cells."""
+        data = json.dumps(self.raw, sort_keys=True, ensure_ascii=False).encode("utf-8")
+        return hashlib.sha256(data).hexdigest()
+
+    def variant_names(self) -> list[str]:
+        """Variants to play; a target without variants plays once, as ``default``."""
+        return list(self.variants) or ["default"]
+
+
+def _placeholders(text: str) -> list[tuple[str, str | None]]:
+    found: list[tuple[str, str | None]] = []
+    for match in _PLACEHOLDER.finditer(text):
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            continue
+        if match.group(1) is None:
+            found.append((token, None))  # a lone brace: reported as unknown below
+            continue
+        found.append((match.group(1), match.group(2)))
+    return found
+
+
+def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> None:
+    for name, arg in _placeholders(text):
+        if name in SIMPLE_PLACEHOLDERS and arg is None:
+            continue
+        if name in ("python", "node_bin") and arg:
+            continue
+        if name in SPLAT_PLACEHOLDERS and arg is None:
+            if splat_ok and text == "{" + name + "}":
+                continue
+            raise CompareError(
+                f"{source}: key {where}: {{{name}}} must be a list item on its own",
+                f"write it as its own item: - '{{{name}}}'",
+            )
+        raise CompareError(
+            f"{source}: key {where}: unknown placeholder {text!r}",
+            "known: {server} {server_argv} {variant_args} {workspace} {home} {tools} {hosts} "
+            "{control} {cell} {python:<target-id>} {node_bin:<name>}; write {{ }} for braces",
+        )
+
+
+def _walk_strings(value: object, where: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _walk_strings(v, f"{where}.{k}")]
+    if isinstance(value, list):
+        return [s for i, v in enumerate(value) for s in _walk_strings(v, f"{where}.{i}")]
+    return []
+
+
+def parse_target(data: object, source: Path, *, expected_id: str | None = None) -> Target:
+    """Validate one target entry (schema, then semantics) and build a :class:`Target`."""
+    check_schema(data, TARGET_SCHEMA, source)
+    assert isinstance(data, dict)
+    tid = str(data["id"])
+    if expected_id is not None and tid != expected_id:
+        raise CompareError(
+            f"{source}: key id: {tid!r} does not match the file name {expected_id!r}",
+            f"rename the file to {tid}.yaml or set id: {expected_id}",
+        )
+    launch = data.get("launch") or {}
+    argv = list(launch.get("argv", []))
+    #: The generic command target leaves its launch line to ``--command``.
+    open_slot = data["kind"] == "command" and argv == [COMMAND_SLOT]
+    for i, item in enumerate([] if open_slot else argv):
+        _check_template(item, f"launch.argv.{i}", source, splat_ok=True)
+    for j, cmd in enumerate(data.get("setup", [])):
+        for i, item in enumerate(cmd):
+            _check_template(item, f"setup.{j}.{i}", source, splat_ok=item == "{server_argv}")
+    for j, spec in enumerate(data.get("files", [])):
+        path = spec["path"]
+        _check_template(path, f"files.{j}.path", source, splat_ok=False)
+        if not (path.startswith("{home}") or path.startswith("{workspace}")):
+            raise CompareError(
+                f"{source}: key files.{j}.path: {path!r} is outside the cell's folders",
+                "start the path with {home}/ or {workspace}/",
+            )
+        fmt, content = spec["format"], spec["content"]
+        if fmt == "text" and not isinstance(content, str):
+            raise CompareError(f"{source}: key files.{j}.content: text needs a string", None)
+        if fmt in ("json", "toml") and not isinstance(content, dict):
+            raise CompareError(f"{source}: key files.{j}.content: {fmt} needs a mapping", None)
+        for where, text in _walk_strings(content, f"files.{j}.content"):
+            _check_template(text, where, source, splat_ok=False)
+    for key, value in (data.get("env") or {}).items():
+        _check_template(value, f"env.{key}", source, splat_ok=False)
+    variants = dict(data.get("variants") or {})
+    if variants and data["kind"] != "cited" and "{variant_args}" not in argv:
+        raise CompareError(
+            f"{source}: key variants: declared but launch.argv has no {{variant_args}} item",
+            "add '{variant_args}' where the variant's extra arguments go",
+        )
+    if not open_slot and data["kind"] != "cited" and not any(
+        "{server" in item for cmd in [argv, *data.get("setup", [])] for item in cmd
+    ) and not data.get("files"):
+        raise CompareError(
+            f"{source}: key launch.argv: the peer is never started",
+            "put {server} or {server_argv} in launch.argv, setup or a config file",
+        )
+    return Target(
+        id=tid,
+        name=str(data["name"]),
+        kind=str(data["kind"]),
+        path=source,
+        raw=data,
+        package=data.get("package"),
+        argv=argv,
+        setup=[list(c) for c in data.get("setup", [])],
+        files=list(data.get("files", [])),
+        env=dict(data.get("env") or {}),
+        variants=variants,
+        ends=str(data.get("ends", "self")),
+        timeout_s=float(data.get("timeout_s", 60)),
+        can_change_roots=bool(data.get("can_change_roots", False)),
+        speaks=list(data.get("speaks", [])),
+        not_run=dict(data.get("not_run") or {}),
+        cites=list(data.get("cites", [])),
+    )
+
+
+def load_target_file(path: Path) -> Target:
+    """Load and validate one target file."""
+    return parse_target(load_yaml(path), path, expected_id=path.stem)
+
+
+def load_targets(directory: Path | None = None) -> list[Target]:
+    """Every target in ``directory`` (default: the shipped ``targets/``), sorted by id."""
+    folder = directory or TARGETS_DIR
+    if not folder.is_dir():
+        raise CompareError(f"no targets folder at {folder}", "create it with one <id>.yaml per client")
+    return [load_target_file(p) for p in sorted(folder.glob("*.yaml"))]
+
+
+def command_target(template: str) -> Target:
+    """A target for ``--command TEMPLATE``: the user's command line, split like a shell would."""
+    try:
+        argv = shlex.split(template)
+    except ValueError as err:
+        raise CompareError(f"--command: cannot split {template!r}: {err}", "check the quoting")
+    if not argv:
+        raise CompareError("--command is empty", "e.g. --command 'my-client --server {server}'")
+    data = {
+        "id": "command",
+        "name": f"command: {template}",
+        "kind": "command",
+        "launch": {"argv": argv},
+        "ends": "harness",
+        "timeout_s": 60,
+    }
+    return parse_target(data, Path("--command"))
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """Values of the placeholders for one cell."""
+
+    server_argv: list[str]
+    workspace: Path
+    home: Path
+    tools: Path
+    hosts: Path
+    control: Path
+    cell: Path
+    variant_args: list[str] = field(default_factory=list)
+
+    def scalar(self, name: str, arg: str | None) -> str:
+        if name == "server":
+            return shlex.join(self.server_argv)
+        if name == "python":
+            return str(self.tools / "venvs" / str(arg) / "bin" / "python")
+        if name == "node_bin":
+            return str(self.tools / "node_modules" / ".bin" / str(arg))
+        value: Path = getattr(self, name)
+        return str(value)
+
+    def text(self, template: str) -> str:
+        """Expand the placeholders of one string (splats are not allowed here)."""
+
+        def sub(match: re.Match[str]) -> str:
+            token = match.group(0)
+            if token in ("{{", "}}"):
+                return token[0]
+            if match.group(1) is None:
+                return token
+            return self.scalar(match.group(1), match.group(2))
+
+        return _PLACEHOLDER.sub(sub, template)
+
+    def argv(self, template: list[str]) -> list[str]:
+        """Expand an argv template, splatting ``{server_argv}`` and ``{variant_args}``."""
+        out: list[str] = []
+        for item in template:
+            if item == "{server_argv}":
+                out.extend(self.server_argv)
+            elif item == "{variant_args}":
+                out.extend(self.variant_args)
+            else:
+                out.append(self.text(item))
+        return out
+
+    def value(self, value: Any) -> Any:
+        """Expand every string inside a JSON-like value (config file contents)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self.value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        return value
