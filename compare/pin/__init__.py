@@ -1,1 +1,28 @@
-"""Pipeline stage `pin` (pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `pin`: the spec files every later stage reads, fetched and sha256-verified.
+
+Other stages use only :func:`load_pins`, :func:`pinned_path`, :func:`pinned_text` and
+:func:`upstream_link`; the rest is for the ``mcp-compare pin`` commands.
+"""
+
+from compare.pin._access import pinned_path, pinned_text, upstream_link
+from compare.pin._add import AddReport, add_files, add_revision
+from compare.pin._fetch import PinReport, fetch, spec_cache, verify
+from compare.pin._pins import PinnedFile, Pins, Revision, load_pins, pins_file
+
+__all__ = [
+    "AddReport",
+    "PinReport",
+    "PinnedFile",
+    "Pins",
+    "Revision",
+    "add_files",
+    "add_revision",
+    "fetch",
+    "load_pins",
+    "pinned_path",
+    "pinned_text",
+    "pins_file",
+    "spec_cache",
+    "upstream_link",
+    "verify",
+]

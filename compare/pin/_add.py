@@ -1,0 +1,109 @@
+"""Pinning new things: a revision when one lands upstream, or a single extra file (a SEP).
+
+Hashes are computed from the source's bytes at the pinned commit, never typed, and the pins
+file is rewritten atomically only after the result parses back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from compare._errors import CompareError
+from compare.pin._fetch import fetch_files, open_source, sha256_bytes
+from compare.pin._pins import PinnedFile, Pins, Revision, release_order, write_pins
+from compare.pin._source import Announce, Source
+
+_REVISION = re.compile(r"^(\d{4}-\d{2}-\d{2}|draft)$")
+
+#: Pages of a revision that later stages cite, pinned with it when the revision has them.
+COMPANION_PAGES = (
+    "basic/lifecycle.mdx",
+    "changelog.mdx",
+    "basic/patterns/mrtr.mdx",
+    "deprecated.mdx",
+)
+
+
+@dataclass
+class AddReport:
+    """What ``pin add`` changed: new pins, re-pinned files (old sha256), untouched ones."""
+
+    added: list[PinnedFile] = field(default_factory=list)
+    changed: list[tuple[PinnedFile, str]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    revision: Revision | None = None
+    source: str = ""
+
+
+def _merge(pins: Pins, found: list[PinnedFile], report: AddReport) -> list[PinnedFile]:
+    files = list(pins.files)
+    for new in found:
+        old = pins.file(new.path)
+        if old is None:
+            files.append(new)
+            report.added.append(new)
+        elif old.sha256 != new.sha256:
+            files[files.index(old)] = new
+            report.changed.append((new, old.sha256))
+        else:
+            report.unchanged.append(new.path)
+    return files
+
+
+def _read(source: Source, path: str) -> PinnedFile | None:
+    data = source.read(path)
+    return None if data is None else PinnedFile(path, sha256_bytes(data))
+
+
+def add_revision(pins: Pins, name: str, spec: str | None, announce: Announce) -> AddReport:
+    """Pin revision ``name``: its schema, roots page and companion pages, from the source."""
+    if not _REVISION.match(name):
+        raise CompareError(
+            f"{name!r} is not a revision name", hint="revisions are named YYYY-MM-DD or draft"
+        )
+    source = open_source(pins, spec, announce)
+    schema = f"schema/{name}/schema.json"
+    roots = f"docs/specification/{name}/client/roots.mdx"
+    found: list[PinnedFile] = []
+    for path in (schema, roots):
+        pinned = _read(source, path)
+        if pinned is None:
+            raise CompareError(
+                f"revision {name}: {path} not found in {source.description}",
+                hint="check the revision name, or point --spec-source at a newer checkout",
+            )
+        found.append(pinned)
+    for page in COMPANION_PAGES:
+        pinned = _read(source, f"docs/specification/{name}/{page}")
+        if pinned is not None:
+            found.append(pinned)
+    report = AddReport(source=source.description)
+    files = _merge(pins, found, report)
+    status = "unreleased" if name == "draft" else "released"
+    report.revision = Revision(name, status, schema, roots)
+    revisions = [r for r in pins.revisions if r.name != name] + [report.revision]
+    revisions.sort(key=lambda r: release_order(r.name))
+    new_pins = replace(pins, revisions=tuple(revisions), files=tuple(files))
+    write_pins(new_pins)
+    fetch_files(new_pins, [f for f, _ in report.changed] + report.added, source)
+    return report
+
+
+def add_files(pins: Pins, paths: list[str], spec: str | None, announce: Announce) -> AddReport:
+    """Pin extra files (SEPs, other pages) by path, hashed from the source."""
+    source = open_source(pins, spec, announce)
+    found: list[PinnedFile] = []
+    for path in paths:
+        pinned = _read(source, path.strip("/"))
+        if pinned is None:
+            raise CompareError(
+                f"{path} not found in {source.description}",
+                hint="give the path inside the spec repository, e.g. seps/2577-….md",
+            )
+        found.append(pinned)
+    report = AddReport(source=source.description)
+    new_pins = replace(pins, files=tuple(_merge(pins, found, report)))
+    write_pins(new_pins)
+    fetch_files(new_pins, [f for f, _ in report.changed] + report.added, source)
+    return report
