@@ -1,9 +1,99 @@
-"""Commands of this stage, mounted on the root app by ``compare.cli``."""
+"""``mcp-compare cite``: look a citation up, or verify (and fix) every citation."""
 
 from __future__ import annotations
 
+import json
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+_STYLE = {
+    "verified": "green",
+    "verified-normalised": "green",
+    "moved": "yellow",
+    "ambiguous": "red",
+    "mismatch": "red",
+    "unavailable": "magenta",
+}
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to ``app`` (filled in by the stage's own work)."""
+    """Add ``cite`` to ``app``."""
+
+    @app.command("cite")
+    def cite_command(
+        ref: str = typer.Argument(None, help="path:LINE[-END] [“quote”] to show."),
+        check: bool = typer.Option(False, "--check", help="Verify every citation of every row."),
+        fix: bool = typer.Option(False, "--fix", help="Rewrite the line numbers of moved ones."),
+        allow_moved: bool = typer.Option(False, "--allow-moved", help="Moved only warns."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Show a cited place (lines, pin, upstream link) or check all citations.
+
+        --check writes build/citations.json and exits 1 on mismatch, ambiguity, a spec or
+        package source that cannot be read, or (unless --allow-moved) a moved line. An
+        upstream repository without a local clone in .cache/repos/OWNER/REPO is reported as
+        "not verified: source unavailable", never as verified, and does not fail the check.
+        """
+        from compare._errors import CompareError
+
+        console = Console(stderr=as_json)
+        if ref is not None and (check or fix):
+            raise CompareError("give either a REF to show or --check/--fix", "not both")
+        if ref is not None:
+            _show(ref, as_json, console)
+            return
+        if not (check or fix):
+            raise CompareError("nothing to do", "give a REF, or --check, or --fix")
+        from compare.cite import check_all, fix_moved
+
+        report = check_all()
+        if fix:
+            fixes = fix_moved(report)
+            for f in fixes:
+                console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)", highlight=False)
+            if fixes:
+                report = check_all()
+        if as_json:
+            typer.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+        else:
+            table = Table(title="citations (build/citations.json)")
+            for col in ("row", "status", "citation", "message"):
+                table.add_column(col, overflow="fold")
+            for c in report.checked:
+                if c.status in {"verified"}:
+                    continue
+                message = c.result.message if c.result else (c.error or "")
+                style = _STYLE.get(c.status, "red")
+                table.add_row(c.row, f"[{style}]{c.status}[/]", c.ref, message)
+            if table.row_count:
+                console.print(table)
+            for w in report.warnings:
+                console.print(f"[yellow]warning:[/] {w}", highlight=False)
+            tally = ", ".join(f"{k}: {v}" for k, v in report.tally().items())
+            console.print(f"{len(report.checked)} citations — {tally}", highlight=False)
+        raise typer.Exit(1 if report.failed(allow_moved) else 0)
+
+
+def _show(ref: str, as_json: bool, console: Console) -> None:
+    from rich.markup import escape
+
+    from compare.cite import lookup
+
+    found = lookup(ref)
+    if as_json:
+        typer.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
+        return
+    console.print(f"[bold]{escape(found.citation.location)}[/]  ({escape(found.provenance)})")
+    if found.link:
+        console.print(f"upstream: {escape(found.link)}", highlight=False)
+    width = len(str(found.lines[-1][0])) if found.lines else 1
+    for number, text, cited in found.lines:
+        marker = "▶" if cited else " "
+        line = f"{marker} {number:>{width}} │ {escape(text)}"
+        console.print(f"[bold]{line}[/]" if cited else f"[dim]{line}[/]", highlight=False)
+    if found.result:
+        style = _STYLE.get(found.result.status, "red")
+        msg = escape(found.result.message)
+        console.print(f"[{style}]{found.result.status}[/]: {msg}", highlight=False)

@@ -1,9 +1,64 @@
-"""Commands of this stage, mounted on the root app by ``compare.cli``."""
+"""``mcp-compare rows``: lint the area files, compute their columns, write ``rows.json``."""
 
 from __future__ import annotations
 
+import json
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from compare.rows._load import Issue
+
+
+def _print_issues(console: Console, issues: list[Issue]) -> None:
+    for issue in issues:
+        console.print(f"[red]✗[/] {issue.file} {issue.where}: {issue.message}", highlight=False)
+        console.print(f"   [yellow]fix:[/] {issue.tip}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to ``app`` (filled in by the stage's own work)."""
+    """Add ``rows`` to ``app``."""
+
+    @app.command("rows")
+    def rows_command(
+        lint: bool = typer.Option(False, "--lint", help="Lint only (schema + semantic lints)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Validate and lint compare/rows/areas/*.yaml, compute where/status, write rows.json.
+
+        Exits 1 when any lint fires (each message carries its fix), after writing rows.json.
+        """
+        from compare.rows import lint_all, write_rows
+
+        console = Console(stderr=as_json)
+        if lint:
+            issues = lint_all()
+            if as_json:
+                typer.echo(json.dumps([i.as_dict() for i in issues], indent=2, ensure_ascii=False))
+            else:
+                _print_issues(console, issues)
+                if not issues:
+                    console.print("[green]✓[/] area files are clean")
+            raise typer.Exit(1 if issues else 0)
+        document = write_rows()
+        if as_json:
+            typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
+        else:
+            table = Table(title="rows (build/rows.json)")
+            table.add_column("id")
+            table.add_column("difference")
+            table.add_column("where (per revision)")
+            table.add_column("status (per implementation)")
+            for area in document["areas"]:
+                for row in area["rows"]:
+                    where = row["where"]
+                    if where.get("computed"):
+                        w = " ".join(f"{r[2:]}:{c['state']}" for r, c in where["revisions"].items())
+                    else:
+                        w = where.get("reason", "")
+                    s = " ".join(f"{t}:{c['state']}" for t, c in row["status"].items())
+                    table.add_row(row["id"], row["difference"], w, s)
+            console.print(table)
+            _print_issues(console, [Issue(**i) for i in document["issues"]])
+        raise typer.Exit(1 if document["issues"] else 0)

@@ -1,0 +1,73 @@
+"""``cite REF``: show a cited place during review — the lines, the pin, the upstream link.
+
+A bare ``path:LINE`` (no quote) is accepted here, unlike in area files: a reviewer looks a
+line up before deciding what to quote.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from compare._errors import CompareError
+from compare.cite._parse import Citation, parse_citation
+from compare.cite._sources import open_source
+from compare.cite._verify import Result, verify
+
+CONTEXT_LINES = 3
+
+
+@dataclass
+class Lookup:
+    """The cited lines with context, and the verdict when the reference carries a quote."""
+
+    citation: Citation
+    provenance: str
+    link: str | None
+    lines: list[tuple[int, str, bool]]  # (number, text, cited?)
+    result: Result | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ref": self.citation.ref,
+            "kind": self.citation.kind,
+            "path": self.citation.path,
+            "start": self.citation.start,
+            "end": self.citation.end,
+            "provenance": self.provenance,
+            "link": self.link,
+            "lines": [{"n": n, "text": t, "cited": c} for n, t, c in self.lines],
+            "status": self.result.status if self.result else None,
+            "message": self.result.message if self.result else None,
+        }
+
+
+def _parse_for_lookup(ref: str) -> Citation:
+    # Give a lone line a placeholder quote so the parser accepts it, then drop it again.
+    if re.search(r":\d+\s*$", ref) and not ref.rstrip().endswith(("”", '"')):
+        from dataclasses import replace
+
+        return replace(parse_citation(f"{ref.strip()} “-”"), quote=None, ref=ref.strip())
+    return parse_citation(ref)
+
+
+def lookup(ref: str, context: int = CONTEXT_LINES) -> Lookup:
+    """Read the cited lines; an unreadable source or a line past the end is a CompareError."""
+    cit = _parse_for_lookup(ref)
+    src = open_source(cit, cit.start, cit.end)
+    if src.lines is None:
+        raise CompareError(
+            f"cannot show {cit.location}: {src.reason}",
+            "for spec files run `mcp-compare pin`; for packages `mcp-compare tools install`",
+        )
+    if cit.start > len(src.lines):
+        raise CompareError(
+            f"{cit.path} has {len(src.lines)} lines; line {cit.start} does not exist",
+            "check the line number (or look the quote up with `cite --check`)",
+        )
+    first = max(1, cit.start - context)
+    last = min(len(src.lines), cit.end + context)
+    shown = [(n, src.lines[n - 1], cit.start <= n <= cit.end) for n in range(first, last + 1)]
+    result = verify(cit, src) if cit.quote is not None else None
+    return Lookup(cit, src.provenance, src.link, shown, result)

@@ -1,0 +1,118 @@
+"""Citation references: ``path:line “quote”`` and ``path:start-end``, parsed into parts.
+
+The curly quotes are the house syntax (they rarely occur inside code or JSON, so the quote
+boundary is unambiguous); straight double quotes are accepted for keyboards without them.
+The source part says what kind of thing is cited, because each kind is verified differently:
+
+- ``schema/…``, ``docs/…``, ``seps/…`` — the spec at its pinned commit (``compare.pin``);
+- ``npm:<package>@<version>/<path>`` — a package installed in the project's tools folder;
+- ``pypi:<package>@<version>/<path>`` — a package installed in one of the tools venvs;
+- ``gh:<owner>/<repo>@<commit>/<path>`` — an upstream repository at a commit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from compare._errors import CompareError
+
+SourceKind = Literal["spec", "npm", "pypi", "gh"]
+
+_LOCATION = re.compile(r"^(?P<source>\S.*?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+_NPM = re.compile(r"^npm:(?P<pkg>(?:@[^/@\s]+/)?[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
+_PYPI = re.compile(r"^pypi:(?P<pkg>[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
+_GH = re.compile(
+    r"^gh:(?P<owner>[^/@\s]+)/(?P<repo>[^/@\s]+)@(?P<commit>[0-9a-f]{7,40})/(?P<path>\S+)$"
+)
+_SPEC = re.compile(r"^(?:schema|docs|seps)/\S+$")
+
+_FORMS = (
+    "`path:LINE “quote”` or `path:START-END [“quote”]`, where path is a spec path "
+    "(schema/…, docs/…, seps/…), npm:PKG@VERSION/path, pypi:PKG@VERSION/path or "
+    "gh:OWNER/REPO@COMMIT/path"
+)
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One parsed reference. ``package``/``version`` name the package or repository."""
+
+    ref: str
+    kind: SourceKind
+    source: str  # everything before ``:line`` — the text ``cite --fix`` keeps
+    path: str  # path inside the spec, package or repository
+    start: int
+    end: int
+    quote: str | None
+    package: str | None = None
+    version: str | None = None
+
+    @property
+    def location(self) -> str:
+        """``source:start`` or ``source:start-end`` — the part ``cite --fix`` rewrites."""
+        if self.end == self.start:
+            return f"{self.source}:{self.start}"
+        return f"{self.source}:{self.start}-{self.end}"
+
+
+def _split_quote(text: str) -> tuple[str, str | None]:
+    text = text.strip()
+    if text.endswith("”"):
+        opening = text.find("“")
+        if opening == -1:
+            raise CompareError(f"citation {text!r}: closing ” without opening “", f"use {_FORMS}")
+        return text[:opening].rstrip(), text[opening + 1 : -1]
+    if text.endswith('"'):
+        opening = text.find('"')
+        if opening == len(text) - 1:
+            raise CompareError(f'citation {text!r}: closing " without opening "', f"use {_FORMS}")
+        return text[:opening].rstrip(), text[opening + 1 : -1]
+    return text, None
+
+
+def parse_citation(text: str) -> Citation:
+    """Parse one reference; anything else is a :class:`CompareError` naming the forms."""
+    if not isinstance(text, str) or not text.strip():
+        raise CompareError(f"empty or non-text citation: {text!r}", f"use {_FORMS}")
+    location, quote = _split_quote(text)
+    if quote is not None and not quote.strip():
+        raise CompareError(f"citation {text!r} has an empty quote", "quote the words you rely on")
+    match = _LOCATION.match(location)
+    if not match:
+        raise CompareError(f"citation {text!r} has no :LINE or :START-END", f"use {_FORMS}")
+    source = match["source"]
+    start = int(match["start"])
+    end = int(match["end"]) if match["end"] else start
+    if start < 1 or end < start:
+        raise CompareError(
+            f"citation {text!r}: line range {start}-{end} is empty or starts before line 1",
+            "lines count from 1 and END must not be before START",
+        )
+    if quote is None and match["end"] is None:
+        raise CompareError(
+            f"citation {text!r} names one line but quotes nothing",
+            "add the words you rely on: path:LINE “quote” (a bare range path:START-END is fine)",
+        )
+    base = Citation(
+        ref=text.strip(),
+        kind="spec",
+        source=source,
+        path=source,
+        start=start,
+        end=end,
+        quote=quote,
+    )
+    if m := _NPM.match(source):
+        return replace(base, kind="npm", path=m["path"], package=m["pkg"], version=m["ver"])
+    if m := _PYPI.match(source):
+        return replace(base, kind="pypi", path=m["path"], package=m["pkg"], version=m["ver"])
+    if m := _GH.match(source):
+        repo = f"{m['owner']}/{m['repo']}"
+        return replace(base, kind="gh", path=m["path"], package=repo, version=m["commit"])
+    if source.startswith(("npm:", "pypi:", "gh:")):
+        raise CompareError(f"citation {text!r}: malformed {source.split(':')[0]} source", _FORMS)
+    if _SPEC.match(source) and ".." not in source.split("/"):
+        return base
+    raise CompareError(f"citation {text!r}: unknown source {source!r}", f"use {_FORMS}")

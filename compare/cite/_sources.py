@@ -1,0 +1,161 @@
+"""Where the text of a cited file comes from, per source kind, and whether it is reachable.
+
+Spec files come only through ``compare.pin`` (the verified copy at the pinned commit).
+Packages are read from the project's own installs in the tools folder, and only when the
+installed version is the cited one — a citation into another version proves nothing.
+Upstream repositories are read from a local clone under ``<cache>/repos/<owner>/<repo>`` at
+the cited commit; without one (there is no network here) the source is unavailable, which is
+reported as such and never counted as verified.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from compare._errors import CompareError
+from compare._paths import cache_dir, tools_dir
+from compare.cite._parse import Citation
+
+
+@dataclass(frozen=True)
+class Source:
+    """The cited file's lines, or why they could not be read.
+
+    ``offline`` says whether this kind is meant to be verifiable on this machine (spec and
+    installed packages): for those, being unavailable is a failure to fix, not a fact to show.
+    """
+
+    lines: list[str] | None
+    provenance: str
+    link: str | None
+    reason: str | None
+    offline: bool
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as an editor and GitHub number them (only ``\\n`` ends a line)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _anchor(start: int | None, end: int | None) -> str:
+    if start is None:
+        return ""
+    return f"#L{start}" if end is None or end == start else f"#L{start}-L{end}"
+
+
+def _inside(root: Path, relative: str) -> Path | None:
+    candidate = (root / relative).resolve()
+    try:
+        candidate.relative_to(root.resolve())
+    except ValueError:
+        return None
+    return candidate
+
+
+def _read(path: Path) -> list[str]:
+    return split_lines(path.read_bytes().decode("utf-8", errors="replace"))
+
+
+def _spec(cit: Citation, start: int | None, end: int | None) -> Source:
+    try:
+        from compare.pin import load_pins, pinned_text, upstream_link
+    except ImportError as err:  # the pin stage is not built: say so, never pretend
+        return Source(None, "spec", None, f"compare.pin is not available ({err})", True)
+    try:
+        commit = load_pins().commit
+        text = pinned_text(cit.path)
+        link: str | None = upstream_link(cit.path, start, end)
+    except CompareError as err:
+        return Source(None, "spec", None, str(err), True)
+    return Source(split_lines(text), f"spec @ {commit}", link, None, True)
+
+
+def _npm(cit: Citation, start: int | None, end: int | None) -> Source:
+    assert cit.package and cit.version
+    provenance = f"npm {cit.package}@{cit.version}"
+    link = f"https://unpkg.com/{cit.package}@{cit.version}/{cit.path}{_anchor(start, end)}"
+    root = tools_dir() / "node_modules" / cit.package
+    try:
+        installed = json.loads((root / "package.json").read_text("utf-8")).get("version")
+    except (OSError, ValueError, AttributeError):
+        reason = f"{cit.package} is not installed under {root.parent}"
+        return Source(None, provenance, link, f"{reason}; run `mcp-compare tools install`", True)
+    if installed != cit.version:
+        reason = f"installed {cit.package} is {installed}, the citation is for {cit.version}"
+        return Source(None, provenance, link, reason, True)
+    return _file(root, cit, provenance, link)
+
+
+_DIST = re.compile(r"^(?P<name>.+)-(?P<ver>[^-]+)\.dist-info$")
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _pypi(cit: Citation, start: int | None, end: int | None) -> Source:
+    assert cit.package and cit.version
+    provenance = f"pypi {cit.package}=={cit.version}"
+    link = f"https://pypi.org/project/{cit.package}/{cit.version}/"
+    seen: list[str] = []
+    for site in sorted((tools_dir() / "venvs").glob("*/lib/python*/site-packages")):
+        for dist in site.glob("*.dist-info"):
+            m = _DIST.match(dist.name)
+            if not m or _normal(m["name"]) != _normal(cit.package):
+                continue
+            if m["ver"] == cit.version:
+                return _file(site, cit, f"{provenance} ({site.parents[2].name} venv)", link)
+            seen.append(m["ver"])
+    if seen:
+        reason = f"installed {cit.package} is {', '.join(seen)}, the citation is for {cit.version}"
+    else:
+        reason = f"{cit.package} is not installed in any venv under {tools_dir() / 'venvs'}"
+        reason += "; run `mcp-compare tools install`"
+    return Source(None, provenance, link, reason, True)
+
+
+def _file(root: Path, cit: Citation, provenance: str, link: str | None) -> Source:
+    path = _inside(root, cit.path)
+    if path is None:
+        return Source(None, provenance, link, f"{cit.path!r} leaves the package folder", True)
+    if not path.is_file():
+        return Source(None, provenance, link, f"{cit.path} is not in the installed package", True)
+    return Source(_read(path), provenance, link, None, True)
+
+
+def clone_dir(repository: str) -> Path:
+    """Where a local clone of ``owner/repo`` is looked for (documented in the CLI help)."""
+    return cache_dir() / "repos" / repository
+
+
+def _gh(cit: Citation, start: int | None, end: int | None) -> Source:
+    assert cit.package and cit.version
+    provenance = f"github {cit.package} @ {cit.version}"
+    link = f"https://github.com/{cit.package}/blob/{cit.version}/{cit.path}{_anchor(start, end)}"
+    where = clone_dir(cit.package)
+    if not where.exists():
+        reason = f"source unavailable: no clone of {cit.package} at {where} (and no network)"
+        return Source(None, provenance, link, reason, False)
+    import git  # GitPython: reads the blob at the cited commit, whatever is checked out
+
+    try:
+        repo = git.Repo(where)
+        blob = repo.commit(cit.version).tree / cit.path
+        data: bytes = blob.data_stream.read()
+    except (git.exc.GitError, ValueError, KeyError) as err:
+        reason = f"source unavailable: {cit.path} at {cit.version} not readable in {where} ({err})"
+        return Source(None, provenance, link, reason, False)
+    text = data.decode("utf-8", errors="replace")
+    return Source(split_lines(text), provenance, link, None, False)
+
+
+def open_source(cit: Citation, start: int | None = None, end: int | None = None) -> Source:
+    """Read the cited file; ``start``/``end`` only shape the link."""
+    readers = {"spec": _spec, "npm": _npm, "pypi": _pypi, "gh": _gh}
+    return readers[cit.kind](cit, start, end)

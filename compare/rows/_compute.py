@@ -1,0 +1,339 @@
+"""Compute the rows: where each difference exists (from the diff) and what each
+implementation does (from the verdicts), beside the authored judgement and prose.
+
+Nothing here is typed by hand: a ``where`` column is read from ``build/diff.json`` and a
+status column from the current version's cells. No cell means "not run, because …" —
+never a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compare._errors import CompareError
+from compare._paths import results_dir
+from compare.rows._cells import Cell, Cells, read_cells
+from compare.rows._citations import placed_citations
+from compare.rows._context import Known, gather
+from compare.rows._lint import lint_file
+from compare.rows._load import Issue, area_files, load_yaml
+
+#: Symbol-free state names (the site maps them to words and styles).
+STATE_LABELS = {
+    "supported": "supported",
+    "partial": "partial",
+    "not-supported": "not supported",
+    "observed": "observed (informational)",
+    "not-run": "not run",
+    "error": "harness error",
+    "cited": "cited, not run",
+}
+
+
+def verify_area(area: dict[str, Any]) -> dict[str, Any]:
+    """Citation string → ``compare.cite.Result`` (``None`` when it does not parse)."""
+    from compare.cite import SourceCache, parse_citation
+
+    cache = SourceCache()
+    out: dict[str, Any] = {}
+    for placed in placed_citations(area):
+        if placed.ref in out:
+            continue
+        try:
+            out[placed.ref] = cache.verify(parse_citation(placed.ref))
+        except CompareError:
+            out[placed.ref] = None
+    return out
+
+
+def _where(row: dict[str, Any], diff: dict[str, Any] | None, reason: str | None) -> dict[str, Any]:
+    spec = row.get("where") or {}
+    items: list[str] = list(spec.get("items") or [])
+    if diff is None:
+        return {"items": items, "computed": False, "reason": f"not computed, because {reason}"}
+    changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
+    deprecation = diff.get("deprecation") or {}
+    per_rev: dict[str, Any] = {}
+    for rev in diff["revisions"]:
+        states: dict[str, Any] = {}
+        for item in items:
+            entry = (diff["items"].get(item) or {}).get("revisions", {}).get(rev)
+            if item not in diff["items"]:
+                states[item] = {"state": "unknown", "reason": "item not in the diff"}
+                continue
+            present = bool(entry and entry.get("present"))
+            change = [c for c in changes if c.get("item") == item and c.get("revision") == rev]
+            state = "present" if present else "absent"
+            if change:
+                state = str(change[0].get("change") or "changed")
+            states[item] = {
+                "state": state,
+                "present": present,
+                "changes": [str(c.get("detail") or c.get("change")) for c in change],
+                "source": entry.get("source") if entry else None,
+                "line": entry.get("line") if entry else None,
+            }
+        known = [s for s in states.values() if "present" in s]
+        summary = "present" if any(s["present"] for s in known) else "absent"
+        if any(s["changes"] for s in known):
+            summary = "changed" if summary == "present" else "removed"
+        cell: dict[str, Any] = {"state": summary, "items": states}
+        dep = deprecation.get(rev) if isinstance(deprecation, dict) else None
+        if spec.get("deprecation") and isinstance(dep, dict):
+            cell["deprecated"] = bool(dep.get("deprecated"))
+            cell["deprecation_source"] = {k: dep.get(k) for k in ("source", "line", "quote")}
+        per_rev[rev] = cell
+    return {"items": items, "computed": True, "revisions": per_rev}
+
+
+@dataclass
+class _Agg:
+    revisions: dict[str, Any] = field(default_factory=dict)
+    evidence: list[str] = field(default_factory=list)
+
+
+def _cell_key(cell: Cell, with_variant: bool) -> str:
+    return f"{cell.revision}~{cell.variant}" if with_variant and cell.variant else cell.revision
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent))
+    except ValueError:
+        return str(path)
+
+
+def _target_status(
+    query: dict[str, Any], target: str, version: str | None, cells: Cells, root: Path
+) -> dict[str, Any]:
+    scenario, check = query["scenario"], query["check"]
+    variant, revisions = query.get("variant"), query.get("revisions")
+    what = f"{scenario}/{check}" + (f" (variant {variant})" if variant else "")
+    if version is None:
+        why = f"not run, because there are no results for {target} at all"
+        return {"state": "not-run", "label": STATE_LABELS["not-run"], "reason": why}
+    mine = [
+        c
+        for c in cells.cells
+        if c.target == target
+        and c.version == version
+        and c.scenario == scenario
+        and (variant is None or c.variant == variant)
+        and (not revisions or c.revision in revisions)
+    ]
+    if not mine:
+        why = f"not run, because {target} {version} has no cell for {what}"
+        return {
+            "state": "not-run",
+            "label": STATE_LABELS["not-run"],
+            "reason": why,
+            "version": version,
+        }
+    several_variants = variant is None and len({c.variant for c in mine}) > 1
+    agg = _Agg()
+    for cell in sorted(mine, key=lambda c: (c.revision, c.variant or "")):
+        entry: dict[str, Any] = {"cell": _display(cell.path, root)}
+        found = cell.checks.get(check)
+        if cell.verdict == "not-run":
+            entry |= {"verdict": "not-run", "reason": cell.reason}
+        elif found is None:
+            entry |= {"verdict": "not-run", "reason": f"the cell has no check {check}"}
+        else:
+            entry |= {
+                "verdict": found["verdict"],
+                "observed": found.get("observed"),
+                "expected": found.get("expected"),
+                "reason": found.get("reason"),
+                "evidence_lines": found.get("evidence") or [],
+            }
+        agg.revisions[_cell_key(cell, several_variants)] = entry
+        agg.evidence.append(entry["cell"])
+    verdicts = {e["verdict"] for e in agg.revisions.values()}
+    judged = verdicts - {"not-run", "error"}
+    reason: str | None = None
+    if not judged:
+        state = "error" if "error" in verdicts else "not-run"
+        reasons = sorted({str(e.get("reason")) for e in agg.revisions.values()})
+        reason = f"not run, because {'; '.join(reasons)}"
+    elif judged == {"informational"}:
+        state = "observed"
+    elif judged <= {"pass", "informational"}:
+        state = "supported"
+    elif judged <= {"fail", "informational"}:
+        state = "not-supported"
+    else:
+        state = "partial"
+    out: dict[str, Any] = {
+        "state": state,
+        "label": STATE_LABELS[state],
+        "version": version,
+        "revisions": agg.revisions,
+        "evidence": agg.evidence,
+    }
+    if reason:
+        out["reason"] = reason
+    return out
+
+
+def _status(
+    row: dict[str, Any],
+    area: dict[str, Any],
+    known: Known,
+    cells: Cells,
+    root: Path,
+    verified: dict[str, Any],
+) -> dict[str, Any]:
+    spec = row.get("status") or {}
+    notes = spec.get("notes") or {}
+    current = cells.current()
+    out: dict[str, Any] = {}
+    query = spec.get("query")
+    for target in sorted(known.targets):
+        if query:
+            column = _target_status(query, target, current.get(target), cells, root)
+        else:
+            column = {
+                "state": "not-run",
+                "label": STATE_LABELS["not-run"],
+                "reason": "not run, because this row has no exchange check (cited only)",
+            }
+        if target in notes:
+            column["note"] = notes[target]
+        out[target] = column
+    for impl in area.get("implementations") or []:
+        cited = (spec.get("cited") or {}).get(impl["id"])
+        if cited is None:
+            out[impl["id"]] = {
+                "state": "cited",
+                "label": STATE_LABELS["cited"],
+                "cited_state": "unknown",
+                "reason": f"not run, because {impl['why_not_run']}; no citation for this row",
+            }
+            continue
+        out[impl["id"]] = {
+            "state": "cited",
+            "label": STATE_LABELS["cited"],
+            "cited_state": cited["state"],
+            "note": cited.get("note"),
+            "reason": f"not run, because {impl['why_not_run']}",
+            "sources": [_source(s, verified) for s in cited.get("sources") or []],
+        }
+    return out
+
+
+def _source(entry: Any, verified: dict[str, Any]) -> dict[str, Any]:
+    ref = entry if isinstance(entry, str) else entry.get("cite")
+    result = verified.get(ref)
+    out: dict[str, Any] = {"ref": ref}
+    if isinstance(entry, dict):
+        out |= {k: entry[k] for k in ("context", "contradicted_by", "note") if k in entry}
+    if result is None:
+        return out | {"status": "mismatch", "message": "unparseable citation"}
+    return out | {
+        "status": result.status,
+        "message": result.message,
+        "link": result.link,
+        "provenance": result.provenance,
+        "open_question": result.open_question,
+    }
+
+
+_DETAILS = (
+    "what",
+    "where_detail",
+    "status_detail",
+    "value_detail",
+    "effort_detail",
+    "risk_detail",
+    "detail",
+)
+
+
+def compute(
+    files: list[Path] | None = None, known: Known | None = None, results: Path | None = None
+) -> dict[str, Any]:
+    """Lint and compute every area; the returned document is what ``rows.json`` holds."""
+    known = known or gather()
+    root = results or results_dir()
+    cells = read_cells(root)
+    areas: list[dict[str, Any]] = []
+    issues: list[Issue] = []
+    implementations: dict[str, dict[str, Any]] = {}
+    current = cells.current()
+    for target, data in sorted(known.targets.items()):
+        implementations[target] = {
+            "id": target,
+            "name": str(data.get("name") or target),
+            "kind": "run",
+            "version": current.get(target),
+        }
+    for path in files or area_files():
+        try:
+            area = load_yaml(path)
+        except CompareError:
+            area = None  # lint_file reports it with its fix
+        verified = verify_area(area) if isinstance(area, dict) else {}
+        file_issues = lint_file(path, known, verified)
+        issues += file_issues
+        if not isinstance(area, dict) or any(i.where == "(top)" for i in file_issues):
+            continue
+        for impl in area.get("implementations") or []:
+            implementations[impl["id"]] = {
+                "id": impl["id"],
+                "name": impl["name"],
+                "kind": "cited",
+                "version": None,
+                "repository": impl.get("repository"),
+                "why_not_run": impl["why_not_run"],
+            }
+        rows = []
+        for row in area.get("rows") or []:
+            status = _status(row, area, known, cells, root, verified)
+            for target, column in status.items():
+                if column["state"] == "partial" and not column.get("note"):
+                    tip = f"add status.notes.{target}: what works and what does not"
+                    issues.append(
+                        Issue(
+                            path.name,
+                            f"{row['id']}/status/{target}",
+                            "computed status is partial and has no note",
+                            tip,
+                        )
+                    )
+            rows.append(
+                {
+                    "id": row["id"],
+                    "difference": row["difference"],
+                    "labels": row["labels"],
+                    "value": row["value"],
+                    "effort": row["effort"],
+                    "risk": row["risk"],
+                    **{k: row[k] for k in _DETAILS},
+                    "where": _where(row, known.diff, known.missing.get("diff")),
+                    "status_query": (row.get("status") or {}).get("query"),
+                    "status": status,
+                    "sources": [_source(s, verified) for s in row.get("sources") or []],
+                }
+            )
+        areas.append(
+            {
+                "area": area["area"],
+                "title": area["title"],
+                "summary": area["summary"],
+                "file": path.name,
+                "rows": rows,
+            }
+        )
+    return {
+        "format": 1,
+        "generated_by": "mcp-compare rows",
+        "spec_commit": (known.diff or {}).get("spec_commit"),
+        "revisions": (known.diff or {}).get("revisions"),
+        "implementations": list(implementations.values()),
+        "areas": areas,
+        "issues": [i.as_dict() for i in issues],
+        "broken_cells": cells.broken,
+        "missing_inputs": known.missing,
+    }

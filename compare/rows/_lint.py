@@ -1,0 +1,183 @@
+"""Semantic lints for area files: what the JSON Schema cannot say, each with its fix.
+
+Every lint that depends on another stage (targets, scenarios, the diff) reports "cannot
+check …, because …" when that stage's data is missing, so a missing prerequisite is never
+a silent pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from compare._errors import CompareError
+from compare.rows._citations import placed_citations
+from compare.rows._context import Known
+from compare.rows._load import Issue, load_yaml, schema_issues
+
+_GOOD = {"verified", "verified-normalised"}
+
+
+def _previous_ids(path: Path) -> set[str] | None:
+    """Row ids in the committed version of the file (None when not in git or not committed)."""
+    try:
+        import git
+
+        repo = git.Repo(path, search_parent_directories=True)
+        relative = path.resolve().relative_to(Path(repo.working_tree_dir or ".").resolve())
+        text = repo.git.show(f"HEAD:{relative.as_posix()}")
+    except Exception:  # no repository, no commit yet, file new: nothing to compare with
+        return None
+    return set(re.findall(r"^\s*-\s*id:\s*['\"]?([A-Z]+-\d\d)", text, flags=re.M))
+
+
+def _lint_ids(area: dict[str, Any], file: str, path: Path) -> list[Issue]:
+    issues = []
+    prefix = area.get("id_prefix") or str(area.get("area", "")).upper()
+    rows = [r for r in area.get("rows") or [] if isinstance(r, dict)]
+    ids = [str(r.get("id")) for r in rows]
+    for rid, n in Counter(ids).items():
+        if n > 1:
+            tip = "give each row its own id; take the next free number, never reuse one"
+            issues.append(Issue(file, rid, f"id {rid} is used by {n} rows", tip))
+    for rid in ids:
+        if not re.fullmatch(rf"{re.escape(prefix)}-\d\d", rid):
+            tip = f"ids look like {prefix}-01 (the area's prefix, a dash, two digits)"
+            issues.append(Issue(file, rid, f"id {rid!r} does not match {prefix}-NN", tip))
+    retired = set(area.get("retired_ids") or [])
+    for rid in sorted(retired & set(ids)):
+        tip = "retired ids stay retired (links point at them); take the next free number"
+        issues.append(Issue(file, rid, f"id {rid} is listed in retired_ids", tip))
+    before = _previous_ids(path)
+    if before is not None:
+        for rid in sorted(before - set(ids) - retired):
+            tip = f"ids are stable: restore {rid}, or add it to retired_ids if the row is gone"
+            issues.append(
+                Issue(file, rid, f"id {rid} existed in the last commit and vanished", tip)
+            )
+    return issues
+
+
+def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
+    issues = []
+    cited_ids = {str(i.get("id")) for i in area.get("implementations") or [] if isinstance(i, dict)}
+    for cid in sorted(cited_ids & set(known.targets)):
+        tip = "a cited-only column must not also be a run target; drop it from implementations"
+        issues.append(Issue(file, f"implementations/{cid}", f"{cid} is also a run target", tip))
+    for row in area.get("rows") or []:
+        if not isinstance(row, dict) or not isinstance(row.get("status"), dict):
+            continue
+        rid, status = str(row.get("id")), row["status"]
+        for target in status.get("notes") or {}:
+            if "targets" in known.missing:
+                tip = "build the exchange target files first"
+                msg = f"cannot check target {target!r}, because {known.missing['targets']}"
+                issues.append(Issue(file, f"{rid}/status/notes", msg, tip))
+            elif target not in known.targets:
+                tip = "use a target id from compare/exchange/targets/: " + ", ".join(known.targets)
+                msg = f"note for unknown target {target!r}"
+                issues.append(Issue(file, f"{rid}/status/notes/{target}", msg, tip))
+        for impl, column in (status.get("cited") or {}).items():
+            where = f"{rid}/status/cited/{impl}"
+            if impl not in cited_ids:
+                tip = "declare it under implementations (id, name, why_not_run) first"
+                issues.append(Issue(file, where, f"cited column {impl!r} is not declared", tip))
+            if (
+                isinstance(column, dict)
+                and column.get("state") == "partial"
+                and not column.get("note")
+            ):
+                tip = "say in a note what works and what does not"
+                issues.append(Issue(file, where, "a partial status needs a note", tip))
+        query = status.get("query")
+        if isinstance(query, dict):
+            scenario, check = query.get("scenario"), query.get("check")
+            if "scenarios" in known.missing:
+                msg = f"cannot check scenario {scenario!r}, because {known.missing['scenarios']}"
+                tip = "build compare/exchange/scenarios/ first"
+                issues.append(Issue(file, f"{rid}/status/query", msg, tip))
+            elif scenario not in known.scenarios:
+                tip = "use a scenario id from compare/exchange/scenarios/: " + ", ".join(
+                    sorted(known.scenarios)
+                )
+                issues.append(
+                    Issue(file, f"{rid}/status/query", f"unknown scenario {scenario!r}", tip)
+                )
+            elif check not in known.scenarios[str(scenario)]:
+                tip = f"use a check id of {scenario}: " + ", ".join(
+                    sorted(known.scenarios[str(scenario)])
+                )
+                issues.append(
+                    Issue(file, f"{rid}/status/query", f"{scenario} has no check {check!r}", tip)
+                )
+        elif not status.get("cited"):
+            tip = "add status.query (scenario + check) or cited columns backed by sources"
+            issues.append(Issue(file, f"{rid}/status", "the status column queries nothing", tip))
+    return issues
+
+
+def _lint_where(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
+    issues = []
+    for row in area.get("rows") or []:
+        if not isinstance(row, dict) or not isinstance(row.get("where"), dict):
+            continue
+        rid = str(row.get("id"))
+        for item in row["where"].get("items") or []:
+            if known.diff is None:
+                msg = f"cannot check diff item {item!r}, because {known.missing.get('diff')}"
+                issues.append(Issue(file, f"{rid}/where", msg, "run `mcp-compare diff` first"))
+            elif item not in known.diff["items"]:
+                close = [k for k in known.diff["items"] if str(item).split(".")[0] in k][:6]
+                tip = "use an item name from build/diff.json" + (
+                    f" (similar: {', '.join(close)})" if close else ""
+                )
+                issues.append(Issue(file, f"{rid}/where", f"{item!r} is not in the diff", tip))
+    return issues
+
+
+def lint_citations(area: dict[str, Any], file: str, verified: dict[str, Any]) -> list[Issue]:
+    """Rows need one verified quote; open-question quotes must say so.
+
+    ``verified`` maps a citation string to its ``compare.cite.Result`` (or ``None`` when it
+    does not parse), so the caller decides how sources are read and cached.
+    """
+    issues = []
+    good: Counter[str] = Counter()
+    for placed in placed_citations(area):
+        result = verified.get(placed.ref)
+        if result is None:
+            tip = "write path:LINE “quote” or path:START-END (see `mcp-compare cite --help`)"
+            issues.append(Issue(file, f"{placed.row}/{placed.field}", "unparseable citation", tip))
+            continue
+        if result.status in _GOOD and result.citation.quote and placed.field.startswith("sources"):
+            good[placed.row] += 1
+        if result.open_question and placed.context != "open-question":
+            tip = (
+                "mark it `context: open-question` (and cite the normative text in contradicted_by)"
+            )
+            msg = "quote comes from an SEP's open questions"
+            issues.append(Issue(file, f"{placed.row}/{placed.field}", msg, tip))
+    for row in area.get("rows") or []:
+        if isinstance(row, dict) and good[str(row.get("id"))] == 0:
+            tip = "add a quoted citation that `mcp-compare cite --check` verifies"
+            issues.append(Issue(file, str(row.get("id")), "no verified citation in sources", tip))
+    return issues
+
+
+def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]:
+    """All lints of one area file (schema first; semantic lints on what parses)."""
+    file = path.name
+    try:
+        area = load_yaml(path)
+    except CompareError as err:
+        return [Issue(file, "(file)", err.message, err.hint or "fix the file")]
+    issues = schema_issues(area, file)
+    if not isinstance(area, dict):
+        return issues
+    issues += _lint_ids(area, file, path)
+    issues += _lint_status(area, file, known)
+    issues += _lint_where(area, file, known)
+    issues += lint_citations(area, file, verified)
+    return issues

@@ -1,0 +1,101 @@
+"""Reading area files: YAML 1.2 (safe), then the published JSON Schema.
+
+YAML 1.2 matters here: a 1.1 loader turns an unquoted ``no`` or ``on`` into a boolean, and
+area files are full of short words. Schema problems come back as lint issues (with a fix
+tip) rather than exceptions, so one run reports every problem in a file at once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from compare._errors import CompareError
+
+HERE = Path(__file__).resolve().parent
+AREAS_DIR = HERE / "areas"
+SCHEMA_PATH = HERE / "area.schema.json"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One lint finding: where, what is wrong, and how to fix it."""
+
+    file: str
+    where: str
+    message: str
+    tip: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"file": self.file, "where": self.where, "message": self.message, "tip": self.tip}
+
+
+def area_files(directory: Path | None = None) -> list[Path]:
+    """Every ``<area>.yaml`` in the areas folder, in name order."""
+    folder = directory or AREAS_DIR
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise CompareError(f"no area files in {folder}", "add <area>.yaml (see area.schema.json)")
+    return files
+
+
+def load_yaml(path: Path) -> Any:
+    """Load one YAML file with the safe YAML 1.2 loader; bad input is a CompareError."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.version = (1, 2)
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise CompareError(
+            f"cannot read {path}: {err}", "check the file exists and is UTF-8"
+        ) from None
+    try:
+        return yaml.load(text)
+    except YAMLError as err:
+        raise CompareError(
+            f"{path} is not valid YAML: {err}", "fix the YAML syntax at that line"
+        ) from None
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text("utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _tip(error: ValidationError) -> str:
+    kind = error.validator
+    if kind == "enum":
+        allowed: Any = error.validator_value
+        return "use one of: " + ", ".join(str(v) for v in allowed)
+    if kind == "required":
+        return "add the missing field (every row carries all detail fields; see area.schema.json)"
+    if kind == "additionalProperties":
+        return "remove or rename the unknown field (allowed fields are in area.schema.json)"
+    if kind == "pattern":
+        return f"the value must match {error.validator_value}"
+    if kind in {"minLength", "minItems"}:
+        return "fill it in: empty values are not allowed"
+    if kind == "type":
+        return (
+            f"give a value of type {error.validator_value} (quote it if YAML guessed another type)"
+        )
+    return "see compare/rows/area.schema.json for the expected shape"
+
+
+def schema_issues(data: Any, file: str) -> list[Issue]:
+    """Every way ``data`` breaks the published schema, as lint issues with tips."""
+    issues = []
+    for error in sorted(_validator().iter_errors(data), key=lambda e: list(map(str, e.path))):
+        where = "/".join(str(part) for part in error.path) or "(top)"
+        issues.append(Issue(file, where, error.message, _tip(error)))
+    return issues
