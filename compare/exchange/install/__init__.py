@@ -1,1 +1,28 @@
-"""Installs the real clients named by the target files into the project-local tools folder."""
+"""Installs the real clients named by the target files into the project-local tools folder.
+
+npm packages share ``tools/node_modules`` (from the committed ``package-lock.json``); each PyPI
+client gets its own venv under ``tools/venvs/<target>/`` (from ``tools/requirements/``).
+"""
+
+from compare.exchange.install._pins import Pin, load_pins
+from compare.exchange.install._pypi import venv_python
+from compare.exchange.install._tools import (
+    InstallReport,
+    ToolStatus,
+    check_status,
+    install_tools,
+    lock_tools,
+    tool_status,
+)
+
+__all__ = [
+    "InstallReport",
+    "Pin",
+    "ToolStatus",
+    "check_status",
+    "install_tools",
+    "load_pins",
+    "lock_tools",
+    "tool_status",
+    "venv_python",
+]

@@ -1,9 +1,84 @@
-"""Commands of this stage, mounted on the root app by ``compare.cli``."""
+"""``mcp-compare tools install | lock | list``: the real clients at the versions targets pin."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from compare.exchange.install._tools import (
+    InstallReport,
+    check_status,
+    install_tools,
+    lock_tools,
+    tool_status,
+)
+
+_TARGETS = typer.Option(None, "--targets", help="Folder of target files (default: shipped ones).")
+_JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+
+
+def _print_report(report: InstallReport, as_json: bool) -> None:
+    if as_json:
+        value = {
+            "steps": report.steps,
+            "seconds": round(report.seconds, 2),
+            "size_bytes": report.size_bytes,
+            "tools": str(report.tools),
+        }
+        typer.echo(json.dumps(value, indent=2))
+        return
+    console = Console()
+    for step in report.steps:
+        console.print(step, highlight=False)
+    console.print(
+        f"{report.tools}: {report.size_bytes / 2**20:.1f} MiB, {report.seconds:.1f} s",
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to ``app`` (filled in by the stage's own work)."""
+    """Add ``tools install``, ``tools lock`` and ``tools list`` to ``app``."""
+    tools = typer.Typer(
+        help="Install the real MCP clients the target files pin.", no_args_is_help=True
+    )
+
+    @tools.command("install")
+    def install_cmd(targets: Path | None = _TARGETS, as_json: bool = _JSON) -> None:
+        """Install every pinned client from the committed lock files (idempotent)."""
+        _print_report(install_tools(targets), as_json)
+
+    @tools.command("lock")
+    def lock_cmd(targets: Path | None = _TARGETS, as_json: bool = _JSON) -> None:
+        """Re-resolve every pinned client; rewrite tools/package*.json and tools/requirements/."""
+        _print_report(lock_tools(targets), as_json)
+
+    @tools.command("list")
+    def list_cmd(targets: Path | None = _TARGETS, as_json: bool = _JSON) -> None:
+        """Show pinned versus installed versions; exit 2 on any mismatch."""
+        statuses = tool_status(targets)
+        if as_json:
+            rows = [
+                {
+                    "target": s.target,
+                    "registry": s.registry,
+                    "name": s.name,
+                    "pinned": s.pinned,
+                    "installed": s.installed,
+                    "ok": s.ok,
+                }
+                for s in statuses
+            ]
+            typer.echo(json.dumps(rows, indent=2))
+        else:
+            table = Table("target", "registry", "package", "pinned", "installed")
+            for s in statuses:
+                mark = s.installed if s.ok else f"[red]{s.installed or 'missing'}[/]"
+                table.add_row(s.target, s.registry, s.name, s.pinned, mark)
+            Console().print(table)
+        check_status(statuses)
+
+    app.add_typer(tools, name="tools")

@@ -1,0 +1,51 @@
+"""Running the registries' own clients (npm, pip) so that every failure reads as a CompareError."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from compare._errors import CompareError
+
+#: An install that takes longer than this is treated as a hung registry, not waited for.
+INSTALL_TIMEOUT_S = 900
+
+
+def require(program: str, hint: str) -> str:
+    """The full path of ``program`` on PATH, or a CompareError saying how to get it."""
+    found = shutil.which(program)
+    if not found:
+        raise CompareError(f"{program} was not found on PATH", hint)
+    return found
+
+
+def run(argv: Sequence[str], *, cwd: Path | None = None, what: str) -> str:
+    """Run ``argv``; return its stdout, or raise a CompareError carrying the tail of its output."""
+    try:
+        done = subprocess.run(
+            list(argv),
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=INSTALL_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise CompareError(
+            f"{what}: no result after {INSTALL_TIMEOUT_S} s",
+            "check that the package registry is reachable, then retry",
+        ) from None
+    except OSError as err:
+        raise CompareError(f"{what}: cannot start {argv[0]}: {err}", None) from None
+    if done.returncode != 0:
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-12:])
+        raise CompareError(
+            f"{what} failed (exit {done.returncode}):\n{tail}",
+            "check the package name and version in the target file and that the registry "
+            "is reachable",
+        )
+    return done.stdout

@@ -1,0 +1,100 @@
+"""The tools commands: install from the locks, re-lock from the targets, list what is there."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from compare import _paths
+from compare._errors import CompareError
+from compare.exchange.install import _npm, _pypi
+from compare.exchange.install._pins import Pin, load_pins
+
+
+@dataclass(frozen=True)
+class ToolStatus:
+    """One pinned package and what the tools folder holds for it."""
+
+    target: str
+    registry: str
+    name: str
+    pinned: str
+    installed: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.installed == self.pinned
+
+
+@dataclass(frozen=True)
+class InstallReport:
+    """What an install or lock did, how long it took, and how big the tools folder is."""
+
+    steps: list[str]
+    seconds: float
+    size_bytes: int
+    tools: Path
+
+
+def folder_size(path: Path) -> int:
+    """Bytes of regular files under ``path`` (symlinks not followed)."""
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin]]:
+    npm = [p for p in pins if p.registry == "npm"]
+    return npm, [p for p in pins if p.registry == "pypi"]
+
+
+def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
+    """Install every target's package at its pinned version; fast when nothing changed."""
+    folder = tools or _paths.tools_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    npm, pypi = _split(load_pins(targets_dir))
+    steps = [_npm.install(npm, folder)] + [_pypi.install(pin, folder) for pin in pypi]
+    return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
+
+
+def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
+    """Re-resolve every target's package and rewrite the lock files (then commit them)."""
+    folder = tools or _paths.tools_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    npm, pypi = _split(load_pins(targets_dir))
+    steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
+    return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
+
+
+def tool_status(targets_dir: Path | None = None, tools: Path | None = None) -> list[ToolStatus]:
+    """Pinned versus installed, per target package."""
+    folder = tools or _paths.tools_dir()
+    out: list[ToolStatus] = []
+    for pin in load_pins(targets_dir):
+        if pin.registry == "npm":
+            got = _npm.installed_version(folder, pin.name)
+        else:
+            got = _pypi.installed_version(folder, pin.target, pin.name)
+        out.append(ToolStatus(pin.target, pin.registry, pin.name, pin.version, got))
+    return out
+
+
+def check_status(statuses: list[ToolStatus]) -> None:
+    """Raise a CompareError naming every package that is missing or at another version."""
+    bad = [s for s in statuses if not s.ok]
+    if bad:
+        detail = ", ".join(
+            f"{s.target}: {s.name} {s.installed or 'missing'} (pinned {s.pinned})" for s in bad
+        )
+        raise CompareError(
+            f"tools do not match the targets: {detail}", "run: mcp-compare tools install"
+        )
