@@ -1,0 +1,111 @@
+"""The judge: from a cell's transcript and plan to its checks and its verdict.
+
+Judging happens after the run, in the harness, so old transcripts can be re-judged when a
+model or a rule changes (``mcp-compare run --rejudge``) without a client.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from compare.exchange._rules import RULES, Context
+from compare.exchange._scenarios import Scenario, in_window
+from compare.exchange._transcript import read_transcript
+from compare.exchange._validate import NotJudged
+
+#: Worst first. ``informational`` never degrades a cell; ``error`` is a check that could not run.
+SEVERITY = ("error", "fail", "non-strict", "pass", "informational")
+
+
+def worst(verdicts: list[str]) -> str:
+    graded = [v for v in verdicts if v != "informational"]
+    if not graded:
+        return "informational"
+    return min(graded, key=SEVERITY.index)
+
+
+def judge_checks(
+    scenario: Scenario, cell: Path, plan: dict[str, Any], known_revisions: list[str]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Evaluate every check of ``scenario`` on the cell's transcript; also return client facts."""
+    tx = read_transcript(cell / "transcript.jsonl")
+    revision = str(plan["revision"])
+    ctx = Context(tx=tx, plan=plan, revision=revision, known_revisions=known_revisions)
+    checks: list[dict[str, Any]] = []
+    for check in scenario.checks:
+        if check.revisions and not in_window(revision, check.revisions):
+            continue
+        entry: dict[str, Any] = {
+            "id": check.id,
+            "title": check.title,
+            "expected": check.expected,
+            "refs": check.refs_for(revision),
+        }
+        try:
+            out = RULES[check.rule].fn(ctx)
+        except NotJudged as err:
+            entry.update(verdict="error", outcome=None, observed="", reason=str(err), evidence=[])
+        except Exception as err:  # a rule bug must not lose the cell; it is reported as such
+            entry.update(
+                verdict="error",
+                outcome=None,
+                observed="",
+                reason=f"not run, because the rule {check.rule} failed: {type(err).__name__}: {err}",
+                evidence=[],
+            )
+        else:
+            grade = check.outcomes[out.name]
+            entry.update(
+                verdict=grade["verdict"],
+                outcome=out.name,
+                observed=out.observed,
+                reason=f"{grade['means']} ({out.observed})" if out.observed else grade["means"],
+                evidence=out.evidence,
+            )
+        checks.append(entry)
+    facts: dict[str, Any] = {
+        "client_info": ctx.init_params.get("clientInfo"),
+        "client_protocol_version": ctx.init_params.get("protocolVersion"),
+        "client_capabilities": ctx.init_params.get("capabilities"),
+        "negotiated_revision": ctx.negotiated if ctx.initialize or ctx.modern_requests() else None,
+        "transcript_damage": tx.damage,
+        "wire_lines": len(tx.lines),
+    }
+    if ctx.initialize is None and ctx.modern_requests():
+        meta = ctx.modern_requests()[0].params.get("_meta", {})
+        facts["client_info"] = meta.get("io.modelcontextprotocol/clientInfo")
+        facts["client_protocol_version"] = meta.get("io.modelcontextprotocol/protocolVersion")
+        facts["client_capabilities"] = meta.get("io.modelcontextprotocol/clientCapabilities")
+    return checks, facts
+
+
+def read_done(cell: Path) -> dict[str, Any] | None:
+    """The peer's own account of why it stopped, if it got to write one."""
+    try:
+        value = json.loads((cell / "done.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str, str]:
+    """The cell's verdict and a one-sentence reason a reader can check in the transcript."""
+    if process.get("ended_by") == "timeout":
+        return "error", f"timed out after {process.get('timeout_s'):g} s; client killed"
+    if process.get("setup_failed"):
+        return "error", str(process["setup_failed"])
+    verdict = worst([c["verdict"] for c in checks])
+    culprit = next((c for c in checks if c["verdict"] == verdict), None)
+    reason = f"{culprit['id']}: {culprit['reason']}" if culprit else "no checks"
+    if verdict in ("pass", "informational") and checks:
+        reason = "; ".join(f"{c['id']}: {c.get('outcome')}" for c in checks)
+    extra = []
+    if process.get("sigkill"):
+        extra.append("the client ignored SIGTERM and was killed")
+    if process.get("leftover_killed"):
+        extra.append(f"{process['leftover_killed']} leftover process(es) killed")
+    if extra:
+        reason += " (" + "; ".join(extra) + ")"
+    return verdict, reason

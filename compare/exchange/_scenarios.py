@@ -1,0 +1,162 @@
+"""Scenarios: what the peer plays and how each check's outcomes are graded, read from YAML.
+
+The steps go to the peer verbatim (in ``plan.json``); the checks stay with the judge. A
+scenario grades every outcome its rule can produce, so a new outcome in code cannot slip into
+a verdict unnoticed: loading fails until the YAML grades it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compare._errors import CompareError
+from compare.exchange._rules import RULES
+from compare.exchange._yaml import check_schema, load_yaml
+
+HERE = Path(__file__).resolve().parent
+SCENARIOS_DIR = HERE / "scenarios"
+SCENARIO_SCHEMA = HERE / "scenario.schema.json"
+
+
+def in_window(revision: str, window: dict[str, Any] | None) -> bool:
+    """Whether ``revision`` lies in ``{from, until}`` (inclusive); dated names sort, draft last."""
+    if not window:
+        return True
+    until = window.get("until")
+    return bool(window["from"] <= revision and (until is None or revision <= until))
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    rule: str
+    expected: str
+    outcomes: dict[str, dict[str, str]]
+    refs: list[dict[str, Any]]
+    revisions: dict[str, Any] | None
+
+    def refs_for(self, revision: str) -> list[dict[str, Any]]:
+        """The references whose window holds ``revision``."""
+        return [r for r in self.refs if in_window(revision, r)]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    description: str
+    path: Path
+    raw: dict[str, Any]
+    revisions: dict[str, Any]
+    variants: list[str]
+    requires: list[str]
+    steps: list[dict[str, Any]]
+    checks: list[Check]
+
+    @property
+    def file_hash(self) -> str:
+        """sha256 of the file's bytes: a changed scenario invalidates cached cells."""
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+
+    def plays(self, revision: str) -> bool:
+        return in_window(revision, self.revisions)
+
+
+def parse_scenario(data: object, source: Path, *, expected_id: str | None = None) -> Scenario:
+    """Validate one scenario (schema, then semantics) and build a :class:`Scenario`."""
+    check_schema(data, SCENARIO_SCHEMA, source)
+    assert isinstance(data, dict)
+    sid = str(data["id"])
+    if expected_id is not None and sid != expected_id:
+        raise CompareError(
+            f"{source}: key id: {sid!r} does not match the file name {expected_id!r}",
+            f"rename the file to {sid}.yaml",
+        )
+    _check_window(data["revisions"], "revisions", source)
+    labels: set[str] = set()
+    for i, step in enumerate(data["steps"]):
+        label = step.get("label")
+        if label in labels:
+            raise CompareError(f"{source}: key steps.{i}.label: {label!r} used twice", None)
+        if label:
+            labels.add(label)
+    checks: list[Check] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(data["checks"]):
+        where = f"checks.{i}"
+        if raw["id"] in seen:
+            raise CompareError(f"{source}: key {where}.id: {raw['id']!r} used twice", None)
+        seen.add(raw["id"])
+        rule = RULES.get(raw["rule"])
+        if rule is None:
+            raise CompareError(
+                f"{source}: key {where}.rule: unknown rule {raw['rule']!r}",
+                "known rules: " + ", ".join(sorted(RULES)),
+            )
+        graded, produced = set(raw["outcomes"]), set(rule.outcomes)
+        if graded != produced:
+            missing = ", ".join(sorted(produced - graded)) or "-"
+            extra = ", ".join(sorted(graded - produced)) or "-"
+            raise CompareError(
+                f"{source}: key {where}.outcomes: rule {raw['rule']} produces "
+                f"{sorted(produced)}; ungraded: {missing}; unknown: {extra}",
+                "grade exactly the outcomes the rule produces",
+            )
+        for need in rule.labels:
+            if need not in labels:
+                raise CompareError(
+                    f"{source}: key {where}.rule: {raw['rule']} needs a step labelled {need!r}",
+                    "add label: to the step it reads",
+                )
+        for j, ref in enumerate(raw["refs"]):
+            _check_window(ref, f"{where}.refs.{j}", source)
+        if raw.get("revisions"):
+            _check_window(raw["revisions"], f"{where}.revisions", source)
+        checks.append(
+            Check(
+                id=raw["id"],
+                title=raw["title"],
+                rule=raw["rule"],
+                expected=raw["expected"],
+                outcomes=raw["outcomes"],
+                refs=list(raw["refs"]),
+                revisions=raw.get("revisions"),
+            )
+        )
+    return Scenario(
+        id=sid,
+        title=data["title"],
+        description=data["description"],
+        path=source,
+        raw=data,
+        revisions=data["revisions"],
+        variants=list(data.get("variants", [])),
+        requires=list(data.get("requires", [])),
+        steps=list(data["steps"]),
+        checks=checks,
+    )
+
+
+def _check_window(window: dict[str, Any], where: str, source: Path) -> None:
+    until = window.get("until")
+    if until is not None and until < window["from"]:
+        raise CompareError(
+            f"{source}: key {where}: until {until} is before from {window['from']}",
+            "swap them, or use until: null for 'still current'",
+        )
+
+
+def load_scenario_file(path: Path) -> Scenario:
+    return parse_scenario(load_yaml(path), path, expected_id=path.stem)
+
+
+def load_scenarios(directory: Path | None = None) -> list[Scenario]:
+    """Every scenario in ``directory`` (default: the shipped ``scenarios/``), sorted by id."""
+    folder = directory or SCENARIOS_DIR
+    if not folder.is_dir():
+        raise CompareError(f"no scenarios folder at {folder}", "create one <id>.yaml per scenario")
+    return [load_scenario_file(p) for p in sorted(folder.glob("*.yaml"))]

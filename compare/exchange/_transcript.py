@@ -1,0 +1,134 @@
+"""Reading a cell's transcript back for judging: wire lines, parsed, and the peer's step notes.
+
+The peer writes raw lines only; parsing happens here so a malformed line becomes data (a
+``parse_error``), and a transcript damaged after the fact (a torn last line, garbage) is read
+as far as it goes and the damage reported, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Line:
+    """One recorded wire line; ``obj`` is the parsed JSON or None."""
+
+    n: int
+    t: float
+    dir: str
+    raw: str | None
+    obj: Any = None
+    parse_error: str | None = None
+    truncated: bool = False
+
+    @property
+    def method(self) -> str | None:
+        m = self.obj.get("method") if isinstance(self.obj, dict) else None
+        return m if isinstance(m, str) else None
+
+    @property
+    def is_request(self) -> bool:
+        return isinstance(self.obj, dict) and self.method is not None and "id" in self.obj
+
+    @property
+    def is_response(self) -> bool:
+        o = self.obj
+        return isinstance(o, dict) and self.method is None and ("result" in o or "error" in o)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        p = self.obj.get("params") if isinstance(self.obj, dict) else None
+        return p if isinstance(p, dict) else {}
+
+
+@dataclass
+class StepTrace:
+    index: int
+    step: dict[str, Any]
+    start_n: int
+    outcome: str | None = None
+    id: Any = None
+    evidence: int | None = None
+
+
+@dataclass
+class Transcript:
+    lines: list[Line] = field(default_factory=list)
+    notes: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    steps: dict[str, StepTrace] = field(default_factory=dict)
+    damage: list[str] = field(default_factory=list)
+
+    def by_n(self, n: int | None) -> Line | None:
+        return next((line for line in self.lines if line.n == n), None) if n else None
+
+    def incoming(self) -> list[Line]:
+        return [line for line in self.lines if line.dir == "in"]
+
+    def response_to(self, rid: Any, after: int = 0) -> Line | None:
+        for line in self.lines:
+            if line.dir == "in" and line.n > after and line.is_response:
+                if type(line.obj.get("id")) is type(rid) and line.obj.get("id") == rid:
+                    return line
+        return None
+
+
+def _unbatch(line: Line) -> list[Line]:
+    if isinstance(line.obj, list):
+        return [Line(line.n, line.t, line.dir, line.raw, item) for item in line.obj]
+    return [line]
+
+
+def read_transcript(path: Path) -> Transcript:
+    """Parse ``transcript.jsonl``; a missing file is an empty transcript with damage noted."""
+    tx = Transcript()
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        tx.damage.append(f"no transcript: {err.strerror or err}")
+        return tx
+    for number, blob in enumerate(data.splitlines(), 1):
+        try:
+            rec = json.loads(blob)
+            n, t, direction = int(rec["n"]), float(rec["t"]), str(rec["dir"])
+        except (ValueError, KeyError, TypeError):
+            tx.damage.append(f"transcript line {number} is not a record")
+            continue
+        raw = rec.get("raw")
+        if direction == "note":
+            try:
+                note = json.loads(raw) if isinstance(raw, str) else {}
+            except ValueError:
+                note = {}
+            if isinstance(note, dict):
+                tx.notes.append((n, note))
+                _track_step(tx, n, note)
+            continue
+        line = Line(n, t, direction, raw if isinstance(raw, str) else None)
+        line.truncated = bool(rec.get("truncated"))
+        line.parse_error = rec.get("parse_error")
+        if line.raw is not None and line.parse_error is None:
+            try:
+                line.obj = json.loads(line.raw)
+            except ValueError as err:
+                line.parse_error = str(err)
+        tx.lines.extend(_unbatch(line))
+    return tx
+
+
+def _track_step(tx: Transcript, n: int, note: dict[str, Any]) -> None:
+    step = note.get("step")
+    if note.get("event") == "step" and isinstance(step, dict):
+        label = step.get("label") or f"#{note.get('index')}"
+        tx.steps[str(label)] = StepTrace(int(note.get("index", -1)), step, n)
+    elif note.get("event") == "step-done":
+        label = note.get("label") or f"#{note.get('index')}"
+        trace = tx.steps.get(str(label))
+        if trace is not None:
+            trace.outcome = note.get("outcome")
+            trace.id = note.get("id")
+            ev = note.get("evidence")
+            trace.evidence = ev if isinstance(ev, int) else None
