@@ -6,7 +6,7 @@ import json
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
 _STYLE = {
     "verified": "green",
@@ -16,6 +16,14 @@ _STYLE = {
     "mismatch": "red",
     "unavailable": "magenta",
 }
+
+
+def _exit(code: int) -> None:
+    """Exit with ``code``. typer.Exit is swallowed by ``app(standalone_mode=False)`` in
+    compare/cli.py (click returns the code instead of exiting), so a failing check must
+    raise SystemExit itself to reach the shell."""
+    if code:
+        raise SystemExit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -58,27 +66,23 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
         else:
-            table = Table(title="citations (build/citations.json)")
-            for col in ("row", "status", "citation", "message"):
-                table.add_column(col, overflow="fold")
             for c in report.checked:
-                if c.status in {"verified"}:
-                    continue
+                if c.status == "verified":
+                    continue  # the tally counts them; the list is for what needs a look
                 message = c.result.message if c.result else (c.error or "")
                 style = _STYLE.get(c.status, "red")
-                table.add_row(c.row, f"[{style}]{c.status}[/]", c.ref, message)
-            if table.row_count:
-                console.print(table)
+                console.print(
+                    f"[{style}]{c.status:<19}[/] {escape(c.row)} {escape(c.ref)}", highlight=False
+                )
+                console.print(f"{'':<20}{escape(message)}", highlight=False)
             for w in report.warnings:
-                console.print(f"[yellow]warning:[/] {w}", highlight=False)
+                console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
             tally = ", ".join(f"{k}: {v}" for k, v in report.tally().items())
             console.print(f"{len(report.checked)} citations — {tally}", highlight=False)
-        raise typer.Exit(1 if report.failed(allow_moved) else 0)
+        _exit(1 if report.failed(allow_moved) else 0)
 
 
 def _show(ref: str, as_json: bool, console: Console) -> None:
-    from rich.markup import escape
-
     from compare.cite import lookup
 
     found = lookup(ref)

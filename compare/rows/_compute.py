@@ -194,10 +194,11 @@ def _status(
         if query:
             column = _target_status(query, target, current.get(target), cells, root)
         else:
+            why = spec.get("unmeasured") or "this row has no exchange check"
             column = {
                 "state": "not-run",
                 "label": STATE_LABELS["not-run"],
-                "reason": "not run, because this row has no exchange check (cited only)",
+                "reason": f"not run, because {why}",
             }
         if target in notes:
             column["note"] = notes[target]

@@ -40,6 +40,8 @@ def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
         data = load_yaml(path)
         if not isinstance(data, dict):
             raise CompareError(f"{path} is not a mapping", "a target file is a YAML mapping")
+        if data.get("kind") == "command":
+            continue  # the template for a user's own client, not a column of the matrix
         out[str(data.get("id") or data.get("name") or path.stem)] = data
     return out
 
@@ -97,17 +99,17 @@ def gather(
     try:
         known.targets = load_target_names(targets)
     except CompareError as err:
-        known.missing["targets"] = str(err)
+        known.missing["targets"] = err.message
     if not known.targets and "targets" not in known.missing:
         known.missing["targets"] = "no target files in compare/exchange/targets/ yet"
     try:
         known.scenarios = load_scenario_checks(scenarios)
     except CompareError as err:
-        known.missing["scenarios"] = str(err)
+        known.missing["scenarios"] = err.message
     if not known.scenarios and "scenarios" not in known.missing:
         known.missing["scenarios"] = "no scenario files in compare/exchange/scenarios/ yet"
     try:
         known.diff = load_diff(diff)
     except CompareError as err:
-        known.missing["diff"] = str(err)
+        known.missing["diff"] = err.message
     return known

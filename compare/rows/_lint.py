@@ -112,8 +112,8 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
                 issues.append(
                     Issue(file, f"{rid}/status/query", f"{scenario} has no check {check!r}", tip)
                 )
-        elif not status.get("cited"):
-            tip = "add status.query (scenario + check) or cited columns backed by sources"
+        elif not status.get("unmeasured"):
+            tip = "add status.query (scenario + check), or say why not in status.unmeasured"
             issues.append(Issue(file, f"{rid}/status", "the status column queries nothing", tip))
     return issues
 
@@ -166,6 +166,20 @@ def lint_citations(area: dict[str, Any], file: str, verified: dict[str, Any]) ->
     return issues
 
 
+def _collapse(issues: list[Issue]) -> list[Issue]:
+    """One "cannot check …, because …" per missing input, not one per row that needs it."""
+    seen: set[str] = set()
+    out = []
+    for issue in issues:
+        if issue.message.startswith("cannot check"):
+            key = issue.message.split(", because ", 1)[-1]
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(issue)
+    return out
+
+
 def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]:
     """All lints of one area file (schema first; semantic lints on what parses)."""
     file = path.name
@@ -180,4 +194,4 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     issues += _lint_status(area, file, known)
     issues += _lint_where(area, file, known)
     issues += lint_citations(area, file, verified)
-    return issues
+    return _collapse(issues)

@@ -6,6 +6,7 @@ import json
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from compare.rows._load import Issue
@@ -13,8 +14,17 @@ from compare.rows._load import Issue
 
 def _print_issues(console: Console, issues: list[Issue]) -> None:
     for issue in issues:
-        console.print(f"[red]✗[/] {issue.file} {issue.where}: {issue.message}", highlight=False)
-        console.print(f"   [yellow]fix:[/] {issue.tip}", highlight=False)
+        where = escape(f"{issue.file} {issue.where}: {issue.message}")
+        console.print(f"[red]✗[/] {where}", highlight=False)
+        console.print(f"   [yellow]fix:[/] {escape(issue.tip)}", highlight=False)
+
+
+def _exit(code: int) -> None:
+    """Exit with ``code``. typer.Exit is swallowed by ``app(standalone_mode=False)`` in
+    compare/cli.py (click returns the code instead of exiting), so a failing check must
+    raise SystemExit itself to reach the shell."""
+    if code:
+        raise SystemExit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +50,8 @@ def register(app: typer.Typer) -> None:
                 _print_issues(console, issues)
                 if not issues:
                     console.print("[green]✓[/] area files are clean")
-            raise typer.Exit(1 if issues else 0)
+            _exit(1 if issues else 0)
+            return
         document = write_rows()
         if as_json:
             typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
@@ -61,4 +72,4 @@ def register(app: typer.Typer) -> None:
                     table.add_row(row["id"], row["difference"], w, s)
             console.print(table)
             _print_issues(console, [Issue(**i) for i in document["issues"]])
-        raise typer.Exit(1 if document["issues"] else 0)
+        _exit(1 if document["issues"] else 0)
