@@ -1,1 +1,25 @@
-"""Pipeline stage `models` (pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `models`: typed pydantic models per spec revision, and validation with them.
+
+Other stages use :func:`validate_line` and :func:`validate_as` (returning a
+:class:`Validation`); :func:`generate_models` is behind ``mcp-compare models``.
+"""
+
+from compare.models._generate import ModelsReport, generate_models, models_dir, module_path
+from compare.models._load import SchemaIndex, model_class, models_module, schema_index
+from compare.models._validate import Issue, Kind, Validation, validate_as, validate_line
+
+__all__ = [
+    "Issue",
+    "Kind",
+    "ModelsReport",
+    "SchemaIndex",
+    "Validation",
+    "generate_models",
+    "model_class",
+    "models_dir",
+    "models_module",
+    "module_path",
+    "schema_index",
+    "validate_as",
+    "validate_line",
+]

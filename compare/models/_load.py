@@ -1,0 +1,174 @@
+"""Load a revision's generated module by file path (they live outside the package) and
+index its schema: which definition each ``method`` names, and which JSON-RPC envelope is
+which — all read from the pinned schema, nothing typed by hand."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pydantic import BaseModel
+
+from compare._errors import CompareError
+from compare.models._generate import load_schema, module_name, module_path
+from compare.pin import load_pins
+
+
+@lru_cache(maxsize=16)
+def _import(path: Path, _mtime_ns: int, _size: int) -> ModuleType:
+    name = f"_mcp_compare_models.{path.stem}_{_mtime_ns}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CompareError(f"cannot load generated models from {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # pydantic resolves forward references through sys.modules
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:
+        sys.modules.pop(name, None)
+        raise CompareError(
+            f"generated models {path} fail to import: {type(err).__name__}: {err}",
+            hint="regenerate them with `mcp-compare models`",
+        ) from None
+    return module
+
+
+def models_module(revision: str) -> ModuleType:
+    """The generated module of ``revision`` (imported once per state of the file)."""
+    load_pins().revision(revision)  # unknown revision → clear error
+    path = module_path(revision)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        raise CompareError(
+            f"no generated models for {revision}: {path} is missing",
+            hint="run `mcp-compare models`",
+        ) from None
+    return _import(path, stat.st_mtime_ns, stat.st_size)
+
+
+def model_class(revision: str, definition: str) -> type[BaseModel]:
+    """The generated class of schema definition ``definition`` in ``revision``."""
+    index = schema_index(revision)
+    if definition not in index.definitions:
+        close = [d for d in index.definitions if definition.lower() in d.lower()][:8]
+        raise CompareError(
+            f"revision {revision} has no schema definition {definition!r}",
+            hint=f"similar: {', '.join(close)}" if close else "check the definition name",
+        )
+    found = getattr(models_module(revision), definition, None)
+    if not (isinstance(found, type) and issubclass(found, BaseModel)):
+        raise CompareError(
+            f"{module_name(revision)} has no model for {definition!r}",
+            hint="regenerate with `mcp-compare models`",
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class SchemaIndex:
+    """What the validator needs to know about one revision's schema."""
+
+    revision: str
+    definitions: frozenset[str]
+    methods: dict[str, str]  # method → definition carrying it as a const
+    envelopes: dict[str, str]  # request · notification · result · error → definition
+
+
+def _defs(schema: dict[str, Any]) -> dict[str, Any]:
+    found = schema.get("$defs", schema.get("definitions"))
+    return found if isinstance(found, dict) else {}
+
+
+def _refs(node: Any) -> set[str]:
+    out: set[str] = set()
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            out.add(ref.rsplit("/", 1)[-1])
+        for value in node.values():
+            out |= _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            out |= _refs(value)
+    return out
+
+
+def _method_map(defs: dict[str, Any]) -> dict[str, str]:
+    """``method`` const → definition; when several carry one, prefer the one others refer to.
+
+    (2026-07-28 has ``ClientNotification`` repeating ``notifications/cancelled`` inline; the
+    definition that unions point at, ``CancelledNotification``, is the method's own type.)
+    """
+    referenced: set[str] = set()
+    for body in defs.values():
+        referenced |= _refs(body)
+    candidates: dict[str, list[str]] = {}
+    for name, body in defs.items():
+        method = body.get("properties", {}).get("method", {}) if isinstance(body, dict) else {}
+        if isinstance(method, dict) and isinstance(method.get("const"), str):
+            candidates.setdefault(method["const"], []).append(name)
+    return {
+        method: sorted(names, key=lambda n: (n not in referenced, n))[0]
+        for method, names in sorted(candidates.items())
+    }
+
+
+def _leaves(defs: dict[str, Any], name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+    body = defs.get(name)
+    if not isinstance(body, dict) or name in seen:
+        return []
+    members = body.get("anyOf") or body.get("oneOf")
+    if isinstance(members, list):
+        out: list[str] = []
+        for member in members:
+            for ref in sorted(_refs(member)) if "$ref" in member else []:
+                out += _leaves(defs, ref, seen | {name})
+        return out
+    return [name] if body.get("type") == "object" else []
+
+
+def _envelopes(defs: dict[str, Any]) -> dict[str, str]:
+    """Classify the members of ``JSONRPCMessage`` by the keys each one requires."""
+    out: dict[str, str] = {}
+    for leaf in _leaves(defs, "JSONRPCMessage"):
+        required = set(defs[leaf].get("required", []))
+        props = set(defs[leaf].get("properties", {}))
+        if "method" in required:
+            kind = "request" if "id" in required else "notification"
+        elif "result" in required:
+            kind = "result"
+        elif "error" in required:
+            kind = "error"
+        else:
+            continue
+        if "jsonrpc" in props:
+            out.setdefault(kind, leaf)
+    return out
+
+
+@lru_cache(maxsize=16)
+def _index(revision: str, _schema_sha: str) -> SchemaIndex:
+    rev = load_pins().revision(revision)
+    defs = _defs(load_schema(rev))
+    envelopes = _envelopes(defs)
+    missing = {"request", "notification", "result", "error"} - set(envelopes)
+    if missing:
+        raise CompareError(
+            f"{rev.schema}: cannot find the JSON-RPC envelope(s) {sorted(missing)} under "
+            "JSONRPCMessage",
+        )
+    return SchemaIndex(revision, frozenset(defs), _method_map(defs), envelopes)
+
+
+def schema_index(revision: str) -> SchemaIndex:
+    """The index of ``revision``'s pinned schema (cached per pinned sha256)."""
+    pins = load_pins()
+    rev = pins.revision(revision)
+    pinned = pins.file(rev.schema)
+    return _index(revision, pinned.sha256 if pinned else "")
