@@ -1,9 +1,81 @@
-"""Commands of this stage, mounted on the root app by ``compare.cli``."""
+"""Commands of the site stage: ``render [--check]``, ``site [--serve]``, ``export [--out]``."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+from rich.console import Console
+
+from compare._errors import CompareError
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to ``app`` (filled in by the stage's own work)."""
+    """Add ``render``, ``site`` and ``export`` to ``app``."""
+
+    @app.command("render")
+    def render_cmd(
+        check: bool = typer.Option(False, "--check", help="Fail if site/docs/ is not current."),
+        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    ) -> None:
+        """Generate the Markdown pages under site/docs/ from the pipeline's data."""
+        from compare import site
+
+        console = Console()
+        if check:
+            drift = site.check()
+            if as_json:
+                typer.echo(json.dumps({"up_to_date": not drift, "drift": drift}))
+            if drift:
+                shown = "\n".join(drift[:20]) + ("\n…" if len(drift) > 20 else "")
+                raise CompareError(
+                    f"site/docs/ is out of date ({len(drift)} files):\n{shown}",
+                    "run `mcp-compare render`",
+                )
+            if not as_json:
+                console.print("site/docs/ is up to date")
+            return
+        summary = site.render()
+        if as_json:
+            typer.echo(json.dumps(summary))
+        else:
+            console.print(
+                f"rendered {summary['pages']} pages ({summary['written']} written, "
+                f"{summary['removed']} stale removed) into site/docs/"
+            )
+
+    @app.command("site")
+    def site_cmd(
+        serve: bool = typer.Option(False, "--serve", help="Serve the built site on 127.0.0.1."),
+        port: int = typer.Option(8000, "--port", help="Port for --serve."),
+    ) -> None:
+        """Build the static site with `mkdocs build --strict` (Material theme)."""
+        from compare import site
+
+        console = Console()
+        if not serve:
+            built = site.build_site()
+            console.print(
+                f"built {built.pages} HTML pages in {built.seconds:.1f} s; open "
+                f"{built.folder / 'index.html'} (search needs a server: `make serve`)"
+            )
+            return
+        site.serve_site(port=port)
+
+    @app.command("export")
+    def export_cmd(
+        out: Path | None = typer.Option(None, "--out", help="Write here instead."),
+        as_json: bool = typer.Option(False, "--json", help="Print the matrix to stdout too."),
+    ) -> None:
+        """Write build/matrix.json (schema: compare/site/matrix.schema.json)."""
+        from compare import site
+
+        path, matrix = site.export(out)
+        if as_json:
+            typer.echo(json.dumps(matrix, indent=2, ensure_ascii=False))
+        else:
+            Console().print(
+                f"wrote {path}: {len(matrix['rows'])} rows, {len(matrix['cells'])} cells, "
+                f"{len(matrix['citations'])} citations"
+            )

@@ -1,0 +1,97 @@
+"""What changed since the last run: verdicts that moved, citations whose status moved.
+
+The previous run is the last exported ``build/matrix.json`` when it differs from the matrix of
+this render (a new run that has not been exported yet), else ``build/previous/matrix.json``
+(kept by ``export`` whenever it replaces a different matrix). Either way the answer is the same
+before and after ``export`` runs, so ``render --check`` stays stable.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compare import _paths
+
+
+@dataclass
+class Changes:
+    """Differences between the previous run's matrix and this one."""
+
+    baseline: str | None  # which file was compared against, or None when there is none
+    verdicts: list[dict[str, Any]] = field(default_factory=list)  # key, before, after
+    added: list[dict[str, Any]] = field(default_factory=list)
+    removed: list[dict[str, Any]] = field(default_factory=list)
+    citations: list[dict[str, Any]] = field(default_factory=list)  # ref, before, after
+    unreadable: str | None = None
+    across_versions: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def baseline_path(current: dict[str, Any]) -> Path | None:
+    """The matrix of the previous run, by the rule in the module docstring."""
+    last = _paths.build_dir() / "matrix.json"
+    previous = _paths.build_dir() / "previous" / "matrix.json"
+    if last.is_file() and _load(last) != current:
+        return last
+    return previous if previous.is_file() else None
+
+
+def _key(cell: dict[str, Any]) -> str:
+    variant = f" ~{cell.get('variant')}" if cell.get("variant") else ""
+    return f"{cell.get('target')}{variant} · {cell.get('scenario')} · {cell.get('revision')}"
+
+
+def _current_cells(matrix: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    cells = [c for c in matrix.get("cells") or [] if isinstance(c, dict) and c.get("current")]
+    return {_key(c): c for c in cells}
+
+
+def compare_runs(current: dict[str, Any]) -> Changes:
+    """Changes against the previous run, plus verdicts that differ between target versions."""
+    path = baseline_path(current)
+    changes = Changes(baseline=None)
+    changes.across_versions = _across_versions(current)
+    if path is None:
+        return changes
+    changes.baseline = path.relative_to(_paths.build_dir()).as_posix()
+    before_matrix = _load(path)
+    if before_matrix is None:
+        changes.unreadable = f"build/{changes.baseline} is not readable JSON; nothing compared"
+        return changes
+    before, after = _current_cells(before_matrix), _current_cells(current)
+    for key in sorted(before.keys() & after.keys()):
+        old, new = before[key], after[key]
+        if old.get("verdict") != new.get("verdict"):
+            changes.verdicts.append({"key": key, "before": old, "after": new})
+    changes.added = [after[k] for k in sorted(after.keys() - before.keys())]
+    changes.removed = [before[k] for k in sorted(before.keys() - after.keys())]
+    old_cites = {
+        c.get("ref"): c for c in before_matrix.get("citations") or [] if isinstance(c, dict)
+    }
+    for cite in current.get("citations") or []:
+        old = old_cites.get(cite["ref"])
+        if old is not None and old.get("status") != cite["status"]:
+            changes.citations.append({"ref": cite["ref"], "before": old, "after": cite})
+    return changes
+
+
+def _across_versions(current: dict[str, Any]) -> list[dict[str, Any]]:
+    """Cells run with several versions of one target whose verdicts differ between them."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for cell in current.get("cells") or []:
+        groups.setdefault(_key(cell), []).append(cell)
+    out = []
+    for key, cells in sorted(groups.items()):
+        if len({c["verdict"] for c in cells}) > 1:
+            out.append({"key": key, "cells": cells})
+    return out

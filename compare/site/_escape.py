@@ -1,0 +1,92 @@
+"""Escaping untrusted text for pages that are Markdown first and HTML in the end.
+
+Transcripts, ``clientInfo``, root names and URIs come from the clients we test, so any of them
+may hold ``<script>``, a ``|`` that would split a table row, backticks, ``[x](javascript:…)``
+or text that looks like a template. Python-Markdown turns punctuation into markup and passes
+raw HTML through, so escaping for HTML alone is not enough, and escaping for Markdown alone
+(backslashes) does not cover HTML. We therefore write every ASCII punctuation character that
+either language gives meaning to as a numeric character reference: the Markdown parser sees
+no syntax in it, the browser shows the character as text.
+
+Trusted fragments we build ourselves (links, code spans, tables) are wrapped in :class:`Md`;
+the template environment escapes every value that is *not* an ``Md`` (see ``_templates``), so
+forgetting a filter shows text, it never injects markup.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, urlsplit
+
+# Every character with a meaning in Markdown (inline or at line start), in HTML, in the
+# attr_list / admonition extensions, or in text that looks like Jinja syntax.
+_SPECIAL = set("&<>\"'`*_[](){}#+-.!|\\~:=$%@^")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+class Md(str):
+    """A Markdown fragment we built ourselves from escaped parts; emitted as is."""
+
+    __slots__ = ()
+
+
+def _visible_control(match: re.Match[str]) -> str:
+    """Show a control character as an escape sequence instead of letting it break a line."""
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def esc(value: object) -> Md:
+    """Untrusted text → Markdown that renders as exactly that text, on one line."""
+    if isinstance(value, Md):
+        return value
+    text = "" if value is None else str(value)
+    text = _CONTROL.sub(_visible_control, text)
+    return Md("".join(f"&#{ord(ch)};" if ch in _SPECIAL else ch for ch in text))
+
+
+def code(value: object) -> Md:
+    """Untrusted text as an inline code span (``<code>``, characters escaped inside)."""
+    return Md(f"<code>{esc(value)}</code>")
+
+
+def safe_url(url: str) -> str | None:
+    """An http(s) URL with characters a Markdown link target cannot hold percent-encoded.
+
+    Anything else (``javascript:``, ``data:``, relative paths from data files) is refused, so a
+    tampered data file cannot turn a citation into an active link.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None
+    return quote(url, safe="/:#@?&=%+-._~")
+
+
+def link(text: object, target: str) -> Md:
+    """A link whose text is escaped; ``target`` is an http(s) URL or one of our own page paths."""
+    url = safe_url(target) if "://" in target else _page_target(target)
+    if url is None:
+        return esc(text)
+    return Md(f"[{esc(text)}]({url})")
+
+
+def _page_target(target: str) -> str | None:
+    """Our own relative page links: only the characters our slugs and anchors use."""
+    return target if re.fullmatch(r"[A-Za-z0-9._/#~-]+", target) else None
+
+
+def fence(lines: list[str], lang: str = "text") -> Md:
+    """A fenced code block showing untrusted lines verbatim (control characters made visible).
+
+    The fence is longer than any run of backticks in the content, so no line can close it;
+    the code renderer escapes HTML inside fences itself.
+    """
+    shown = [_CONTROL.sub(_visible_control, line) for line in lines]
+    longest = max((len(run) for line in shown for run in re.findall(r"`+", line)), default=0)
+    bar = "`" * max(3, longest + 1)
+    return Md("\n".join([f"{bar}{lang}", *shown, bar]))
+
+
+def slug(value: str) -> str:
+    """A file-name and anchor-safe slug: lower case letters, digits, dots and dashes."""
+    out = re.sub(r"[^a-z0-9.]+", "-", value.lower()).strip("-.")
+    return out or "x"

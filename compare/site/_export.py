@@ -1,0 +1,33 @@
+"""``mcp-compare export``: the matrix as ``build/matrix.json``, checked against its schema.
+
+Before an export replaces a *different* matrix, the old one is kept as
+``build/previous/matrix.json``: that is the previous run the "what changed" page compares with.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from compare import _atomic, _paths
+from compare.site._inputs import load_site_data
+from compare.site._matrix import build_matrix, dumps, validate_matrix
+
+
+def export(out: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """Write the matrix (validated first) and return where it went and the document."""
+    matrix = build_matrix(load_site_data())
+    validate_matrix(matrix)
+    default = _paths.build_dir() / "matrix.json"
+    path = out or default
+    if path == default and path.is_file():
+        old = path.read_bytes()
+        try:
+            same = json.loads(old) == matrix
+        except ValueError:
+            same = False
+        if not same:
+            _atomic.write_bytes(_paths.build_dir() / "previous" / "matrix.json", old)
+    _atomic.write_text(path, dumps(matrix))
+    return path, matrix

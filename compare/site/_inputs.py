@@ -1,0 +1,359 @@
+"""Everything the site shows, read from the files earlier stages wrote (CONTRACTS.md).
+
+Inputs that are missing are *not run* states with the command that makes them, so the site can
+be built at any point of the pipeline and says plainly what it lacks. Inputs that are present
+but malformed stop the render with a :class:`CompareError` naming the file and the fix: a page
+built from half-read data would be a page with bare claims.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from compare import _paths
+from compare._errors import CompareError
+from compare.site._cells import Cell, Problem, load_cells
+
+TARGETS_DIR = Path(__file__).resolve().parent.parent / "exchange" / "targets"
+SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "exchange" / "scenarios"
+#: Definitions whose generated class the revision pages show.
+MODEL_NAMES = ("Root", "ListRootsRequest", "ListRootsResult", "RootsListChangedNotification")
+
+
+@dataclass
+class Citation:
+    """One citation with the verifier's verdict on it (``cite --check``)."""
+
+    ref: str
+    status: str
+    link: str | None = None
+    detail: str = ""
+    provenance: str = ""
+    open_question: bool = False
+    context: str = ""
+
+
+@dataclass
+class RowStatus:
+    """One implementation's computed state for a row, with the cells that are its evidence."""
+
+    state: str
+    label: str = ""
+    note: str = ""
+    reason: str = ""
+    cells: list[str] = field(default_factory=list)
+    per_revision: list[tuple[str, str, str]] = field(default_factory=list)  # key, cell, verdict
+    sources: list[Citation] = field(default_factory=list)
+    cited_state: str = ""
+
+
+@dataclass
+class Row:
+    """One ROOT-xx row with its computed columns (``build/rows.json``)."""
+
+    id: str
+    area: str
+    difference: str
+    labels: list[str]
+    where: dict[str, str]
+    deprecated: set[str]
+    where_reason: str
+    status: dict[str, RowStatus]
+    value: str
+    effort: str
+    risk: str
+    details: list[tuple[str, str]]
+    sources: list[Citation]
+
+
+@dataclass
+class Area:
+    """One area file's title and summary (``roots`` first)."""
+
+    id: str
+    title: str
+    summary: str
+
+
+@dataclass
+class SiteData:
+    """The inputs of one render, plus what was missing or unusable."""
+
+    revisions: list[str]
+    revision_status: dict[str, str]
+    repository: str | None
+    commit: str | None
+    diff: dict[str, Any] | None
+    rows: list[Row] | None
+    areas: list[Area]
+    impl_info: dict[str, dict[str, Any]]  # rows.json implementations: name, kind, why_not_run
+    citations: dict[str, Citation] | None
+    cells: list[Cell]
+    targets: dict[str, dict[str, Any]]
+    scenarios: dict[str, dict[str, Any]]
+    models: dict[str, dict[str, str]]  # revision → class name → source
+    problems: list[Problem]
+    missing: dict[str, str]  # input → the command that makes it
+
+
+def _read_json(path: Path, made_by: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise CompareError(
+            f"{path} is not readable JSON: {err}", f"re-create it: {made_by}"
+        ) from err
+
+
+def _state(value: object) -> str:
+    """A computed column's state name, whatever small shape the producer used."""
+    if isinstance(value, bool):
+        return "present" if value else "absent"
+    if isinstance(value, dict):
+        for key in ("state", "verdict", "status", "change"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+        if isinstance(value.get("present"), bool):
+            return "present" if value["present"] else "absent"
+        return "unknown"
+    return "unknown" if value is None else str(value)
+
+
+def _cell_rel(text: str) -> str:
+    """A cell folder as rows.json names it, relative to the results root."""
+    text = text.strip("/")
+    first, _, rest = text.partition("/")
+    if first in ("results", _paths.results_dir().name) and rest:
+        text = rest
+    for tail in ("/verdict.json", "/transcript.jsonl"):
+        text = text.removesuffix(tail)
+    return text
+
+
+_DETAIL_FIELDS = (
+    ("what", "What"),
+    ("where_detail", "Where it exists"),
+    ("status_detail", "Status per implementation"),
+    ("value_detail", "Value"),
+    ("effort_detail", "Effort"),
+    ("risk_detail", "Risk"),
+    ("detail", "Detail"),
+)
+
+
+def _citation(item: object) -> Citation:
+    if not isinstance(item, dict):
+        return Citation(str(item), "not-checked")
+    link = item.get("link")
+    return Citation(
+        ref=str(item.get("ref") or item.get("cite") or ""),
+        status=str(item.get("status") or "not-checked"),
+        link=link if isinstance(link, str) else None,
+        detail=str(item.get("message") or ""),
+        provenance=str(item.get("provenance") or ""),
+        open_question=bool(item.get("open_question")),
+        context=str(item.get("context") or ""),
+    )
+
+
+def _status(value: object) -> RowStatus:
+    if not isinstance(value, dict):
+        return RowStatus(_state(value))
+    per_rev = []
+    revs = value.get("revisions")
+    if isinstance(revs, dict):
+        for key, entry in revs.items():
+            if isinstance(entry, dict) and isinstance(entry.get("cell"), str):
+                per_rev.append((str(key), _cell_rel(entry["cell"]), str(entry.get("verdict"))))
+    evidence = value.get("evidence")
+    cells = [_cell_rel(str(e)) for e in evidence] if isinstance(evidence, list) else []
+    sources = value.get("sources")
+    return RowStatus(
+        state=_state(value),
+        label=str(value.get("label") or ""),
+        note=str(value.get("note") or ""),
+        reason=str(value.get("reason") or ""),
+        cells=cells or [c for _, c, _ in per_rev],
+        per_revision=per_rev,
+        sources=[_citation(s) for s in sources] if isinstance(sources, list) else [],
+        cited_state=str(value.get("cited_state") or ""),
+    )
+
+
+def _row(raw: object, area: str, index: int) -> Row:
+    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+        raise CompareError(
+            f"build/rows.json: row {index} of area {area!r} has no string id",
+            "re-create it: mcp-compare rows",
+        )
+    where_raw = raw.get("where") if isinstance(raw.get("where"), dict) else {}
+    revs = where_raw.get("revisions") if isinstance(where_raw.get("revisions"), dict) else {}
+    where = {str(k): _state(v) for k, v in revs.items()}
+    deprecated = {str(k) for k, v in revs.items() if isinstance(v, dict) and v.get("deprecated")}
+    status_raw = raw.get("status") if isinstance(raw.get("status"), dict) else {}
+    labels = raw.get("labels")
+    sources = raw.get("sources")
+    return Row(
+        id=raw["id"],
+        area=area,
+        difference=str(raw.get("difference") or ""),
+        labels=[str(x) for x in labels] if isinstance(labels, list) else [],
+        where=where,
+        deprecated=deprecated,
+        where_reason="" if where else str(where_raw.get("reason") or "not computed"),
+        status={str(k): _status(v) for k, v in status_raw.items()},
+        value=str(raw.get("value") or ""),
+        effort=str(raw.get("effort") or ""),
+        risk=str(raw.get("risk") or ""),
+        details=[(title, str(raw[key])) for key, title in _DETAIL_FIELDS if raw.get(key)],
+        sources=[_citation(s) for s in sources] if isinstance(sources, list) else [],
+    )
+
+
+def _citations(raw: object) -> dict[str, Citation]:
+    items = raw.get("citations") if isinstance(raw, dict) else None
+    if not isinstance(items, list):
+        raise CompareError(
+            "build/citations.json has no list of citations", "re-create: mcp-compare cite --check"
+        )
+    out = {}
+    for item in items:
+        cit = _citation(item)
+        out.setdefault(cit.ref, cit)
+    return out
+
+
+def _yaml_files(folder: Path) -> dict[str, dict[str, Any]]:
+    """The engine's data files (targets, scenarios) keyed by id, with their own text kept."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.version = (1, 2)
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = yaml.load(text)
+        except (OSError, UnicodeDecodeError, YAMLError) as err:
+            raise CompareError(f"{path} is not readable YAML: {err}", "fix that file") from err
+        if isinstance(data, dict):
+            out[str(data.get("id") or path.stem)] = {**data, "_file": path.name, "_text": text}
+    return out
+
+
+def model_classes(path: Path) -> dict[str, str]:
+    """The source of each roots-related class in one generated models module."""
+    try:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (OSError, UnicodeDecodeError, SyntaxError) as err:
+        raise CompareError(
+            f"{path} is not a readable Python module: {err}", "regenerate it: mcp-compare models"
+        ) from err
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and (node.name in MODEL_NAMES or "Root" in node.name):
+            out[node.name] = ast.get_source_segment(source, node) or ""
+    return out
+
+
+def load_site_data() -> SiteData:
+    """Read every input of the site; missing ones are recorded, malformed ones raise."""
+    missing: dict[str, str] = {}
+    build = _paths.build_dir()
+    revisions: list[str] = []
+    revision_status: dict[str, str] = {}
+    repository = commit = None
+    pins = _paths.schemas_dir() / "revisions.toml"
+    if pins.is_file():
+        try:
+            pin_data = tomllib.loads(pins.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+            raise CompareError(
+                f"{pins} is not readable TOML: {err}", "run mcp-compare pin"
+            ) from err
+        source = pin_data.get("source", {})
+        repository = str(source.get("repository") or "") or None
+        commit = str(source.get("commit") or "") or None
+        for name, rev in (pin_data.get("revisions") or {}).items():
+            revisions.append(str(name))
+            revision_status[str(name)] = str(rev.get("status", "")) if isinstance(rev, dict) else ""
+    else:
+        missing["schemas/revisions.toml"] = "mcp-compare pin add REV"
+
+    diff = None
+    if (build / "diff.json").is_file():
+        diff = _read_json(build / "diff.json", "mcp-compare diff")
+        if not isinstance(diff, dict):
+            raise CompareError("build/diff.json is not an object", "re-create it: mcp-compare diff")
+        if not revisions and isinstance(diff.get("revisions"), list):
+            revisions = [str(r) for r in diff["revisions"]]
+        commit = commit or diff.get("spec_commit")
+    else:
+        missing["build/diff.json"] = "mcp-compare diff"
+
+    rows: list[Row] | None = None
+    areas: list[Area] = []
+    impl_info: dict[str, dict[str, Any]] = {}
+    if (build / "rows.json").is_file():
+        raw = _read_json(build / "rows.json", "mcp-compare rows")
+        if not isinstance(raw, dict) or not isinstance(raw.get("areas"), list):
+            raise CompareError(
+                "build/rows.json has no list of areas", "re-create: mcp-compare rows"
+            )
+        rows = []
+        for area in raw["areas"]:
+            if not isinstance(area, dict):
+                continue
+            name = str(area.get("area") or "roots")
+            areas.append(Area(name, str(area.get("title") or name), str(area.get("summary") or "")))
+            items = area.get("rows") if isinstance(area.get("rows"), list) else []
+            rows += [_row(item, name, i) for i, item in enumerate(items)]
+        for impl in raw.get("implementations") or []:
+            if isinstance(impl, dict) and isinstance(impl.get("id"), str):
+                impl_info[impl["id"]] = impl
+    else:
+        missing["build/rows.json"] = "mcp-compare rows"
+
+    citations = None
+    if (build / "citations.json").is_file():
+        citations = _citations(_read_json(build / "citations.json", "mcp-compare cite --check"))
+    else:
+        missing["build/citations.json"] = "mcp-compare cite --check"
+
+    cells, problems = load_cells(_paths.results_dir())
+    if not cells:
+        missing["results/"] = "mcp-compare run"
+    for cell in cells:
+        if cell.revision not in revisions:
+            revisions.append(cell.revision)
+
+    models: dict[str, dict[str, str]] = {}
+    for rev in revisions:
+        path = _paths.schemas_dir() / "models" / f"rev_{rev.replace('-', '_')}.py"
+        if path.is_file():
+            models[rev] = model_classes(path)
+
+    return SiteData(
+        revisions=revisions,
+        revision_status=revision_status,
+        repository=repository,
+        commit=str(commit) if commit else None,
+        diff=diff,
+        rows=rows,
+        areas=areas,
+        impl_info=impl_info,
+        citations=citations,
+        cells=cells,
+        targets=_yaml_files(TARGETS_DIR),
+        scenarios=_yaml_files(SCENARIOS_DIR),
+        models=models,
+        problems=problems,
+        missing=missing,
+    )

@@ -1,0 +1,113 @@
+"""Link-producing helpers the templates call: every claim on a page points at its evidence.
+
+A status links to its cell page, a where-it-exists state to its revision page, a citation to
+the upstream file at the pinned commit and line with its verification status beside it.
+All text that came from data is escaped here; what these helpers return is trusted ``Md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compare.site._cells import Cell
+from compare.site._escape import Md, code, esc, link, slug
+from compare.site._inputs import Citation, Row, SiteData
+from compare.site._matrix import citation_status, cite_target
+from compare.site._symbols import SymbolUse
+
+
+@dataclass
+class Links:
+    """Helpers bound to one render (its data and its symbol record) and one page depth."""
+
+    data: SiteData
+    symbols: SymbolUse
+    root: str = ""  # "" for top-level pages, "../" one folder down
+
+    def at(self, root: str) -> Links:
+        """The same helpers for a page at another depth."""
+        return Links(self.data, self.symbols, root)
+
+    # pages -------------------------------------------------------------------------------
+    def cell_href(self, cell: Cell) -> str:
+        return f"{self.root}cells/{cell.slug}.md"
+
+    def cell(self, cell: Cell, text: str | None = None) -> Md:
+        """The cell's verdict (or ``text``) linking to the cell page."""
+        shown = esc(text) if text is not None else self.symbols.sym("verdict", cell.verdict)
+        return link(shown, self.cell_href(cell))
+
+    def impl(self, name: str) -> Md:
+        return link(code(name), f"{self.root}implementations/{slug(name)}.md")
+
+    def revision(self, rev: str, text: object = None) -> Md:
+        return link(esc(rev) if text is None else text, f"{self.root}revisions/{slug(rev)}.md")
+
+    def row_anchor(self, row: Row) -> str:
+        return slug(row.id)
+
+    def row(self, row: Row) -> Md:
+        return link(esc(row.id), f"{self.root}roots.md#{self.row_anchor(row)}")
+
+    # states ------------------------------------------------------------------------------
+    def sym(self, kind: str, state: str, label: str = "") -> Md:
+        return self.symbols.sym(kind, state, label)
+
+    def where(self, row: Row, rev: str) -> Md:
+        """A row's where-it-exists state at ``rev``, linking to that revision's page."""
+        state = row.where.get(rev, "unknown")
+        shown = self.sym("where", state)
+        if rev in row.deprecated:
+            shown = Md(f"{shown} {self.sym('where', 'deprecated')}")
+        return self.revision(rev, shown)
+
+    def ref(self, cite: str) -> Md:
+        """A spec reference carried by a check (``path:line``): linked, not re-verified here."""
+        where = cite_target(cite, self.data.repository, self.data.commit)
+        label = code(f"{where.file}:{where.lines}" if where.lines else where.file)
+        return link(label, where.link) if where.link else label
+
+    def cells_for(self, rels: list[str]) -> list[Cell]:
+        by_rel = {c.rel: c for c in self.data.cells}
+        return [by_rel[r] for r in rels if r in by_rel]
+
+    def status(self, row: Row, impl: str) -> Md:
+        """A row's state for one implementation, linking to its evidence.
+
+        The first evidence cell's page when the state was computed from verdicts; otherwise
+        the row's own section, where the reason, note and citations behind it are listed.
+        """
+        st = row.status.get(impl)
+        if st is None:
+            return self.sym("status", "unknown")
+        shown = self.sym("status", st.state, st.label)
+        cells = self.cells_for(st.cells)
+        if cells:
+            return link(shown, self.cell_href(cells[0]))
+        return link(shown, f"{self.root}roots.md#{self.row_anchor(row)}")
+
+    def source(self, path: object, line: object) -> Md:
+        """A schema position found by the diff stage: a link, not a claim needing a quote."""
+        where = cite_target(f"{path}:{line}", self.data.repository, self.data.commit)
+        label = code(f"{where.file}:{where.lines}")
+        return link(label, where.link) if where.link else label
+
+    # citations ---------------------------------------------------------------------------
+    def cite(self, ref: str | Citation) -> Md:
+        """``source · file:lines`` linked upstream, the quote, and the verification status."""
+        result = ref if isinstance(ref, Citation) else citation_status(self.data, ref)
+        where = cite_target(result.ref, self.data.repository, self.data.commit)
+        href = result.link or where.link
+        label = f"{where.file}:{where.lines}" if where.lines else where.file
+        parts = [esc(result.provenance or where.source), link(code(label), href) if href
+                 else code(label)]
+        if where.quote:
+            parts.append(Md(f"“{esc(where.quote)}”"))
+        parts.append(Md(f"**{self.sym('citation', result.status)}**"))
+        if result.detail and result.status not in ("verified",):
+            parts.append(Md(f"({esc(result.detail)})"))
+        if result.open_question:
+            parts.append(Md("*quoted from an open question of an SEP, not normative text*"))
+        if result.context:
+            parts.append(Md(f"context: {code(result.context)}"))
+        return Md(" · ".join(parts))

@@ -1,0 +1,241 @@
+"""The whole comparison as one JSON document (``matrix.json``), and links for citations.
+
+The same dictionary feeds the export and the "what changed" page, so what a tool downloads and
+what a reader sees cannot disagree. It holds no wall-clock time of its own: rebuilding from the
+same inputs gives the same bytes, which is what ``render --check`` and the change page rely on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from compare._errors import CompareError
+from compare.site._cells import Cell
+from compare.site._inputs import Citation, SiteData
+
+FORMAT = 1
+_REF = re.compile(
+    r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?(?:\s+[“\"'](?P<quote>.*)[”\"'])?\s*$", re.S
+)
+_PKG = re.compile(r"^(?P<reg>npm|pypi):(?P<name>@?[^@/]+(?:/[^@/]+)?)@(?P<ver>[^/]+)/(?P<file>.+)$")
+_GH = re.compile(r"^gh:(?P<repo>[^/@]+/[^/@]+)@(?P<commit>[^/]+)/(?P<file>.+)$")
+
+
+@dataclass(frozen=True)
+class CiteTarget:
+    """Where a citation points, split for display: the source, the file, the lines, a link."""
+
+    source: str  # "spec @ <commit>", "npm @scope/x@1.2.3", "gh owner/repo @ <commit>"
+    file: str
+    lines: str
+    quote: str
+    link: str | None
+
+
+def cite_target(ref: str, repository: str | None, commit: str | None) -> CiteTarget:
+    """Split a ``path:line “quote”`` / ``path:start-end`` reference and link it upstream."""
+    match = _REF.match(ref.strip())
+    if not match:
+        return CiteTarget("unparsed", ref, "", "", None)
+    path, start, end = match["path"], match["start"], match["end"]
+    lines = f"{start}-{end}" if end else start
+    anchor = f"#L{start}-L{end}" if end else f"#L{start}"
+    quote = match["quote"] or ""
+    pkg = _PKG.match(path)
+    if pkg:
+        name, ver = pkg["name"], pkg["ver"]
+        url = (
+            f"https://www.npmjs.com/package/{name}/v/{ver}"
+            if pkg["reg"] == "npm"
+            else f"https://pypi.org/project/{name}/{ver}/"
+        )
+        return CiteTarget(f"{pkg['reg']} {name}@{ver}", pkg["file"], lines, quote, url)
+    gh = _GH.match(path)
+    if gh:
+        url = f"https://github.com/{gh['repo']}/blob/{gh['commit']}/{gh['file']}{anchor}"
+        return CiteTarget(f"{gh['repo']} @ {gh['commit'][:12]}", gh["file"], lines, quote, url)
+    if repository and commit:
+        base = repository.removesuffix(".git").rstrip("/")
+        url = f"{base}/blob/{commit}/{path}{anchor}"
+        return CiteTarget(f"spec @ {commit[:12]}", path, lines, quote, url)
+    return CiteTarget("spec (not pinned)", path, lines, quote, None)
+
+
+def citation_status(data: SiteData, ref: str) -> Citation:
+    """The verifier's result for ``ref``; "not checked" when ``cite --check`` has not run."""
+    if data.citations is None:
+        return Citation(
+            ref,
+            "not-checked",
+            detail="not checked, because build/citations.json "
+            "is missing (run mcp-compare cite --check)",
+        )
+    found = data.citations.get(ref)
+    if found is None:
+        return Citation(ref, "not-checked", detail="not in build/citations.json")
+    return found
+
+
+def _template_only(data: SiteData, name: str) -> bool:
+    """The generic ``command`` target is a template for users' own clients, not a column."""
+    target = data.targets.get(name) or {}
+    return target.get("kind") == "command" and not any(c.target == name for c in data.cells)
+
+
+def implementations(data: SiteData) -> list[str]:
+    """Implementations in a stable order: targets run or runnable, then cited-only ones."""
+    seen: dict[str, None] = {}
+    for cell in sorted(data.cells, key=lambda c: c.target):
+        seen.setdefault(cell.target, None)
+    for name in sorted(data.targets):
+        seen.setdefault(name, None)
+    for name in data.impl_info:
+        seen.setdefault(name, None)
+    for row in data.rows or []:
+        for name in row.status:
+            seen.setdefault(name, None)
+    return [name for name in seen if not _template_only(data, name)]
+
+
+def row_columns(data: SiteData) -> list[str]:
+    """The implementation columns rows.json computed, in the order of ``implementations``."""
+    named = {name for row in data.rows or [] for name in row.status}
+    return [name for name in implementations(data) if name in named]
+
+
+def _cell(cell: Cell) -> dict[str, Any]:
+    return {
+        "id": cell.slug,
+        "target": cell.target,
+        "target_version": cell.version,
+        "current": cell.current,
+        "variant": cell.variant or None,
+        "scenario": cell.scenario,
+        "revision": cell.revision,
+        "verdict": cell.verdict,
+        "reason": cell.reason,
+        "checks": [{"id": c.id, "verdict": c.verdict} for c in cell.checks],
+        "folder": f"results/{cell.rel}",
+        "transcript": f"results/{cell.rel}/transcript.jsonl",
+        "page": f"cells/{cell.slug}.html",
+        "client_info": cell.data.get("client_info")
+        if isinstance(cell.data.get("client_info"), dict)
+        else None,
+        "started_at": cell.data.get("started_at")
+        if isinstance(cell.data.get("started_at"), str)
+        else None,
+    }
+
+
+def _package(target: dict[str, Any]) -> dict[str, str] | None:
+    pkg = target.get("package")
+    if isinstance(pkg, dict):
+        return {str(k): str(v) for k, v in pkg.items() if isinstance(v, str | int | float)}
+    return None
+
+
+def build_matrix(data: SiteData) -> dict[str, Any]:
+    """The export document (see ``matrix.schema.json``)."""
+    impls = []
+    for name in implementations(data):
+        versions = sorted({c.version for c in data.cells if c.target == name})
+        current = next((c.version for c in data.cells if c.target == name and c.current), None)
+        impls.append(
+            {
+                "id": name,
+                "kind": "run"
+                if versions
+                else "cited"
+                if (data.impl_info.get(name) or {}).get("kind") == "cited"
+                else "not-run",
+                "versions": versions,
+                "current_version": current,
+                "name": str((data.impl_info.get(name) or data.targets.get(name) or {}).get("name")
+                            or name),
+                "package": _package(data.targets.get(name, {})),
+            }
+        )
+    found: dict[str, Citation] = {}
+    for row in data.rows or []:
+        for cit in row.sources:
+            found.setdefault(cit.ref, cit)
+        for st in row.status.values():
+            for cit in st.sources:
+                found.setdefault(cit.ref, cit)
+    for ref, cit in (data.citations or {}).items():
+        found.setdefault(ref, cit)
+    citations = []
+    for ref, cit in found.items():
+        where = cite_target(ref, data.repository, data.commit)
+        citations.append(
+            {
+                "ref": ref,
+                "status": cit.status,
+                "detail": cit.detail or None,
+                "link": cit.link or where.link,
+                "source": cit.provenance or where.source,
+            }
+        )
+    rows = [
+        {
+            "id": row.id,
+            "difference": row.difference,
+            "labels": row.labels,
+            "where": row.where,
+            "status": {
+                impl: {"state": st.state, "note": st.note or None, "reason": st.reason or None,
+                       "cells": st.cells}
+                for impl, st in row.status.items()
+            },
+            "value": row.value or None,
+            "effort": row.effort or None,
+            "risk": row.risk or None,
+            "deprecated_in": sorted(row.deprecated),
+            "sources": [c.ref for c in row.sources],
+        }
+        for row in data.rows or []
+    ]
+    return {
+        "format": FORMAT,
+        "generated_by": "mcp-compare export",
+        "spec": {"repository": data.repository, "commit": data.commit},
+        "revisions": [
+            {"id": rev, "status": data.revision_status.get(rev) or None} for rev in data.revisions
+        ],
+        "implementations": impls,
+        "rows": rows,
+        "cells": [_cell(c) for c in sorted(data.cells, key=lambda c: c.slug)],
+        "citations": citations,
+        "missing_inputs": [{"input": k, "made_by": v} for k, v in sorted(data.missing.items())],
+        "problems": [{"where": p.where, "what": p.what} for p in data.problems],
+    }
+
+
+def matrix_schema() -> dict[str, Any]:
+    """The published JSON Schema of ``matrix.json``."""
+    text = resources.files("compare.site").joinpath("matrix.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def validate_matrix(matrix: dict[str, Any]) -> None:
+    """Refuse to write an export that does not match its own published schema."""
+    try:
+        jsonschema.validate(matrix, matrix_schema(), cls=jsonschema.Draft202012Validator)
+    except jsonschema.ValidationError as err:
+        loc = "/".join(str(p) for p in err.absolute_path)
+        raise CompareError(
+            f"matrix.json would not match matrix.schema.json at /{loc}: {err.message}",
+            "an input file has an unexpected shape; re-run the stage that writes it",
+        ) from err
+
+
+def dumps(matrix: dict[str, Any]) -> str:
+    """The exact bytes written for a matrix (sorted, indented, UTF-8)."""
+    return json.dumps(matrix, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
