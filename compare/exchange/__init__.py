@@ -1,1 +1,45 @@
-"""Pipeline stage `exchange` (pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `exchange`: drive real MCP clients against a scripted peer and judge the wire.
+
+Public names (``load_targets``, ``load_scenarios``, ``load_cells``, ``run_cells`` and the
+types they return) are imported lazily: ``python -m compare.exchange.peer`` imports this
+package first, and the peer must start as fast as a bare interpreter.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from compare.exchange._cells import Cell, CellResult, load_cells, plan_cells
+    from compare.exchange._harness import RunSettings, run_cell, run_cells
+    from compare.exchange._run import run, select, summary
+    from compare.exchange._scenarios import Scenario, load_scenarios
+    from compare.exchange._targets import Target, command_target, load_targets
+
+_WHERE = {
+    "Cell": "_cells",
+    "CellResult": "_cells",
+    "load_cells": "_cells",
+    "plan_cells": "_cells",
+    "RunSettings": "_harness",
+    "run_cell": "_harness",
+    "run_cells": "_harness",
+    "run": "_run",
+    "select": "_run",
+    "summary": "_run",
+    "Scenario": "_scenarios",
+    "load_scenarios": "_scenarios",
+    "Target": "_targets",
+    "command_target": "_targets",
+    "load_targets": "_targets",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        import importlib
+
+        return getattr(importlib.import_module(f"compare.exchange.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,9 +1,99 @@
-"""Commands of this stage, mounted on the root app by ``compare.cli``."""
+"""Commands of the exchange stage: ``mcp-compare run`` and ``mcp-compare peer``.
+
+Thin on purpose: parse, call :func:`compare.exchange._run.run`, print. ``peer`` imports only
+the stdlib peer module, since it sits on the critical path of every cell.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import typer
+
+RUN_HELP = "Drive MCP clients against the scripted peer; write transcripts and verdicts."
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to ``app`` (filled in by the stage's own work)."""
+    """Add ``run`` and ``peer`` to ``app``."""
+
+    @app.command("run", help=RUN_HELP)
+    def run_command(
+        target: list[str] = typer.Option(None, "--target", "-t", help="Target id (repeatable)."),
+        revision: list[str] = typer.Option(None, "--revision", "-r", help="Spec revision."),
+        scenario: list[str] = typer.Option(None, "--scenario", "-s", help="Scenario id."),
+        variant: str = typer.Option(None, "--variant", help="Only this variant (e.g. roots)."),
+        jobs: int = typer.Option(1, "--jobs", "-j", help="Cells run at once."),
+        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+        force: bool = typer.Option(False, "--force", help="Re-run cells even when cached."),
+        rejudge: bool = typer.Option(False, "--rejudge", help="Re-judge stored transcripts."),
+        command: str = typer.Option(None, "--command", help="Client command for --target command."),
+        results: Path = typer.Option(None, "--results", help="Results folder (default: results/)."),
+    ) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        from compare.exchange._run import run, select, summary
+
+        cells, commit, revisions = select(target, scenario, revision, variant, command)
+        console = Console(stderr=as_json)
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=console,
+            transient=as_json,
+            disable=as_json,
+        ) as progress:
+            task = progress.add_task("cells", total=len(cells))
+
+            def advance(cell: Any, verdict: dict[str, Any]) -> None:
+                progress.update(task, advance=1, description=f"{cell.label}: {verdict['verdict']}")
+
+            verdicts = run(
+                cells,
+                commit,
+                revisions,
+                results=results,
+                jobs=jobs,
+                force=force,
+                rejudge=rejudge,
+                on_done=advance,
+            )
+        data = summary(verdicts)
+        if as_json:
+            typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            _print_table(console, data)
+
+    @app.command("peer", help="The scripted MCP server a client launches (used by run).")
+    def peer_command(
+        plan: Path = typer.Option(..., "--plan", help="plan.json written by the harness."),
+    ) -> None:
+        from compare.exchange import peer
+
+        raise typer.Exit(peer.main(["--plan", str(plan)]))
+
+
+def _print_table(console: Any, data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from compare.exchange._run import SYMBOLS
+
+    table = Table(title="mcp-compare run", show_lines=False)
+    for name in ("target", "variant", "scenario"):
+        table.add_column(name)
+    for rev in data["revisions"]:
+        table.add_column(rev, justify="center")
+    for row in data["rows"]:
+        table.add_row(
+            f"{row['target']} {row['version']}",
+            row["variant"],
+            row["scenario"],
+            *[SYMBOLS.get(row["verdicts"].get(r, ""), "") for r in data["revisions"]],
+        )
+    console.print(table)
+    legend = "  ".join(f"{sym} {name}" for name, sym in SYMBOLS.items())
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(data["counts"].items()))
+    console.print(f"{legend}\n{counts}")

@@ -250,7 +250,9 @@ class Peer:
             result = {
                 "protocolVersion": self.plan["answer_revision"],
                 "capabilities": self.plan.get("capabilities", {"tools": {}}),
-                "serverInfo": self.plan.get("server_info", {"name": "mcp-compare-peer", "version": "0"}),
+                "serverInfo": self.plan.get(
+                    "server_info", {"name": "mcp-compare-peer", "version": "0"}
+                ),
             }
         elif method == "server/discover":
             if not self.modern:
@@ -268,7 +270,11 @@ class Peer:
         elif method == "tools/call":
             result = self.tools_call(n, params, modern_request)
         elif method in ("resources/list", "prompts/list", "resources/templates/list"):
-            key = method.split("/")[0] if method != "resources/templates/list" else "resourceTemplates"
+            key = (
+                method.split("/")[0]
+                if method != "resources/templates/list"
+                else "resourceTemplates"
+            )
             result = {key: []}
         if result is None:
             self.send(_error(rid, -32601, "Method not found"))
@@ -390,7 +396,9 @@ def run(plan: dict[str, Any]) -> int:
         int(plan.get("max_lines", 20000)),
         int(plan.get("max_line_bytes", 1 << 20)),
     )
-    tx.note(event="start", pid=os.getpid(), scenario=plan.get("scenario"), revision=plan["revision"])
+    tx.note(
+        event="start", pid=os.getpid(), scenario=plan.get("scenario"), revision=plan["revision"]
+    )
     peer = Peer(plan, sys.stdout.buffer, tx)
     done_lock = threading.Lock()
     done_written: list[bool] = [False]
@@ -443,6 +451,11 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as err:
         sys.stderr.write(f"peer: cannot read plan {args[1]}: {err}\n")
         return 2
+    # File names in the plan are relative to the plan's own folder, so a cell folder can be
+    # moved (the harness runs in a staging folder and swaps it into place) without rewriting.
+    base = os.path.dirname(os.path.abspath(args[1]))
+    for key in ("transcript", "done"):
+        plan[key] = os.path.join(base, plan.get(key, key + (".jsonl" if key == "transcript" else ".json")))
     return run(plan)
 
 

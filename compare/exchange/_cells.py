@@ -1,0 +1,132 @@
+"""Cells: target × variant × scenario × revision, where each one's results live, and reading
+them back for the later stages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compare.exchange._scenarios import Scenario
+from compare.exchange._targets import COMMAND_SLOT, Target
+
+#: Bumped when the harness or judge changes what a verdict means; invalidates cached cells.
+HARNESS_VERSION = "1"
+DEFAULT_VARIANT = "default"
+
+
+@dataclass(frozen=True)
+class Cell:
+    target: Target
+    variant: str
+    scenario: Scenario
+    revision: str
+
+    @property
+    def label(self) -> str:
+        variant = "" if self.variant == DEFAULT_VARIANT else f"~{self.variant}"
+        return f"{self.target.id}{variant} {self.scenario.id} {self.revision}"
+
+    def folder(self, results: Path) -> Path:
+        leaf = self.revision if self.variant == DEFAULT_VARIANT else f"{self.revision}~{self.variant}"
+        return results / self.target.id / self.target.version / self.scenario.id / leaf
+
+    def key(self, spec_commit: str) -> str:
+        """What produced this cell: a changed input means the cached verdict is stale."""
+        material = {
+            "spec_commit": spec_commit,
+            "scenario": self.scenario.file_hash,
+            "target": self.target.entry_hash,
+            "harness": HARNESS_VERSION,
+            "revision": self.revision,
+            "variant": self.variant,
+        }
+        return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+    def not_run_reason(self) -> str | None:
+        """Why this cell cannot be played, phrased "not run, because …"; None when it can."""
+        t, s = self.target, self.scenario
+        if t.kind == "cited":
+            return "not run, because this implementation is cited, not run (no runnable package)"
+        if not s.plays(self.revision):
+            until = s.revisions.get("until") or "the latest"
+            return (
+                f"not run, because {s.id} applies to revisions {s.revisions['from']} … {until}"
+            )
+        if "can_change_roots" in s.requires and not t.can_change_roots:
+            return f"not run, because {t.name} cannot add a root while connected"
+        if s.id in t.not_run:
+            reason = " ".join(t.not_run[s.id].split())
+            return reason if reason.startswith("not run") else f"not run, because {reason}"
+        return None
+
+
+def plan_cells(
+    targets: list[Target],
+    scenarios: list[Scenario],
+    revisions: list[str],
+    variant: str | None = None,
+) -> list[Cell]:
+    """Every cell of the selection; a scenario limited to some variants skips the others.
+
+    A target without variants plays every scenario once (variant ``default``).
+    """
+    cells: list[Cell] = []
+    for target in targets:
+        if target.kind == "command" and target.argv == [COMMAND_SLOT]:
+            continue  # the generic template needs --command
+        for name in target.variant_names():
+            if variant is not None and name != variant and name != DEFAULT_VARIANT:
+                continue
+            for scenario in scenarios:
+                if target.variants and scenario.variants and name not in scenario.variants:
+                    continue
+                for revision in revisions:
+                    cells.append(Cell(target, name, scenario, revision))
+    return cells
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One ``verdict.json`` as read back; ``current`` marks the newest version of its target."""
+
+    path: Path
+    verdict: dict[str, Any]
+    current: bool
+
+    @property
+    def target(self) -> str:
+        return str(self.verdict.get("target"))
+
+    @property
+    def version(self) -> str:
+        return str(self.verdict.get("target_version"))
+
+
+def _version_key(version: str) -> tuple[tuple[int, str], ...]:
+    return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.+-]", version))
+
+
+def load_cells(results: Path) -> list[CellResult]:
+    """Every readable ``verdict.json`` under ``results``; damaged ones are skipped, not raised."""
+    found: list[tuple[Path, dict[str, Any]]] = []
+    for path in sorted(results.glob("*/*/*/*/verdict.json")):
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, dict) and value.get("format") == 1:
+            found.append((path, value))
+    newest: dict[str, str] = {}
+    for _, v in found:
+        target, version = str(v.get("target")), str(v.get("target_version"))
+        if target not in newest or _version_key(version) > _version_key(newest[target]):
+            newest[target] = version
+    return [
+        CellResult(p, v, newest.get(str(v.get("target"))) == str(v.get("target_version")))
+        for p, v in found
+    ]

@@ -1,0 +1,356 @@
+"""The harness: run each cell's client against the peer, then judge and write ``verdict.json``.
+
+Each cell runs in a staging folder beside its final place and is swapped in at the end, so a
+crash, a kill or a misbehaving client can cost at most that cell's new result — never an
+earlier result, and never another cell's. Any exception inside a cell becomes that cell's
+``error`` verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from compare import _atomic
+from compare._paths import tools_dir
+from compare.exchange._cells import Cell
+from compare.exchange._judge import judge_checks, overall, read_done
+from compare.exchange._proc import MARKER_ENV, Ended, run_process
+from compare.exchange._targets import Expansion, Target
+
+HERE = Path(__file__).resolve().parent
+PEER_FILE = HERE / "peer.py"
+HOSTS_DIR = HERE / "hosts"
+#: The workspace folder's name: a space, a '#' and a non-ASCII letter, each a classic URI trap.
+WORKSPACE_NAME = "web #staging é"
+PEER_LINGER_S = 0.5
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every cell of one run shares."""
+
+    results: Path
+    spec_commit: str
+    known_revisions: list[str]
+    force: bool = False
+    rejudge: bool = False
+    tools: Path | None = None
+
+
+def peer_argv(plan_path: Path) -> list[str]:
+    """How a client starts the peer: this interpreter, isolated and without site, by file."""
+    return [sys.executable, "-I", "-S", str(PEER_FILE), "--plan", str(plan_path)]
+
+
+def _iso_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _base_verdict(cell: Cell, key: str) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "target": cell.target.id,
+        "target_name": cell.target.name,
+        "target_version": cell.target.version,
+        "variant": cell.variant,
+        "scenario": cell.scenario.id,
+        "revision": cell.revision,
+        "key": key,
+        "checks": [],
+        "client_info": None,
+        "client_protocol_version": None,
+        "client_capabilities": None,
+        "negotiated_revision": None,
+        "started_at": _iso_now(),
+        "duration_s": 0.0,
+        "process": None,
+        "files": {
+            "transcript": "transcript.jsonl",
+            "stdout": "client.stdout",
+            "stderr": "client.stderr",
+        },
+    }
+
+
+def _env(target: Target, exp: Expansion, token: str, tmp: Path, tools: Path) -> dict[str, str]:
+    """A clean environment: fresh HOME, XDG and TMPDIR, a short PATH, no inherited secrets."""
+    home = exp.home
+    node = shutil.which("node")
+    path = [str(tools / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
+    if node:
+        path.append(str(Path(node).resolve().parent))
+    path += ["/usr/local/bin", "/usr/bin", "/bin"]
+    env = {
+        "HOME": str(home),
+        "USER": os.environ.get("USER", "mcpc"),
+        "LOGNAME": os.environ.get("LOGNAME", "mcpc"),
+        "PATH": os.pathsep.join(dict.fromkeys(path)),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "TMPDIR": str(tmp / "tmp"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_RUNTIME_DIR": str(tmp / "run"),
+        MARKER_ENV: token,
+    }
+    for key, value in target.env.items():
+        env[key] = exp.text(value)
+    return env
+
+
+def _write_files(target: Target, exp: Expansion) -> None:
+    for spec in target.files:
+        path = Path(exp.text(spec["path"]))
+        content = exp.value(spec["content"])
+        if spec["format"] == "json":
+            _atomic.write_json(path, content)
+        elif spec["format"] == "toml":
+            _atomic.write_text(path, tomli_w.dumps(content))
+        else:
+            _atomic.write_text(path, str(content))
+
+
+def _plan(cell: Cell, workspace: Path, control: Path) -> dict[str, Any]:
+    scenario = cell.scenario.raw
+    modern = cell.revision in ("2026-07-28", "draft")
+    answer = scenario.get("answer_revision", cell.revision) if modern else cell.revision
+    step_max = sum(float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps)
+    plan: dict[str, Any] = {
+        "format": 1,
+        "scenario": cell.scenario.id,
+        "revision": cell.revision,
+        "answer_revision": answer,
+        "target": cell.target.id,
+        "variant": cell.variant,
+        "workspace": str(workspace),
+        "control": str(control),
+        "transcript": "transcript.jsonl",
+        "done": "done.json",
+        "server_info": {"name": "mcp-compare-peer", "version": HARNESS_PEER_VERSION},
+        "capabilities": {"tools": {}},
+        "tools": [
+            {
+                "name": "probe",
+                "description": "Answers ok; exists so hosts have a tool to call.",
+                "inputSchema": {"type": "object", "properties": {}},
+            }
+        ],
+        "steps": cell.scenario.steps,
+        "linger_s": float(scenario.get("linger_s", PEER_LINGER_S)),
+        "max_line_bytes": 1 << 20,
+        "max_lines": 20000,
+        "hard_deadline_s": min(cell.target.timeout_s, step_max + 30) + 5,
+    }
+    if scenario.get("mrtr"):
+        plan["mrtr"] = {
+            "key": scenario["mrtr"]["key"],
+            # Opaque to the client; '+', '/' and '=' catch clients that re-encode it.
+            "request_state": "mcpc1." + secrets.token_urlsafe(12) + "+/=",
+        }
+    return plan
+
+
+HARNESS_PEER_VERSION = "0.1.0"
+
+
+def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any]:
+    """Play one cell into ``stage``; returns the process facts for the verdict."""
+    target = cell.target
+    token = "mcpc-" + secrets.token_hex(8)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{token}-"))
+    try:
+        home, workspace, control = tmp / "home", tmp / WORKSPACE_NAME, tmp / "control"
+        for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
+            folder.mkdir(parents=True)
+        plan_path = stage / "plan.json"
+        _atomic.write_json(plan_path, _plan(cell, workspace, control))
+        tools = settings.tools or tools_dir()
+        exp = Expansion(
+            server_argv=peer_argv(plan_path),
+            workspace=workspace,
+            home=home,
+            tools=tools,
+            hosts=HOSTS_DIR,
+            control=control,
+            cell=stage,
+            variant_args=list(target.variants.get(cell.variant, [])),
+        )
+        env = _env(target, exp, token, tmp, tools)
+        _write_files(target, exp)
+        markers = [token, str(plan_path)]
+        process: dict[str, Any] = {"timeout_s": target.timeout_s}
+        for index, template in enumerate(target.setup):
+            ended = run_process(
+                exp.argv(template),
+                cwd=workspace,
+                env=env,
+                stdout=stage / f"setup-{index}.stdout",
+                stderr=stage / f"setup-{index}.stderr",
+                timeout_s=target.timeout_s,
+                markers=markers,
+                should_end=lambda: False,
+                ends_self=True,
+            )
+            if ended.exit_code != 0:
+                process["setup_failed"] = (
+                    f"setup command {index} ended with {ended.exit_code} ({ended.ended_by}); "
+                    f"see setup-{index}.stderr"
+                )
+                return process
+        done = stage / "done.json"
+        ended = run_process(
+            exp.argv(target.argv),
+            cwd=workspace,
+            env=env,
+            stdout=stage / "client.stdout",
+            stderr=stage / "client.stderr",
+            timeout_s=target.timeout_s,
+            markers=markers,
+            should_end=done.exists,
+            ends_self=target.ends == "self",
+        )
+        process.update(_process_facts(ended))
+        return process
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _process_facts(ended: Ended) -> dict[str, Any]:
+    return {
+        "exit_code": ended.exit_code,
+        "ended_by": ended.ended_by,
+        "sigkill": ended.sigkill,
+        "leftover_killed": ended.leftover_killed,
+        "client_s": round(ended.duration_s, 3),
+    }
+
+
+def _judge_into(cell: Cell, folder: Path, verdict: dict[str, Any], settings: RunSettings) -> None:
+    plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
+    checks, facts = judge_checks(cell.scenario, folder, plan, settings.known_revisions)
+    verdict["checks"] = checks
+    verdict.update({k: v for k, v in facts.items() if k != "wire_lines"})
+    verdict["peer_done"] = read_done(folder)
+    process = verdict.get("process") or {}
+    verdict["verdict"], verdict["reason"] = overall(checks, process)
+
+
+def _swap_in(stage: Path, final: Path) -> None:
+    """Put the staged cell where the old one was; the old one is removed only afterwards."""
+    old = final.with_name(final.name + f".old-{secrets.token_hex(4)}")
+    if final.exists():
+        final.rename(old)
+    stage.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
+    """Run (or reuse, or re-judge) one cell and return its verdict; never raises for the cell."""
+    final = cell.folder(settings.results)
+    key = cell.key(settings.spec_commit)
+    existing = _read_verdict(final)
+    if settings.rejudge:
+        return _rejudge(cell, final, key, existing, settings)
+    if existing and existing.get("key") == key and not settings.force:
+        existing["cached"] = True
+        return existing
+    verdict = _base_verdict(cell, key)
+    reason = cell.not_run_reason()
+    if reason:
+        verdict.update(verdict="not-run", reason=reason)
+        _atomic.write_json(final / "verdict.json", verdict)
+        return verdict
+    final.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.stage-", dir=final.parent))
+    started = time.monotonic()
+    try:
+        verdict["process"] = _run_client(cell, stage, settings)
+        verdict["duration_s"] = round(time.monotonic() - started, 3)
+        _judge_into(cell, stage, verdict, settings)
+    except Exception as err:  # one cell's crash is that cell's verdict, not the run's
+        verdict.update(
+            verdict="error",
+            reason=f"harness error in this cell: {type(err).__name__}: {err}",
+            duration_s=round(time.monotonic() - started, 3),
+        )
+    try:
+        _atomic.write_json(stage / "verdict.json", verdict)
+        _swap_in(stage, final)
+    except OSError as err:
+        verdict.update(verdict="error", reason=f"could not store the cell: {err}")
+        shutil.rmtree(stage, ignore_errors=True)
+    return verdict
+
+
+def _read_verdict(folder: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _rejudge(
+    cell: Cell, final: Path, key: str, existing: dict[str, Any] | None, settings: RunSettings
+) -> dict[str, Any]:
+    if not (final / "transcript.jsonl").is_file() or not (final / "plan.json").is_file():
+        if existing:
+            existing["cached"] = True
+            return existing
+        verdict = _base_verdict(cell, key)
+        verdict.update(verdict="not-run", reason="not run, because --rejudge found no transcript")
+        return verdict
+    verdict = _base_verdict(cell, key)
+    if existing:
+        for name in ("started_at", "duration_s", "process"):
+            verdict[name] = existing.get(name)
+    try:
+        _judge_into(cell, final, verdict, settings)
+    except Exception as err:
+        verdict.update(verdict="error", reason=f"re-judging failed: {type(err).__name__}: {err}")
+    verdict["rejudged_at"] = _iso_now()
+    _atomic.write_json(final / "verdict.json", verdict)
+    return verdict
+
+
+def run_cells(
+    cells: list[Cell],
+    settings: RunSettings,
+    *,
+    jobs: int = 1,
+    on_done: Callable[[Cell, dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run every cell (``jobs`` at a time); returns the verdicts in the order of ``cells``."""
+    results: list[dict[str, Any] | None] = [None] * len(cells)
+
+    def one(index: int) -> None:
+        verdict = run_cell(cells[index], settings)
+        results[index] = verdict
+        if on_done is not None:
+            on_done(cells[index], verdict)
+
+    if jobs <= 1:
+        for i in range(len(cells)):
+            one(i)
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(one, range(len(cells))))
+    return [r for r in results if r is not None]

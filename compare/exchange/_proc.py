@@ -1,0 +1,171 @@
+"""Running one client process so that nothing outlives its cell.
+
+The client starts in a new session (its own process group). Ending it means signalling the
+whole group; and because a client may start its server in yet another session, processes are
+also found by a marker: the cell's unique token in their environment or command line.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+MARKER_ENV = "MCP_COMPARE_CELL"
+
+
+def _stat_pgid(pid: int) -> int | None:
+    try:
+        data = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    # The command name may hold spaces or ')'; fields resume after the last ')'.
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        if fields[0] == b"Z":
+            return None  # a zombie has already exited; only its parent can reap it
+        return int(fields[2])
+    except (IndexError, ValueError):
+        return None
+
+
+def _has_marker(pid: int, marks: list[bytes]) -> bool:
+    for name in ("environ", "cmdline"):
+        try:
+            data = Path(f"/proc/{pid}/{name}").read_bytes()
+        except OSError:
+            continue
+        if any(mark in data for mark in marks):
+            return True
+    return False
+
+
+def cell_processes(pgid: int, markers: list[str]) -> list[int]:
+    """Live processes of the group ``pgid`` or carrying one of ``markers``, never this one."""
+    me = os.getpid()
+    mark = [m.encode() for m in markers if m]
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        if pid == me:
+            continue
+        pg = _stat_pgid(pid)
+        if pg is None:
+            continue
+        if pg == pgid or _has_marker(pid, mark):
+            found.append(pid)
+    return found
+
+
+def _kill(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+@dataclass
+class Ended:
+    exit_code: int | None
+    ended_by: str  # self | harness | timeout
+    sigkill: bool
+    leftover_killed: int
+    duration_s: float
+
+
+def run_process(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdout: Path,
+    stderr: Path,
+    timeout_s: float,
+    markers: list[str],
+    should_end: Callable[[], bool],
+    ends_self: bool,
+    grace_s: float = 2.0,
+    drain_s: float = 3.0,
+) -> Ended:
+    """Run ``argv`` until it exits, ``should_end()`` says so, or ``timeout_s`` passes.
+
+    ``should_end`` is polled (the peer's done.json). A self-ending client gets ``drain_s`` more
+    to exit on its own once the peer is done; a harness-ended one is sent SIGTERM at once,
+    then SIGKILL after ``grace_s``. Whatever remains of the group afterwards is killed and
+    counted.
+    """
+    start = time.monotonic()
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+        except OSError as error:
+            err.write(f"mcp-compare: cannot start {argv[0]!r}: {error}\n".encode())
+            return Ended(None, "self", False, 0, time.monotonic() - start)
+    pgid = proc.pid
+    deadline = start + timeout_s
+    ended_by = "self"
+    done_at: float | None = None
+    sigkill = False
+    while proc.poll() is None:
+        now = time.monotonic()
+        if now >= deadline:
+            ended_by = "timeout"
+            _killpg(pgid, signal.SIGKILL)
+            sigkill = True
+            break
+        if done_at is None and should_end():
+            done_at = now
+        if done_at is not None and (not ends_self or now - done_at > drain_s):
+            ended_by = "harness"
+            sigkill = _terminate(proc, pgid, grace_s)
+            break
+        time.sleep(0.02)
+    try:
+        exit_code = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be refused
+        exit_code = None
+    # Let the rest of the group (the peer, lingering briefly) finish by itself first.
+    settle = time.monotonic() + 1.5
+    while cell_processes(pgid, markers) and time.monotonic() < settle:
+        time.sleep(0.05)
+    leftovers = cell_processes(pgid, markers)
+    if leftovers:
+        _kill(leftovers, signal.SIGKILL)
+        for _ in range(100):
+            if not cell_processes(pgid, markers):
+                break
+            time.sleep(0.02)
+    return Ended(exit_code, ended_by, sigkill, len(leftovers), time.monotonic() - start)
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _terminate(proc: subprocess.Popen[bytes], pgid: int, grace_s: float) -> bool:
+    """SIGTERM the group, SIGKILL it after ``grace_s``; True when SIGKILL was needed."""
+    _killpg(pgid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+        return False
+    except subprocess.TimeoutExpired:
+        _killpg(pgid, signal.SIGKILL)
+        return True

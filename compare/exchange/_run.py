@@ -1,0 +1,124 @@
+"""The stage function behind ``mcp-compare run``: choose the cells, run them, summarise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from compare._errors import CompareError
+from compare._paths import results_dir
+from compare.exchange._cells import Cell, plan_cells
+from compare.exchange._harness import RunSettings, run_cells
+from compare.exchange._scenarios import load_scenarios
+from compare.exchange._targets import COMMAND_SLOT, Target, command_target, load_targets
+
+
+def _pick(kind: str, wanted: list[str], known: dict[str, Any]) -> list[Any]:
+    missing = [w for w in wanted if w not in known]
+    if missing:
+        raise CompareError(
+            f"unknown {kind}: {', '.join(missing)}",
+            f"known {kind}s: {', '.join(sorted(known))}",
+        )
+    return [known[w] for w in wanted]
+
+
+def select(
+    targets: list[str] | None = None,
+    scenarios: list[str] | None = None,
+    revisions: list[str] | None = None,
+    variant: str | None = None,
+    command: str | None = None,
+    *,
+    targets_dir: Path | None = None,
+    scenarios_dir: Path | None = None,
+) -> tuple[list[Cell], str, list[str]]:
+    """The cells of a selection, plus the spec commit and the known revisions (from the pins)."""
+    from compare.pin import load_pins
+
+    pins = load_pins()
+    known_revisions = list(pins.revision_names)
+    all_targets: dict[str, Target] = {t.id: t for t in load_targets(targets_dir)}
+    if command is not None:
+        all_targets["command"] = command_target(command)
+    if targets:
+        chosen = _pick("target", targets, all_targets)
+        for t in chosen:
+            if t.kind == "command" and t.argv == [COMMAND_SLOT]:
+                raise CompareError(
+                    "the command target needs --command",
+                    "e.g. mcp-compare run --target command --command 'my-client --server {server}'",
+                )
+    else:
+        chosen = list(all_targets.values())
+    all_scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
+    chosen_s = _pick("scenario", scenarios, all_scenarios) if scenarios else list(all_scenarios.values())
+    revs = revisions or known_revisions
+    _pick("revision", revs, {r: r for r in known_revisions})
+    return plan_cells(chosen, chosen_s, revs, variant), pins.commit, known_revisions
+
+
+def run(
+    cells: list[Cell],
+    spec_commit: str,
+    known_revisions: list[str],
+    *,
+    results: Path | None = None,
+    jobs: int = 1,
+    force: bool = False,
+    rejudge: bool = False,
+    tools: Path | None = None,
+    on_done: Callable[[Cell, dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run ``cells`` into ``results`` (default: the project's results folder)."""
+    if jobs < 1:
+        raise CompareError(f"--jobs must be at least 1, not {jobs}", None)
+    settings = RunSettings(
+        results=results or results_dir(),
+        spec_commit=spec_commit,
+        known_revisions=known_revisions,
+        force=force,
+        rejudge=rejudge,
+        tools=tools,
+    )
+    return run_cells(cells, settings, jobs=jobs, on_done=on_done)
+
+
+SYMBOLS = {
+    "pass": "✓",
+    "non-strict": "≈",
+    "fail": "✗",
+    "informational": "i",
+    "not-run": "·",
+    "error": "!",
+}
+
+
+def summary(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts and one row per target/variant/scenario with a verdict per revision."""
+    counts: dict[str, int] = {}
+    rows: dict[tuple[str, str, str, str], dict[str, str]] = {}
+    revisions: list[str] = []
+    for v in verdicts:
+        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
+        row = (v["target"], v["target_version"], v["variant"], v["scenario"])
+        rows.setdefault(row, {})[v["revision"]] = v["verdict"]
+        if v["revision"] not in revisions:
+            revisions.append(v["revision"])
+    return {
+        "counts": counts,
+        "revisions": sorted(revisions),
+        "rows": [
+            {"target": t, "version": ver, "variant": var, "scenario": s, "verdicts": cells}
+            for (t, ver, var, s), cells in rows.items()
+        ],
+        "cells": [
+            {
+                k: v.get(k)
+                for k in ("target", "target_version", "variant", "scenario", "revision", "verdict", "reason")
+            }
+            | {"cached": bool(v.get("cached"))}
+            for v in verdicts
+        ],
+    }
