@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -36,6 +37,9 @@ def register(app: typer.Typer) -> None:
         fix: bool = typer.Option(False, "--fix", help="Rewrite the line numbers of moved ones."),
         allow_moved: bool = typer.Option(False, "--allow-moved", help="Moved only warns."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+        area: list[Path] = typer.Option(  # noqa: B008 - typer's way to declare the option
+            [], "--area", help="Check these area files instead of compare/rows/areas/*.yaml."
+        ),
     ) -> None:
         """Show a cited place (lines, pin, upstream link) or check all citations.
 
@@ -56,13 +60,14 @@ def register(app: typer.Typer) -> None:
             raise CompareError("nothing to do", "give a REF, or --check, or --fix")
         from compare.cite import check_all, fix_moved
 
-        report = check_all()
+        files = list(area) or None
+        report = check_all(files)
         if fix:
             fixes = fix_moved(report)
             for f in fixes:
                 console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)", highlight=False)
             if fixes:
-                report = check_all()
+                report = check_all(files)
         if as_json:
             typer.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -34,6 +35,9 @@ def register(app: typer.Typer) -> None:
     def rows_command(
         lint: bool = typer.Option(False, "--lint", help="Lint only (schema + semantic lints)."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+        area: list[Path] = typer.Option(  # noqa: B008 - typer's way to declare the option
+            [], "--area", help="Use these area files instead of compare/rows/areas/*.yaml."
+        ),
     ) -> None:
         """Validate and lint compare/rows/areas/*.yaml, compute where/status, write rows.json.
 
@@ -43,7 +47,7 @@ def register(app: typer.Typer) -> None:
 
         console = Console(stderr=as_json)
         if lint:
-            issues = lint_all()
+            issues = lint_all(list(area) or None)
             if as_json:
                 typer.echo(json.dumps([i.as_dict() for i in issues], indent=2, ensure_ascii=False))
             else:
@@ -52,7 +56,7 @@ def register(app: typer.Typer) -> None:
                     console.print("[green]✓[/] area files are clean")
             _exit(1 if issues else 0)
             return
-        document = write_rows()
+        document = write_rows(list(area) or None)
         if as_json:
             typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
         else:

@@ -1,0 +1,120 @@
+"""A minimal valid area file and the names it refers to, for lint and compute tests."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from compare.rows import Known
+
+GOOD_CITE = (
+    "docs/specification/2025-11-25/client/roots.mdx:47 “servers send a `roots/list` request”"
+)
+
+ROW: dict[str, Any] = {
+    "id": "ROOT-01",
+    "difference": "one line",
+    "labels": ["roots/list"],
+    "where": {"items": ["ListRootsRequest"]},
+    "status": {"query": {"scenario": "roots-list", "check": "answered"}},
+    "value": "high",
+    "effort": "low",
+    "risk": "medium",
+    "what": "w",
+    "where_detail": "w",
+    "status_detail": "s",
+    "value_detail": "v",
+    "effort_detail": "e",
+    "risk_detail": "r",
+    "detail": "d",
+    "sources": [GOOD_CITE],
+}
+
+AREA: dict[str, Any] = {
+    "area": "roots",
+    "title": "Roots",
+    "summary": "s",
+    "id_prefix": "ROOT",
+    "implementations": [{"id": "mcpx", "name": "mcpx", "why_not_run": "no package"}],
+    "rows": [ROW],
+}
+
+REVS = ["2024-11-05", "2025-11-25", "2026-07-28"]
+
+
+def diff() -> dict[str, Any]:
+    return {
+        "spec_commit": "b0f60ba5409db7a6582440a7b473cc0398890f15",
+        "revisions": REVS,
+        "items": {
+            "ListRootsRequest": {
+                "kind": "definition",
+                "revisions": {
+                    r: {"present": True, "source": f"schema/{r}/schema.json", "line": 10}
+                    for r in REVS
+                },
+            },
+            "RootsListChangedNotification": {
+                "kind": "definition",
+                "revisions": {
+                    "2024-11-05": {"present": True},
+                    "2025-11-25": {"present": True},
+                    "2026-07-28": {"present": False},
+                },
+            },
+        },
+        "changes": [
+            {
+                "item": "ListRootsRequest",
+                "revision": "2026-07-28",
+                "change": "changed",
+                "detail": "id and jsonrpc no longer required",
+            },
+            {
+                "item": "RootsListChangedNotification",
+                "revision": "2026-07-28",
+                "change": "removed",
+                "detail": "gone",
+            },
+        ],
+        "deprecation": {
+            "2026-07-28": {
+                "deprecated": True,
+                "source": "docs/x.mdx",
+                "line": 8,
+                "quote": "deprecated",
+            }
+        },
+    }
+
+
+def known() -> Known:
+    return Known(
+        targets={
+            "ts-sdk": {"id": "ts-sdk", "name": "TypeScript SDK"},
+            "codex": {"id": "codex", "name": "Codex"},
+        },
+        scenarios={"roots-list": {"answered", "root-uri-encoding"}},
+        diff=diff(),
+    )
+
+
+def area(**changes: Any) -> dict[str, Any]:
+    """A deep copy of AREA with top-level changes applied."""
+    out = copy.deepcopy(AREA)
+    out.update(changes)
+    return out
+
+
+def row(**changes: Any) -> dict[str, Any]:
+    out = copy.deepcopy(ROW)
+    out.update(changes)
+    return out
+
+
+def write(path: Path, data: dict[str, Any]) -> Path:
+    """JSON is YAML 1.2, so the file goes through the real YAML loader."""
+    path.write_text("%YAML 1.2\n---\n" + json.dumps(data, ensure_ascii=False, indent=1))
+    return path

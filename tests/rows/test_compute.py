@@ -1,0 +1,188 @@
+"""Computed columns: where from a diff.json, status from a results tree in the CONTRACTS format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from compare._paths import PROJECT_ROOT
+from compare.rows import compute
+
+from ._area import REVS, area, diff, known, row, write
+
+
+def cell(
+    results: Path,
+    target: str,
+    version: str,
+    revision: str,
+    checks: list[tuple[str, str]],
+    verdict: str | None = None,
+    scenario: str = "roots-list",
+    variant: str | None = "roots",
+    reason: str = "judged",
+) -> Path:
+    folder = results / target / version / scenario / (revision + (f"~{variant}" if variant else ""))
+    folder.mkdir(parents=True)
+    worst = verdict or ("fail" if any(v == "fail" for _, v in checks) else "pass")
+    data: dict[str, Any] = {
+        "format": 1,
+        "target": target,
+        "target_version": version,
+        "variant": variant,
+        "scenario": scenario,
+        "revision": revision,
+        "key": "0" * 64,
+        "verdict": worst,
+        "reason": reason,
+        "checks": [
+            {
+                "id": cid,
+                "verdict": v,
+                "expected": "e",
+                "observed": f"saw {v}",
+                "reason": "r",
+                "evidence": [3],
+                "refs": [],
+            }
+            for cid, v in checks
+        ],
+    }
+    (folder / "verdict.json").write_text(json.dumps(data))
+    return folder
+
+
+def run(tmp_path: Path, results: Path, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    path = write(tmp_path / "roots.yaml", data or area())
+    return compute([path], known(), results)
+
+
+def status_of(doc: dict[str, Any], target: str) -> dict[str, Any]:
+    column: dict[str, Any] = doc["areas"][0]["rows"][0]["status"][target]
+    return column
+
+
+def test_no_cell_is_not_run_with_a_reason_never_a_pass(isolated: Path, tmp_path: Path) -> None:
+    doc = run(tmp_path, isolated / "results")
+    column = status_of(doc, "ts-sdk")
+    assert column["state"] == "not-run"
+    assert column["reason"].startswith("not run, because")
+
+
+def test_pass_at_every_revision_is_supported_with_cell_paths(
+    isolated: Path, tmp_path: Path
+) -> None:
+    results = isolated / "results"
+    for rev in REVS[:2]:
+        cell(results, "ts-sdk", "1.32.2", rev, [("answered", "pass")])
+    column = status_of(run(tmp_path, results), "ts-sdk")
+    assert column["state"] == "supported" and column["version"] == "1.32.2"
+    assert set(column["revisions"]) == set(REVS[:2])
+    assert all(p.startswith("results/ts-sdk/1.32.2/roots-list/") for p in column["evidence"])
+
+
+def test_only_the_newest_version_counts(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    cell(results, "ts-sdk", "1.9.0", "2025-11-25", [("answered", "fail")])
+    cell(results, "ts-sdk", "1.10.0", "2025-11-25", [("answered", "pass")])
+    column = status_of(run(tmp_path, results), "ts-sdk")
+    assert (column["version"], column["state"]) == ("1.10.0", "supported")
+
+
+def test_mixed_verdicts_are_partial_and_need_a_note(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    cell(results, "codex", "0.171.0", "2024-11-05", [("answered", "pass")])
+    cell(results, "codex", "0.171.0", "2025-11-25", [("answered", "fail")])
+    doc = run(tmp_path, results)
+    assert status_of(doc, "codex")["state"] == "partial"
+    assert any("partial and has no note" in i["message"] for i in doc["issues"])
+    noted = row(
+        status={
+            "query": {"scenario": "roots-list", "check": "answered"},
+            "notes": {"codex": "fails only at 2025-11-25"},
+        }
+    )
+    doc = run(tmp_path, results, area(rows=[noted]))
+    assert status_of(doc, "codex")["note"] == "fails only at 2025-11-25"
+    assert not any("partial" in i["message"] for i in doc["issues"])
+
+
+def test_fail_everywhere_is_not_supported_and_informational_is_observed(
+    isolated: Path, tmp_path: Path
+) -> None:
+    results = isolated / "results"
+    cell(results, "codex", "0.171.0", "2025-11-25", [("answered", "fail")])
+    cell(results, "ts-sdk", "1.32.2", "2025-11-25", [("answered", "informational")])
+    doc = run(tmp_path, results)
+    assert status_of(doc, "codex")["state"] == "not-supported"
+    observed = status_of(doc, "ts-sdk")
+    assert observed["state"] == "observed"
+    assert observed["revisions"]["2025-11-25"]["observed"] == "saw informational"
+
+
+def test_not_run_cells_carry_their_reason(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    cell(
+        results,
+        "codex",
+        "0.171.0",
+        "2025-11-25",
+        [],
+        verdict="not-run",
+        reason="not run, because the CLI cannot add a root",
+    )
+    column = status_of(run(tmp_path, results), "codex")
+    assert column["state"] == "not-run"
+    assert "cannot add a root" in column["reason"]
+
+
+def test_malformed_verdict_is_recorded_and_skipped(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    bad = results / "ts-sdk" / "1.32.2" / "roots-list" / "2025-11-25"
+    bad.mkdir(parents=True)
+    (bad / "verdict.json").write_text('{"format": 1, "verdict": "great"')
+    doc = run(tmp_path, results)
+    assert len(doc["broken_cells"]) == 1
+    assert status_of(doc, "ts-sdk")["state"] == "not-run"
+
+
+def test_where_per_revision_comes_from_the_diff(isolated: Path, tmp_path: Path) -> None:
+    two = row(where={"items": ["RootsListChangedNotification"], "deprecation": True})
+    doc = run(tmp_path, isolated / "results", area(rows=[two]))
+    where = doc["areas"][0]["rows"][0]["where"]
+    assert where["computed"]
+    states = {rev: c["state"] for rev, c in where["revisions"].items()}
+    assert states == {"2024-11-05": "present", "2025-11-25": "present", "2026-07-28": "removed"}
+    assert where["revisions"]["2026-07-28"]["deprecated"] is True
+
+
+def test_cited_columns_are_marked_cited_not_run(isolated: Path, tmp_path: Path) -> None:
+    from ._area import GOOD_CITE
+
+    cited = {"mcpx": {"state": "supported", "note": "n", "sources": [GOOD_CITE]}}
+    r = row(status={"query": {"scenario": "roots-list", "check": "answered"}, "cited": cited})
+    column = status_of(run(tmp_path, isolated / "results", area(rows=[r])), "mcpx")
+    assert column["state"] == "cited" and column["label"] == "cited, not run"
+    assert column["reason"].startswith("not run, because no package")
+    assert column["sources"][0]["status"] == "verified"
+
+
+def test_rows_cli_writes_rows_json_and_exits_1_on_lint_issues(isolated: Path) -> None:
+    (isolated / "build" / "diff.json").write_text(json.dumps(diff()))
+    done = subprocess.run(
+        [sys.executable, "-m", "compare", "rows", "--json"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    data = json.loads((isolated / "build" / "rows.json").read_text())
+    assert json.loads(done.stdout) == data
+    ids = [r["id"] for r in data["areas"][0]["rows"]]
+    assert ids == sorted(ids) and len(ids) >= 8
+    # The crafted diff lacks most real items: each becomes an issue with a tip, and exit 1.
+    assert done.returncode == 1
+    assert any("is not in the diff" in i["message"] for i in data["issues"])
