@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from compare.rows._load import Issue
 
@@ -18,6 +18,22 @@ def _print_issues(console: Console, issues: list[Issue]) -> None:
         where = escape(f"{issue.file} {issue.where}: {issue.message}")
         console.print(f"[red]✗[/] {where}", highlight=False)
         console.print(f"   [yellow]fix:[/] {escape(issue.tip)}", highlight=False)
+
+
+def _print_rows(console: Console, document: dict[str, Any]) -> None:
+    for block in document["areas"]:
+        console.print(f"[bold]{escape(block['title'])}[/] ({escape(block['file'])})")
+        for row in block["rows"]:
+            console.print(f"[bold]{row['id']}[/] {escape(row['difference'])}", highlight=False)
+            where = row["where"]
+            if where.get("computed"):
+                cells = [f"{rev} {c['state']}" for rev, c in where["revisions"].items()]
+                console.print("   where:  " + " · ".join(cells), highlight=False)
+            else:
+                console.print(f"   where:  {escape(where.get('reason', ''))}", highlight=False)
+            states = [f"{t} {c['label']}" for t, c in row["status"].items()]
+            console.print("   status: " + escape(" · ".join(states)), highlight=False)
+    console.print("wrote build/rows.json", highlight=False)
 
 
 def _exit(code: int) -> None:
@@ -60,20 +76,6 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
         else:
-            table = Table(title="rows (build/rows.json)")
-            table.add_column("id")
-            table.add_column("difference")
-            table.add_column("where (per revision)")
-            table.add_column("status (per implementation)")
-            for area in document["areas"]:
-                for row in area["rows"]:
-                    where = row["where"]
-                    if where.get("computed"):
-                        w = " ".join(f"{r[2:]}:{c['state']}" for r, c in where["revisions"].items())
-                    else:
-                        w = where.get("reason", "")
-                    s = " ".join(f"{t}:{c['state']}" for t, c in row["status"].items())
-                    table.add_row(row["id"], row["difference"], w, s)
-            console.print(table)
+            _print_rows(console, document)
             _print_issues(console, [Issue(**i) for i in document["issues"]])
         _exit(1 if document["issues"] else 0)
