@@ -64,21 +64,29 @@ def _where(row: dict[str, Any], diff: dict[str, Any] | None, reason: str | None)
                 states[item] = {"state": "unknown", "reason": "item not in the diff"}
                 continue
             present = bool(entry and entry.get("present"))
-            change = [c for c in changes if c.get("item") == item and c.get("revision") == rev]
+            own = [c for c in changes if c.get("item") == item and c.get("revision") == rev]
+            below = [
+                c
+                for c in changes
+                if str(c.get("item", "")).startswith(f"{item}.") and c.get("revision") == rev
+            ]
+            kinds = {str(c.get("change")) for c in own}
             state = "present" if present else "absent"
-            if change:
-                state = str(change[0].get("change") or "changed")
+            if "added" in kinds and present:
+                state = "added"
+            elif "removed" in kinds and not present:
+                state = "removed"
+            elif present and (own or below):
+                state = "changed"  # an attribute of the item, or a field below it, changed
             states[item] = {
                 "state": state,
                 "present": present,
-                "changes": [str(c.get("detail") or c.get("change")) for c in change],
+                "changes": [str(c.get("detail") or c.get("change")) for c in own + below],
                 "source": entry.get("source") if entry else None,
                 "line": entry.get("line") if entry else None,
             }
         known = [s for s in states.values() if "present" in s]
-        summary = "present" if any(s["present"] for s in known) else "absent"
-        if any(s["changes"] for s in known):
-            summary = "changed" if summary == "present" else "removed"
+        summary = _summary([str(s["state"]) for s in known])
         cell: dict[str, Any] = {"state": summary, "items": states}
         dep = deprecation.get(rev) if isinstance(deprecation, dict) else None
         if spec.get("deprecation") and isinstance(dep, dict):
@@ -86,6 +94,18 @@ def _where(row: dict[str, Any], diff: dict[str, Any] | None, reason: str | None)
             cell["deprecation_source"] = {k: dep.get(k) for k in ("source", "line", "quote")}
         per_rev[rev] = cell
     return {"items": items, "computed": True, "revisions": per_rev}
+
+
+def _summary(states: list[str]) -> str:
+    """One word per revision for a row's items: absent, removed, added, changed or present."""
+    present = [s for s in states if s not in {"absent", "removed"}]
+    if not present:
+        return "removed" if "removed" in states else "absent"
+    if all(s == "added" for s in present):
+        return "added"
+    if any(s in {"added", "removed", "changed"} for s in states):
+        return "changed"
+    return "present"
 
 
 @dataclass

@@ -27,7 +27,10 @@ def _print_rows(console: Console, document: dict[str, Any]) -> None:
             console.print(f"[bold]{row['id']}[/] {escape(row['difference'])}", highlight=False)
             where = row["where"]
             if where.get("computed"):
-                cells = [f"{rev} {c['state']}" for rev, c in where["revisions"].items()]
+                cells = [
+                    f"{rev} {c['state']}" + (" (deprecated)" if c.get("deprecated") else "")
+                    for rev, c in where["revisions"].items()
+                ]
                 console.print("   where:  " + " · ".join(cells), highlight=False)
             else:
                 console.print(f"   where:  {escape(where.get('reason', ''))}", highlight=False)
