@@ -1,1 +1,10 @@
-"""Pipeline stage `diff` (pin → models → diff → exchange → rows → cite → site)."""
+"""Pipeline stage `diff`: where each roots-related schema item exists, per revision.
+
+:func:`build_diff` derives everything from the pinned schemas and roots pages;
+:func:`write_diff` stores it as ``build/diff.json`` (format in CONTRACTS.md §3).
+"""
+
+from compare.diff._build import FORMAT, build_diff
+from compare.diff._write import diff_path, write_diff
+
+__all__ = ["FORMAT", "build_diff", "diff_path", "write_diff"]

@@ -1,9 +1,71 @@
-"""Commands of this stage, mounted on the root app by ``compare.cli``."""
+"""``mcp-compare diff [--json] [--quiet]``."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+_MARK = {"added": "+", "removed": "−"}
+
+
+def _cell(record: dict[str, Any], changes: list[str]) -> str:
+    if not record.get("present"):
+        text = "—"
+    else:
+        text = "✓"
+        if record.get("required"):
+            text += " req"
+    if changes:
+        marks = "".join(sorted({_MARK.get(c, "~") for c in changes}))
+        return f"[yellow]{marks} {text}[/]"
+    return text
+
+
+def _table(diff: dict[str, Any]) -> Table:
+    revisions: list[str] = diff["revisions"]
+    table = Table(title=f"roots schema items @ {diff['spec_commit'][:12]}", show_lines=False)
+    table.add_column("item", no_wrap=True)
+    for rev in revisions:
+        table.add_column(rev, no_wrap=True)
+    by_cell: dict[tuple[str, str], list[str]] = {}
+    for change in diff["changes"]:
+        by_cell.setdefault((change["item"], change["revision"]), []).append(change["change"])
+    for name, item in diff["items"].items():
+        label = name if item["kind"] == "definition" else f"  {name}"
+        cells = [_cell(item["revisions"][r], by_cell.get((name, r), [])) for r in revisions]
+        table.add_row(f"[bold]{label}[/]" if item["kind"] == "definition" else label, *cells)
+    marks = []
+    for rev in revisions:
+        dep = diff["deprecation"][rev]
+        marks.append(f"[red]deprecated :{dep['line']}[/]" if dep["deprecated"] else "—")
+    table.add_row("[italic]roots page: deprecation[/]", *marks)
+    return table
 
 
 def register(app: typer.Typer) -> None:
-    """Add this stage's commands to ``app`` (filled in by the stage's own work)."""
+    """Mount ``diff`` on ``app``."""
+
+    @app.command("diff")
+    def diff(
+        as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
+        quiet: bool = typer.Option(False, "--quiet", help="Print only where it was written."),
+    ) -> None:
+        """Where each roots-related definition and field exists, per revision (build/diff.json)."""
+        from compare.diff import build_diff, write_diff
+
+        result = build_diff()
+        path = write_diff(result)
+        if as_json:
+            typer.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
+            return
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=160)
+        if not quiet:
+            console.print(_table(result))
+            console.print("+ added  − removed  ~ changed (required, type, ref, items, const)")
+        console.print(f"{len(result['items'])} items, {len(result['changes'])} changes → {path}")

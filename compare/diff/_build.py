@@ -1,0 +1,147 @@
+"""Assemble ``build/diff.json``: per revision, where each roots item exists and what changed.
+
+Everything is read from the pinned files: the schemas give the items and their records, the
+roots pages give the deprecation marker. Nothing about any revision is typed here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from typing import Any
+
+from compare._errors import CompareError
+from compare.diff._items import COMPARED, Record, describe, fields
+from compare.diff._lines import key_lines
+from compare.diff._select import definitions, select
+from compare.pin import load_pins, pinned_text
+from compare.pin._pins import Revision
+
+FORMAT = 1
+_DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
+_REVISION_NAME = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _schema(rev: Revision) -> tuple[str, dict[str, Any], dict[tuple[str, ...], int]]:
+    text = pinned_text(rev.schema)
+    try:
+        schema = json.loads(text)
+        lines = key_lines(text)
+    except (json.JSONDecodeError, ValueError) as err:
+        raise CompareError(f"{rev.schema} is not valid JSON: {err}") from None
+    if not isinstance(schema, dict):
+        raise CompareError(f"{rev.schema} is not a JSON object")
+    return text, schema, lines
+
+
+def _revision_items(
+    rev: Revision, area: set[str], partial: dict[str, str]
+) -> tuple[dict[str, Record], dict[str, str]]:
+    """Records of every area item that exists in ``rev`` (absent ones are simply missing)."""
+    _, schema, lines = _schema(rev)
+    key, defs = definitions(schema)
+    roles = select(schema).roles
+    out: dict[str, Record] = {}
+    kinds: dict[str, str] = {}
+    for name in sorted(area | set(partial)):
+        body = defs.get(name)
+        if not isinstance(body, dict):
+            continue
+        where = {"source": rev.schema, "line": lines.get((key, name))}
+        out[name] = {"present": True, "required": None, **describe(body, defs), **where}
+        out[name]["role"] = roles.get(name)
+        kinds[name] = "definition"
+        only = partial.get(name) if name not in area else None
+        for item, (path, record) in fields(name, body, defs, (key, name), only).items():
+            out[item] = {"present": True, **record, "source": rev.schema, "line": lines.get(path)}
+            kinds[item] = "field"
+    return out, kinds
+
+
+def _changes(item: str, revisions: list[str], per_rev: dict[str, Record]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for before, after in itertools.pairwise(revisions):
+        old, new = per_rev[before], per_rev[after]
+        if not old["present"] and new["present"]:
+            out.append({"item": item, "revision": after, "change": "added",
+                        "detail": f"{item} appears in {after}"})  # fmt: skip
+            continue
+        if old["present"] and not new["present"]:
+            out.append({"item": item, "revision": after, "change": "removed",
+                        "detail": f"{item} is gone in {after} (present in {before})"})  # fmt: skip
+            continue
+        if not new["present"]:
+            continue
+        for attr in COMPARED:
+            if old.get(attr) == new.get(attr):
+                continue
+            change = attr
+            if attr == "required":
+                change = "required" if new[attr] else "optional"
+            detail = f"{attr}: {old.get(attr)} → {new.get(attr)} (from {before} to {after})"
+            out.append({"item": item, "revision": after, "change": change, "detail": detail})
+    return out
+
+
+def _deprecation(rev: Revision) -> dict[str, Any]:
+    """The first line of the roots page that calls the feature deprecated, quoted."""
+    text = pinned_text(rev.roots_page)
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if _DEPRECATED.search(line):
+            window = " ".join(lines[number - 1 : number + 1])
+            since = _REVISION_NAME.search(window)
+            return {
+                "deprecated": True,
+                "source": rev.roots_page,
+                "line": number,
+                "quote": line.strip(),
+                "since": since.group(0) if since else None,
+            }
+    return {
+        "deprecated": False,
+        "source": rev.roots_page,
+        "line": None,
+        "quote": None,
+        "since": None,
+    }
+
+
+def build_diff() -> dict[str, Any]:
+    """The whole diff, as the JSON document ``build/diff.json`` holds (CONTRACTS.md §3)."""
+    pins = load_pins()
+    revisions = pins.revision_names
+    area: set[str] = set()
+    partial: dict[str, str] = {}
+    for rev in pins.revisions:
+        _, schema, _ = _schema(rev)
+        selection = select(schema)
+        area |= selection.full
+        partial.update(selection.partial)
+    for name in area:
+        partial.pop(name, None)
+
+    present: dict[str, dict[str, Record]] = {}
+    kinds: dict[str, str] = {}
+    for rev in pins.revisions:
+        records, rev_kinds = _revision_items(rev, area, partial)
+        present[rev.name] = records
+        kinds.update(rev_kinds)
+
+    items: dict[str, Any] = {}
+    changes: list[dict[str, Any]] = []
+    for item in sorted(kinds):
+        per_rev = {r: present[r].get(item, {"present": False}) for r in revisions}
+        items[item] = {"kind": kinds[item], "revisions": per_rev}
+        changes += _changes(item, revisions, per_rev)
+    changes.sort(key=lambda c: (revisions.index(c["revision"]), c["item"], c["change"]))
+    return {
+        "format": FORMAT,
+        "area": "roots",
+        "spec_commit": pins.commit,
+        "revisions": revisions,
+        "items": items,
+        "changes": changes,
+        "deprecation": {rev.name: _deprecation(rev) for rev in pins.revisions},
+    }
