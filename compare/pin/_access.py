@@ -11,12 +11,12 @@ from pathlib import Path
 
 from compare._errors import CompareError
 from compare.pin._fetch import sha256_file, spec_cache
-from compare.pin._pins import Pins, parse_pins, pins_file
+from compare.pin._pins import Pins, load_pins, pins_file
 
 
 @lru_cache(maxsize=8)
 def _pins_at(origin: Path, _mtime_ns: int, _size: int) -> Pins:
-    return parse_pins(origin.read_text(encoding="utf-8"), origin)
+    return load_pins()
 
 
 def current_pins() -> Pins:
@@ -24,9 +24,7 @@ def current_pins() -> Pins:
     origin = pins_file()
     try:
         stat = origin.stat()
-    except FileNotFoundError:
-        from compare.pin._pins import load_pins
-
+    except OSError:
         return load_pins()  # raises the friendly "not found" error
     return _pins_at(origin, stat.st_mtime_ns, stat.st_size)
 
