@@ -34,7 +34,23 @@ _WHERE = {
     "load_targets": "_targets",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "Cell",
+    "CellResult",
+    "RunSettings",
+    "Scenario",
+    "Target",
+    "command_target",
+    "load_cells",
+    "load_scenarios",
+    "load_targets",
+    "plan_cells",
+    "run",
+    "run_cell",
+    "run_cells",
+    "select",
+    "summary",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -16,6 +16,13 @@ from compare.exchange._targets import COMMAND_SLOT, Target
 
 #: Bumped when the harness or judge changes what a verdict means; invalidates cached cells.
 HARNESS_VERSION = "1"
+_PEER_SOURCE = Path(__file__).resolve().parent / "peer.py"
+
+
+def harness_version() -> str:
+    """The version plus the peer's source hash: a changed peer plays differently."""
+    peer = hashlib.sha256(_PEER_SOURCE.read_bytes()).hexdigest()[:16]
+    return f"{HARNESS_VERSION}+peer.{peer}"
 DEFAULT_VARIANT = "default"
 
 
@@ -32,7 +39,9 @@ class Cell:
         return f"{self.target.id}{variant} {self.scenario.id} {self.revision}"
 
     def folder(self, results: Path) -> Path:
-        leaf = self.revision if self.variant == DEFAULT_VARIANT else f"{self.revision}~{self.variant}"
+        leaf = (
+            self.revision if self.variant == DEFAULT_VARIANT else f"{self.revision}~{self.variant}"
+        )
         return results / self.target.id / self.target.version / self.scenario.id / leaf
 
     def key(self, spec_commit: str) -> str:
@@ -41,7 +50,7 @@ class Cell:
             "spec_commit": spec_commit,
             "scenario": self.scenario.file_hash,
             "target": self.target.entry_hash,
-            "harness": HARNESS_VERSION,
+            "harness": harness_version(),
             "revision": self.revision,
             "variant": self.variant,
         }
@@ -54,9 +63,7 @@ class Cell:
             return "not run, because this implementation is cited, not run (no runnable package)"
         if not s.plays(self.revision):
             until = s.revisions.get("until") or "the latest"
-            return (
-                f"not run, because {s.id} applies to revisions {s.revisions['from']} … {until}"
-            )
+            return f"not run, because {s.id} applies to revisions {s.revisions['from']} … {until}"
         if "can_change_roots" in s.requires and not t.can_change_roots:
             return f"not run, because {t.name} cannot add a root while connected"
         if s.id in t.not_run:

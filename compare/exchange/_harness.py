@@ -132,7 +132,9 @@ def _plan(cell: Cell, workspace: Path, control: Path) -> dict[str, Any]:
     scenario = cell.scenario.raw
     modern = cell.revision in ("2026-07-28", "draft")
     answer = scenario.get("answer_revision", cell.revision) if modern else cell.revision
-    step_max = sum(float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps)
+    step_max = sum(
+        float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps
+    )
     plan: dict[str, Any] = {
         "format": 1,
         "scenario": cell.scenario.id,
@@ -196,7 +198,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         env = _env(target, exp, token, tmp, tools)
         _write_files(target, exp)
         markers = [token, str(plan_path)]
-        process: dict[str, Any] = {"timeout_s": target.timeout_s}
+        process: dict[str, Any] = {"timeout_s": target.timeout_s, "ends": target.ends}
         for index, template in enumerate(target.setup):
             ended = run_process(
                 exp.argv(template),
@@ -245,11 +247,13 @@ def _process_facts(ended: Ended) -> dict[str, Any]:
 
 def _judge_into(cell: Cell, folder: Path, verdict: dict[str, Any], settings: RunSettings) -> None:
     plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
-    checks, facts = judge_checks(cell.scenario, folder, plan, settings.known_revisions)
+    process = verdict.get("process") or {}
+    checks, facts = judge_checks(
+        cell.scenario, folder, plan, settings.known_revisions, process or None
+    )
     verdict["checks"] = checks
     verdict.update({k: v for k, v in facts.items() if k != "wire_lines"})
     verdict["peer_done"] = read_done(folder)
-    process = verdict.get("process") or {}
     verdict["verdict"], verdict["reason"] = overall(checks, process)
 
 

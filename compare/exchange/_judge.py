@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compare.exchange._rules import RULES, Context
-from compare.exchange._scenarios import Scenario, in_window
+from compare.exchange._scenarios import Scenario, common_checks, in_window
 from compare.exchange._transcript import read_transcript
 from compare.exchange._validate import NotJudged
 
@@ -27,14 +27,18 @@ def worst(verdicts: list[str]) -> str:
 
 
 def judge_checks(
-    scenario: Scenario, cell: Path, plan: dict[str, Any], known_revisions: list[str]
+    scenario: Scenario,
+    cell: Path,
+    plan: dict[str, Any],
+    known_revisions: list[str],
+    process: dict[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Evaluate every check of ``scenario`` on the cell's transcript; also return client facts."""
+    """Evaluate every check of ``scenario`` (then the common wire checks) on the transcript."""
     tx = read_transcript(cell / "transcript.jsonl")
     revision = str(plan["revision"])
-    ctx = Context(tx=tx, plan=plan, revision=revision, known_revisions=known_revisions)
+    ctx = Context(tx, plan, revision, known_revisions, process)
     checks: list[dict[str, Any]] = []
-    for check in scenario.checks:
+    for check in [*scenario.checks, *common_checks()]:
         if check.revisions and not in_window(revision, check.revisions):
             continue
         entry: dict[str, Any] = {
@@ -48,11 +52,12 @@ def judge_checks(
         except NotJudged as err:
             entry.update(verdict="error", outcome=None, observed="", reason=str(err), evidence=[])
         except Exception as err:  # a rule bug must not lose the cell; it is reported as such
+            failure = f"{type(err).__name__}: {err}"
             entry.update(
                 verdict="error",
                 outcome=None,
                 observed="",
-                reason=f"not run, because the rule {check.rule} failed: {type(err).__name__}: {err}",
+                reason=f"not run, because the rule {check.rule} failed: {failure}",
                 evidence=[],
             )
         else:

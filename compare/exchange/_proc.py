@@ -7,6 +7,7 @@ also found by a marker: the cell's unique token in their environment or command 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -65,10 +66,8 @@ def cell_processes(pgid: int, markers: list[str]) -> list[int]:
 
 def _kill(pids: list[int], sig: int) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 @dataclass
@@ -154,10 +153,8 @@ def run_process(
 
 
 def _killpg(pgid: int, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _terminate(proc: subprocess.Popen[bytes], pgid: int, grace_s: float) -> bool:

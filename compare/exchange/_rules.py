@@ -31,6 +31,7 @@ class Context:
     plan: dict[str, Any]
     revision: str
     known_revisions: list[str]
+    process: dict[str, Any] | None = None
 
     @property
     def workspace(self) -> str:
@@ -38,7 +39,9 @@ class Context:
 
     @property
     def initialize(self) -> Line | None:
-        return next((x for x in self.tx.incoming() if x.is_request and x.method == "initialize"), None)
+        return next(
+            (x for x in self.tx.incoming() if x.is_request and x.method == "initialize"), None
+        )
 
     @property
     def init_params(self) -> dict[str, Any]:
@@ -123,7 +126,9 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(name: str, outcomes: tuple[str, ...], labels: tuple[str, ...] = ()) -> Callable[[RuleFn], RuleFn]:
+def rule(
+    name: str, outcomes: tuple[str, ...], labels: tuple[str, ...] = ()
+) -> Callable[[RuleFn], RuleFn]:
     def register(fn: RuleFn) -> RuleFn:
         RULES[name] = Rule(name, outcomes, labels, fn)
         return fn
@@ -248,9 +253,21 @@ def _workspace_root(ctx: Context) -> Outcome:
     return Outcome("absent", why, _ev(line))
 
 
-@rule("root-uri-encoding", (*RIGHT_PLACE, *RIGHT_PATH_BAD_FORM, "hash-unencoded", "query",
-                            "host-authority", "relative", "not-file", "wrong-path", "no-result"),
-      ("roots",))
+@rule(
+    "root-uri-encoding",
+    (
+        *RIGHT_PLACE,
+        *RIGHT_PATH_BAD_FORM,
+        "hash-unencoded",
+        "query",
+        "host-authority",
+        "relative",
+        "not-file",
+        "wrong-path",
+        "no-result",
+    ),
+    ("roots",),
+)
 def _root_uri_encoding(ctx: Context) -> Outcome:
     result, line = _roots_result(ctx, "roots")
     roots = _roots(result)
@@ -274,8 +291,16 @@ def _root_name(ctx: Context) -> Outcome:
 
 @rule(
     "undeclared-answer",
-    ("method-not-found", "invalid-request", "other-error", "empty-list", "roots-returned",
-     "silence", "not-asked", "declared"),
+    (
+        "method-not-found",
+        "invalid-request",
+        "other-error",
+        "empty-list",
+        "roots-returned",
+        "silence",
+        "not-asked",
+        "declared",
+    ),
     ("roots",),
 )
 def _undeclared_answer(ctx: Context) -> Outcome:
@@ -290,7 +315,11 @@ def _undeclared_answer(ctx: Context) -> Outcome:
         code = error.get("code") if isinstance(error, dict) else None
         name = {-32601: "method-not-found", -32600: "invalid-request"}.get(code, "other-error")  # type: ignore[arg-type]
         return Outcome(name, observed, _ev(line))
-    roots = line.obj.get("result", {}).get("roots") if isinstance(line.obj.get("result"), dict) else None
+    roots = (
+        line.obj.get("result", {}).get("roots")
+        if isinstance(line.obj.get("result"), dict)
+        else None
+    )
     return Outcome("empty-list" if roots == [] else "roots-returned", observed, _ev(line))
 
 
@@ -337,7 +366,11 @@ def _list_changed(ctx: Context) -> Outcome:
     signal = ctx.tx.steps.get("signal")
     after = signal.start_n if signal else 10**12
     note = next(
-        (x for x in ctx.tx.incoming() if x.n > after and x.method == "notifications/roots/list_changed"),
+        (
+            x
+            for x in ctx.tx.incoming()
+            if x.n > after and x.method == "notifications/roots/list_changed"
+        ),
         None,
     )
     declared = roots.get("listChanged") is True
@@ -400,7 +433,9 @@ def _speaks_modern(ctx: Context) -> Outcome:
         return Outcome("modern", f"{modern[0].method} carried 2026-07-28 _meta", _ev(modern[0]))
     init = ctx.initialize
     asked = ctx.init_params.get("protocolVersion")
-    return Outcome("legacy", f"initialize with {asked!r}" if init else "no modern request", _ev(init))
+    return Outcome(
+        "legacy", f"initialize with {asked!r}" if init else "no modern request", _ev(init)
+    )
 
 
 @rule("mrtr-retried", ("retried", "retried-without-input", "no-retry", "no-call", "legacy"))
@@ -416,7 +451,9 @@ def _mrtr_retried(ctx: Context) -> Outcome:
     responses = retry.params.get("inputResponses")
     if isinstance(responses, dict) and key in responses:
         return Outcome("retried", f"inputResponses has {key!r}", _ev(first, retry))
-    return Outcome("retried-without-input", f"inputResponses = {responses!r}"[:300], _ev(first, retry))
+    return Outcome(
+        "retried-without-input", f"inputResponses = {responses!r}"[:300], _ev(first, retry)
+    )
 
 
 def _retry_or(ctx: Context) -> tuple[Outcome | None, Line | None, Line | None]:
@@ -448,7 +485,9 @@ def _mrtr_new_id(ctx: Context) -> Outcome:
         return early or Outcome("no-retry", "no retry")
     a = first.obj.get("id") if first else None
     b = retry.obj.get("id")
-    return Outcome("reused" if a == b else "new", f"first id {a!r}, retry id {b!r}", _ev(first, retry))
+    return Outcome(
+        "reused" if a == b else "new", f"first id {a!r}, retry id {b!r}", _ev(first, retry)
+    )
 
 
 @rule("mrtr-retry-valid", ("valid", "invalid", "no-retry", "legacy"))
@@ -479,3 +518,68 @@ def _mrtr_roots(ctx: Context) -> Outcome:
     if root is None or outcome not in (*RIGHT_PLACE, *RIGHT_PATH_BAD_FORM, "hash-unencoded"):
         return Outcome("absent", why, _ev(retry))
     return Outcome("encoded" if outcome == "encoded" else "misencoded", why, _ev(retry))
+
+
+# -- the wire itself (checks every scenario gets) ---------------------------------------------
+@rule("wire-json", ("clean", "blank-lines", "invalid-json", "oversized"))
+def _wire_json(ctx: Context) -> Outcome:
+    bad = [x for x in ctx.tx.incoming() if x.parse_error]
+    big = [x for x in bad if x.truncated]
+    if big:
+        return Outcome("oversized", f"{len(big)} line(s) over the cap", _ev(*big[:5]))
+    broken = [x for x in bad if x.parse_error != "blank line"]
+    if broken:
+        first = broken[0]
+        shown = (first.raw or "<not UTF-8>")[:80]
+        return Outcome("invalid-json", f"{len(broken)} line(s), first {shown!r}", _ev(*broken[:5]))
+    if bad:
+        return Outcome("blank-lines", f"{len(bad)} blank line(s)", _ev(*bad[:5]))
+    return Outcome("clean", f"{len(ctx.tx.incoming())} line(s) parsed")
+
+
+@rule("wire-ids", ("matched", "unknown-id"))
+def _wire_ids(ctx: Context) -> Outcome:
+    ours = [x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request]
+    strays = [
+        x
+        for x in ctx.tx.incoming()
+        if x.is_response
+        and x.obj.get("id") is not None
+        and not any(type(i) is type(x.obj.get("id")) and i == x.obj.get("id") for i in ours)
+    ]
+    if strays:
+        return Outcome(
+            "unknown-id", f"id {strays[0].obj.get('id')!r} was never sent", _ev(*strays[:5])
+        )
+    return Outcome("matched", f"{len(ours)} request(s) of the peer")
+
+
+@rule("wire-volume", ("normal", "flood"))
+def _wire_volume(ctx: Context) -> Outcome:
+    for n, note in ctx.tx.notes:
+        if note.get("event") == "lines-not-stored":
+            return Outcome("flood", f"{note.get('count')} line(s) beyond the cap", [n])
+    return Outcome("normal", f"{len(ctx.tx.lines)} line(s)")
+
+
+@rule(
+    "client-exit",
+    ("clean", "lingered", "crashed", "ignored-sigterm", "leftovers", "timeout", "not-recorded"),
+)
+def _client_exit(ctx: Context) -> Outcome:
+    p = ctx.process
+    if not p or "ended_by" not in p:
+        return Outcome("not-recorded", "no process facts")
+    said = f"ended_by={p.get('ended_by')}, exit={p.get('exit_code')}"
+    if p.get("ended_by") == "timeout":
+        return Outcome("timeout", said)
+    if p.get("sigkill"):
+        return Outcome("ignored-sigterm", said)
+    if p.get("leftover_killed"):
+        return Outcome("leftovers", f"{said}, {p['leftover_killed']} leftover(s)")
+    peer_done = any(note.get("event") == "done" for _, note in ctx.tx.notes)
+    if p.get("ended_by") == "self" and p.get("exit_code") not in (0, None) and not peer_done:
+        return Outcome("crashed", said)
+    if p.get("ended_by") == "harness" and p.get("ends") == "self":
+        return Outcome("lingered", said)
+    return Outcome("clean", said)

@@ -53,7 +53,9 @@ def select(
     else:
         chosen = list(all_targets.values())
     all_scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
-    chosen_s = _pick("scenario", scenarios, all_scenarios) if scenarios else list(all_scenarios.values())
+    chosen_s = (
+        _pick("scenario", scenarios, all_scenarios) if scenarios else list(all_scenarios.values())
+    )
     revs = revisions or known_revisions
     _pick("revision", revs, {r: r for r in known_revisions})
     return plan_cells(chosen, chosen_s, revs, variant), pins.commit, known_revisions
@@ -116,7 +118,15 @@ def summary(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
         "cells": [
             {
                 k: v.get(k)
-                for k in ("target", "target_version", "variant", "scenario", "revision", "verdict", "reason")
+                for k in (
+                    "target",
+                    "target_version",
+                    "variant",
+                    "scenario",
+                    "revision",
+                    "verdict",
+                    "reason",
+                )
             }
             | {"cached": bool(v.get("cached"))}
             for v in verdicts

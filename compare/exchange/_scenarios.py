@@ -8,13 +8,15 @@ a verdict unnoticed: loading fails until the YAML grades it.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange._rules import RULES
-from compare.exchange._yaml import check_schema, load_yaml
+from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS_DIR = HERE / "scenarios"
@@ -59,8 +61,10 @@ class Scenario:
 
     @property
     def file_hash(self) -> str:
-        """sha256 of the file's bytes: a changed scenario invalidates cached cells."""
-        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+        """sha256 of the file and the common checks: either changing invalidates cached cells."""
+        digest = hashlib.sha256(self.path.read_bytes())
+        digest.update(COMMON_FILE.read_bytes())
+        return digest.hexdigest()
 
     def plays(self, revision: str) -> bool:
         return in_window(revision, self.revisions)
@@ -87,46 +91,13 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
     checks: list[Check] = []
     seen: set[str] = set()
     for i, raw in enumerate(data["checks"]):
-        where = f"checks.{i}"
-        if raw["id"] in seen:
-            raise CompareError(f"{source}: key {where}.id: {raw['id']!r} used twice", None)
+        if raw["id"] in seen or raw["id"] in {c.id for c in common_checks()}:
+            raise CompareError(
+                f"{source}: key checks.{i}.id: {raw['id']!r} used twice",
+                "ids must be unique, and distinct from the common checks in _wire.yaml",
+            )
         seen.add(raw["id"])
-        rule = RULES.get(raw["rule"])
-        if rule is None:
-            raise CompareError(
-                f"{source}: key {where}.rule: unknown rule {raw['rule']!r}",
-                "known rules: " + ", ".join(sorted(RULES)),
-            )
-        graded, produced = set(raw["outcomes"]), set(rule.outcomes)
-        if graded != produced:
-            missing = ", ".join(sorted(produced - graded)) or "-"
-            extra = ", ".join(sorted(graded - produced)) or "-"
-            raise CompareError(
-                f"{source}: key {where}.outcomes: rule {raw['rule']} produces "
-                f"{sorted(produced)}; ungraded: {missing}; unknown: {extra}",
-                "grade exactly the outcomes the rule produces",
-            )
-        for need in rule.labels:
-            if need not in labels:
-                raise CompareError(
-                    f"{source}: key {where}.rule: {raw['rule']} needs a step labelled {need!r}",
-                    "add label: to the step it reads",
-                )
-        for j, ref in enumerate(raw["refs"]):
-            _check_window(ref, f"{where}.refs.{j}", source)
-        if raw.get("revisions"):
-            _check_window(raw["revisions"], f"{where}.revisions", source)
-        checks.append(
-            Check(
-                id=raw["id"],
-                title=raw["title"],
-                rule=raw["rule"],
-                expected=raw["expected"],
-                outcomes=raw["outcomes"],
-                refs=list(raw["refs"]),
-                revisions=raw.get("revisions"),
-            )
-        )
+        checks.append(_build_check(raw, f"checks.{i}", source, labels))
     return Scenario(
         id=sid,
         title=data["title"],
@@ -141,6 +112,43 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
     )
 
 
+def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]) -> Check:
+    rule = RULES.get(raw["rule"])
+    if rule is None:
+        raise CompareError(
+            f"{source}: key {where}.rule: unknown rule {raw['rule']!r}",
+            "known rules: " + ", ".join(sorted(RULES)),
+        )
+    graded, produced = set(raw["outcomes"]), set(rule.outcomes)
+    if graded != produced:
+        missing = ", ".join(sorted(produced - graded)) or "-"
+        extra = ", ".join(sorted(graded - produced)) or "-"
+        raise CompareError(
+            f"{source}: key {where}.outcomes: rule {raw['rule']} produces "
+            f"{sorted(produced)}; ungraded: {missing}; unknown: {extra}",
+            "grade exactly the outcomes the rule produces",
+        )
+    for need in rule.labels:
+        if need not in labels:
+            raise CompareError(
+                f"{source}: key {where}.rule: {raw['rule']} needs a step labelled {need!r}",
+                "add label: to the step it reads",
+            )
+    for j, ref in enumerate(raw["refs"]):
+        _check_window(ref, f"{where}.refs.{j}", source)
+    if raw.get("revisions"):
+        _check_window(raw["revisions"], f"{where}.revisions", source)
+    return Check(
+        id=raw["id"],
+        title=raw["title"],
+        rule=raw["rule"],
+        expected=raw["expected"],
+        outcomes=raw["outcomes"],
+        refs=list(raw["refs"]),
+        revisions=raw.get("revisions"),
+    )
+
+
 def _check_window(window: dict[str, Any], where: str, source: Path) -> None:
     until = window.get("until")
     if until is not None and until < window["from"]:
@@ -148,6 +156,27 @@ def _check_window(window: dict[str, Any], where: str, source: Path) -> None:
             f"{source}: key {where}: until {until} is before from {window['from']}",
             "swap them, or use until: null for 'still current'",
         )
+
+
+COMMON_FILE = SCENARIOS_DIR / "_wire.yaml"
+
+
+@cache
+def common_checks() -> list[Check]:
+    """Checks every scenario gets (``scenarios/_wire.yaml``): the connection itself."""
+    data = load_yaml(COMMON_FILE)
+    schema = json.loads(SCENARIO_SCHEMA.read_text(encoding="utf-8"))
+    wrapper = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["checks"],
+        "properties": {"checks": {"type": "array", "items": {"$ref": "#/$defs/check"}}},
+        "$defs": schema["$defs"],
+    }
+    check_schema_value(data, wrapper, COMMON_FILE)
+    return [
+        _build_check(raw, f"checks.{i}", COMMON_FILE, set()) for i, raw in enumerate(data["checks"])
+    ]
 
 
 def load_scenario_file(path: Path) -> Scenario:
@@ -159,4 +188,4 @@ def load_scenarios(directory: Path | None = None) -> list[Scenario]:
     folder = directory or SCENARIOS_DIR
     if not folder.is_dir():
         raise CompareError(f"no scenarios folder at {folder}", "create one <id>.yaml per scenario")
-    return [load_scenario_file(p) for p in sorted(folder.glob("*.yaml"))]
+    return [load_scenario_file(p) for p in sorted(folder.glob("[!_]*.yaml"))]

@@ -23,7 +23,9 @@ TARGETS_DIR = HERE / "targets"
 TARGET_SCHEMA = HERE / "target.schema.json"
 
 #: Placeholders replaced inside a string; ``{python:ID}`` and ``{node_bin:NAME}`` take an argument.
-SIMPLE_PLACEHOLDERS = frozenset({"server", "workspace", "home", "tools", "hosts", "control", "cell"})
+SIMPLE_PLACEHOLDERS = frozenset(
+    {"server", "workspace", "home", "tools", "hosts", "control", "cell"}
+)
 #: Placeholders that must be a whole list item: they expand to several items.
 SPLAT_PLACEHOLDERS = frozenset({"server_argv", "variant_args"})
 #: The launch line of the generic ``command`` target, filled from ``--command``.
@@ -160,9 +162,12 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
             f"{source}: key variants: declared but launch.argv has no {{variant_args}} item",
             "add '{variant_args}' where the variant's extra arguments go",
         )
-    if not open_slot and data["kind"] != "cited" and not any(
-        "{server" in item for cmd in [argv, *data.get("setup", [])] for item in cmd
-    ) and not data.get("files"):
+    if (
+        not open_slot
+        and data["kind"] != "cited"
+        and not any("{server" in item for cmd in [argv, *data.get("setup", [])] for item in cmd)
+        and not data.get("files")
+    ):
         raise CompareError(
             f"{source}: key launch.argv: the peer is never started",
             "put {server} or {server_argv} in launch.argv, setup or a config file",
@@ -197,7 +202,9 @@ def load_targets(directory: Path | None = None) -> list[Target]:
     """Every target in ``directory`` (default: the shipped ``targets/``), sorted by id."""
     folder = directory or TARGETS_DIR
     if not folder.is_dir():
-        raise CompareError(f"no targets folder at {folder}", "create it with one <id>.yaml per client")
+        raise CompareError(
+            f"no targets folder at {folder}", "create it with one <id>.yaml per client"
+        )
     return [load_target_file(p) for p in sorted(folder.glob("*.yaml"))]
 
 
@@ -206,7 +213,9 @@ def command_target(template: str) -> Target:
     try:
         argv = shlex.split(template)
     except ValueError as err:
-        raise CompareError(f"--command: cannot split {template!r}: {err}", "check the quoting")
+        raise CompareError(
+            f"--command: cannot split {template!r}: {err}", "check the quoting"
+        ) from None
     if not argv:
         raise CompareError("--command is empty", "e.g. --command 'my-client --server {server}'")
     data = {

@@ -70,9 +70,11 @@ class Transcript:
 
     def response_to(self, rid: Any, after: int = 0) -> Line | None:
         for line in self.lines:
-            if line.dir == "in" and line.n > after and line.is_response:
-                if type(line.obj.get("id")) is type(rid) and line.obj.get("id") == rid:
-                    return line
+            if not (line.dir == "in" and line.n > after and line.is_response):
+                continue
+            got = line.obj.get("id")
+            if type(got) is type(rid) and got == rid:  # 1 and "1" are different ids
+                return line
         return None
 
 

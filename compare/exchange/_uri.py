@@ -40,7 +40,7 @@ def _same_path(decoded: str, expected: str) -> bool:
 
 def judge_file_uri(raw: str, expected: str) -> tuple[str, str]:
     """Classify ``raw`` against the folder ``expected``: (outcome, one-line explanation)."""
-    if not raw[:5].lower() == "file:":
+    if raw[:5].lower() != "file:":
         return "not-file", f"scheme of {raw!r} is not file"
     rest = raw[5:]
     if rest.startswith("//"):
@@ -69,15 +69,15 @@ def judge_file_uri(raw: str, expected: str) -> tuple[str, str]:
         return "host-authority", f"authority {authority!r} names a host"
     if not path_part.startswith("/"):
         return "relative", f"path {path_part!r} is not absolute"
-    if bad_utf8:
-        return "invalid-uri", "percent-escapes that are not UTF-8"
+    if bad_utf8 or _PCT.search(path_part):
+        return "invalid-uri", "a '%' that is not an escape, or escapes that are not UTF-8"
     if not _same_path(decoded, expected):
         return "wrong-path", f"decodes to {decoded!r}, expected {expected!r}"
     if " " in path_part:
         return "space-unencoded", "a raw space in the path"
     ascii_part = "".join(ch for ch in path_part if ord(ch) < 128)
-    if _PCT.search(path_part) or not _PATH_OK.fullmatch(ascii_part):
-        return "invalid-uri", "characters a URI path cannot hold raw, or a bad '%' escape"
+    if not _PATH_OK.fullmatch(ascii_part):
+        return "invalid-uri", "characters a URI path cannot hold raw"
     if any(ord(ch) >= 128 for ch in path_part):
         return "non-ascii-raw", "non-ASCII letters sent raw"
     if has_authority and authority:

@@ -23,7 +23,9 @@ def load_yaml(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise CompareError(f"cannot read {path}: {err}", "check the file exists and is UTF-8") from None
+        raise CompareError(
+            f"cannot read {path}: {err}", "check the file exists and is UTF-8"
+        ) from None
     try:
         return YAML(typ="safe", pure=True).load(text)
     except YAMLError as err:
@@ -41,7 +43,14 @@ def _schema(path: Path) -> dict[str, Any]:
 
 def check_schema(value: object, schema_path: Path, source: Path) -> None:
     """Validate ``value`` against a JSON Schema file; the error names the file and the key."""
-    validator = jsonschema.Draft202012Validator(_schema(schema_path))
+    check_schema_value(value, _schema(schema_path), source, schema_path.name)
+
+
+def check_schema_value(
+    value: object, schema: dict[str, Any], source: Path, schema_name: str = "the JSON Schema"
+) -> None:
+    """Validate ``value`` against ``schema``; the error names the file and the key."""
+    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         first = errors[0]
@@ -49,5 +58,5 @@ def check_schema(value: object, schema_path: Path, source: Path) -> None:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise CompareError(
             f"{source}: key {where}: {first.message}{more}",
-            f"see {schema_path.name} for the format",
+            f"see {schema_name} for the format",
         )

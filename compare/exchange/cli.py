@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -20,16 +20,30 @@ def register(app: typer.Typer) -> None:
 
     @app.command("run", help=RUN_HELP)
     def run_command(
-        target: list[str] = typer.Option(None, "--target", "-t", help="Target id (repeatable)."),
-        revision: list[str] = typer.Option(None, "--revision", "-r", help="Spec revision."),
-        scenario: list[str] = typer.Option(None, "--scenario", "-s", help="Scenario id."),
-        variant: str = typer.Option(None, "--variant", help="Only this variant (e.g. roots)."),
-        jobs: int = typer.Option(1, "--jobs", "-j", help="Cells run at once."),
-        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
-        force: bool = typer.Option(False, "--force", help="Re-run cells even when cached."),
-        rejudge: bool = typer.Option(False, "--rejudge", help="Re-judge stored transcripts."),
-        command: str = typer.Option(None, "--command", help="Client command for --target command."),
-        results: Path = typer.Option(None, "--results", help="Results folder (default: results/)."),
+        target: Annotated[
+            list[str] | None, typer.Option("--target", "-t", help="Target id (repeatable).")
+        ] = None,
+        revision: Annotated[
+            list[str] | None, typer.Option("--revision", "-r", help="Spec revision (repeatable).")
+        ] = None,
+        scenario: Annotated[
+            list[str] | None, typer.Option("--scenario", "-s", help="Scenario id (repeatable).")
+        ] = None,
+        variant: Annotated[
+            str | None, typer.Option("--variant", help="Only this variant (e.g. roots).")
+        ] = None,
+        jobs: Annotated[int, typer.Option("--jobs", "-j", help="Cells run at once.")] = 1,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+        force: Annotated[bool, typer.Option("--force", help="Re-run cached cells.")] = False,
+        rejudge: Annotated[
+            bool, typer.Option("--rejudge", help="Re-judge stored transcripts, run nothing.")
+        ] = False,
+        command: Annotated[
+            str | None, typer.Option("--command", help="Client command line for --target command.")
+        ] = None,
+        results: Annotated[
+            Path | None, typer.Option("--results", help="Results folder (default: results/).")
+        ] = None,
     ) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -69,7 +83,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("peer", help="The scripted MCP server a client launches (used by run).")
     def peer_command(
-        plan: Path = typer.Option(..., "--plan", help="plan.json written by the harness."),
+        plan: Annotated[Path, typer.Option("--plan", help="plan.json written by the harness.")],
     ) -> None:
         from compare.exchange import peer
 

@@ -46,9 +46,12 @@ class Transcript:
     def now(self) -> float:
         return time.monotonic() - self._start
 
-    def _write(self, record: dict[str, Any]) -> int:
+    def _write(self, record: dict[str, Any], keep: bool = False) -> int:
+        """Store one record; past ``max_lines`` only notes, our own lines and responses are
+        kept (up to twice the cap), so a flood cannot push the exchange's evidence out."""
         with self._lock:
-            if self._n >= self.max_lines and record["dir"] != "note":
+            full = self._n >= self.max_lines
+            if record["dir"] != "note" and full and not (keep and self._n < 2 * self.max_lines):
                 self.dropped += 1
                 return 0
             self._n += 1
@@ -58,7 +61,13 @@ class Transcript:
             return self._n
 
     def line(
-        self, direction: str, data: bytes, *, total: int, parse_error: str | None = None
+        self,
+        direction: str,
+        data: bytes,
+        *,
+        total: int,
+        parse_error: str | None = None,
+        keep: bool = False,
     ) -> int:
         """Record one wire line: ``data`` is its head when ``total`` exceeds the cap."""
         record: dict[str, Any] = {"dir": direction}
@@ -73,7 +82,7 @@ class Transcript:
             record["bytes"] = total
         if parse_error is not None:
             record["parse_error"] = parse_error
-        return self._write(record)
+        return self._write(record, keep or direction == "out")
 
     def note(self, **fields: Any) -> int:
         return self._write({"dir": "note", "raw": json.dumps(fields, ensure_ascii=False)})
@@ -149,7 +158,8 @@ class Reader(threading.Thread):
                 error = f"{type(err).__name__}: {err}"
         if partial:
             error = (error + "; " if error else "") + "no newline before end of input"
-        n = self.transcript.line("in", data, total=total, parse_error=error)
+        response = isinstance(message, dict) and "method" not in message
+        n = self.transcript.line("in", data, total=total, parse_error=error, keep=response)
         self.inbox.put((n, message, error, data.strip() == b""))
 
 
@@ -433,7 +443,7 @@ def run(plan: dict[str, Any]) -> int:
     while not peer.closed and time.monotonic() < linger_until:
         peer.pump(linger_until)
     tx.note(event="exit")
-    try:
+    try:  # noqa: SIM105 - contextlib would cost start-up time
         sys.stdout.buffer.close()
     except OSError:
         pass
@@ -455,7 +465,9 @@ def main(argv: list[str] | None = None) -> int:
     # moved (the harness runs in a staging folder and swaps it into place) without rewriting.
     base = os.path.dirname(os.path.abspath(args[1]))
     for key in ("transcript", "done"):
-        plan[key] = os.path.join(base, plan.get(key, key + (".jsonl" if key == "transcript" else ".json")))
+        plan[key] = os.path.join(
+            base, plan.get(key, key + (".jsonl" if key == "transcript" else ".json"))
+        )
     return run(plan)
 
 

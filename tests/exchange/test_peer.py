@@ -1,0 +1,176 @@
+"""The peer on its own: fed lines on stdin, its transcript must hold them byte for byte.
+
+The peer runs as a real subprocess (as a client would start it); these tests write to its
+stdin and read back ``transcript.jsonl`` and ``done.json``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from compare.exchange._harness import PEER_FILE, peer_argv
+
+INIT = (
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+    '"capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}'
+)
+INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+
+def _plan(tmp_path: Path, **extra: Any) -> Path:
+    plan = {
+        "revision": "2025-06-18",
+        "answer_revision": "2025-06-18",
+        "control": str(tmp_path / "control"),
+        "steps": [],
+        "linger_s": 0.1,
+        "hard_deadline_s": 20,
+        **extra,
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    return path
+
+
+def _run(tmp_path: Path, data: bytes, **extra: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    plan = _plan(tmp_path, **extra)
+    done = subprocess.run(peer_argv(plan), input=data, capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(x) for x in (tmp_path / "transcript.jsonl").read_text().splitlines()]
+    return records, done.stdout.decode().splitlines()
+
+
+def _wire(records: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
+    return [r for r in records if r["dir"] == direction]
+
+
+def test_lines_are_recorded_exactly_as_read(tmp_path: Path) -> None:
+    odd = '{ "jsonrpc" : "2.0",  "method":"notifications/x", "params":{"s":"\\u00e9 é"} }'
+    records, _ = _run(tmp_path, f"{INIT}\n{odd}\n".encode())
+    assert [r["raw"] for r in _wire(records, "in")] == [INIT, odd]
+    assert [r["n"] for r in records] == list(range(1, len(records) + 1))
+    times = [r["t"] for r in records]
+    assert times == sorted(times)
+
+
+def test_initialize_is_answered_with_the_plan_revision(tmp_path: Path) -> None:
+    _, out = _run(tmp_path, f"{INIT}\n".encode(), answer_revision="2024-11-05")
+    reply = json.loads(out[0])
+    assert reply["id"] == 0
+    assert reply["result"]["protocolVersion"] == "2024-11-05"
+
+
+def test_parse_errors_are_kept_and_answered(tmp_path: Path) -> None:
+    records, out = _run(tmp_path, b"garbage{\n\xff\xfe not utf-8\n")
+    inbound = _wire(records, "in")
+    assert inbound[0]["raw"] == "garbage{" and "parse_error" in inbound[0]
+    assert base64.b64decode(inbound[1]["raw_b64"]) == b"\xff\xfe not utf-8"
+    assert "parse_error" in inbound[1]
+    assert all(json.loads(x)["error"]["code"] == -32700 for x in out)
+
+
+def test_a_10_mb_line_is_capped_not_held(tmp_path: Path) -> None:
+    big = b'{"jsonrpc":"2.0","method":"notifications/x","params":{"d":"' + b"x" * 10_000_000 + b'"}}'
+    records, _ = _run(tmp_path, big + b"\n" + INITIALIZED.encode() + b"\n")
+    first, second = _wire(records, "in")
+    assert first["truncated"] is True and first["bytes"] == len(big)
+    assert len(first["raw"].encode()) == 1 << 20
+    assert second["raw"] == INITIALIZED  # reading went on after the huge line
+
+
+def test_step_waits_are_bounded_and_explained(tmp_path: Path) -> None:
+    plan = _plan(
+        tmp_path,
+        steps=[{"await": "notifications/initialized", "timeout_s": 0.5, "required": True}],
+    )
+    start = time.monotonic()
+    # stdin stays open: the peer must give up on its own bound, not on end of input
+    proc = subprocess.Popen(peer_argv(plan), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        proc.wait(timeout=10)
+    finally:
+        proc.kill()
+    assert time.monotonic() - start < 8
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert "timed out after 0.5 s waiting for notifications/initialized" in done["reason"]
+
+
+def test_request_step_and_reply_are_paired(tmp_path: Path) -> None:
+    plan = _plan(
+        tmp_path,
+        steps=[
+            {"await": "notifications/initialized", "timeout_s": 5},
+            {"request": "roots/list", "label": "roots", "timeout_s": 5},
+        ],
+    )
+    proc = subprocess.Popen(peer_argv(plan), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(f"{INIT}\n{INITIALIZED}\n".encode())
+    proc.stdin.flush()
+    proc.stdout.readline()  # initialize result
+    request = json.loads(proc.stdout.readline())
+    assert request["method"] == "roots/list"
+    reply = {"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}}
+    proc.stdin.write(json.dumps(reply).encode() + b"\n")
+    proc.stdin.flush()
+    assert proc.wait(timeout=10) == 0
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert done["reason"] == "steps complete"
+    assert [s["outcome"] for s in done["steps"]] == ["ok", "ok"]
+
+
+def test_stdin_closing_ends_the_peer_with_a_reason(tmp_path: Path) -> None:
+    _run(tmp_path, f"{INIT}\n".encode(), steps=[{"await": "notifications/initialized"}])
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert done["reason"].startswith("stdin closed")
+
+
+def test_discover_is_method_not_found_in_the_initialize_era(tmp_path: Path) -> None:
+    line = '{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{}}'
+    _, out = _run(tmp_path, f"{line}\n".encode())
+    assert json.loads(out[0])["error"]["code"] == -32601
+
+
+def test_modern_discover_and_input_required(tmp_path: Path) -> None:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "probe", "_meta": meta}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "probe", "_meta": meta, "requestState": "s", "inputResponses": {}},
+        },
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    _, out = _run(
+        tmp_path, data, revision="2026-07-28", mrtr={"key": "k", "request_state": "s"}
+    )
+    discover, first, retry = (json.loads(x)["result"] for x in out)
+    assert discover["supportedVersions"] == ["2026-07-28"]
+    assert first["resultType"] == "input_required"
+    assert first["inputRequests"] == {"k": {"method": "roots/list"}}
+    assert first["requestState"] == "s"
+    assert retry["resultType"] == "complete"
+
+
+def test_peer_imports_only_the_standard_library(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    argv = [sys.executable, "-X", "importtime", *peer_argv(plan)[1:]]
+    done = subprocess.run(argv, input=b"", capture_output=True, text=False, timeout=30)
+    assert done.returncode == 0
+    imported = {
+        line.split("|")[-1].strip().split(".")[0]
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    heavy = {"compare", "pydantic", "typer", "rich", "jsonschema", "ruamel", "typing"}
+    assert "json" in imported  # the probe works
+    assert imported & heavy == set()
