@@ -108,7 +108,9 @@ def test_duplicate_key_is_rejected(tmp_path: Path) -> None:
 
 
 def test_yaml_12_keeps_no_as_string(tmp_path: Path) -> None:
-    text = GOOD.replace("variants: {roots: [], no-roots: [\"--no-roots\"]}", "variants: {roots: [no]}")
+    text = GOOD.replace(
+        'variants: {roots: [], no-roots: ["--no-roots"]}', "variants: {roots: [no]}"
+    )
     target = load_target_file(_write(tmp_path, text))
     assert target.variants == {"roots": ["no"]}
 

@@ -142,7 +142,9 @@ class Client:
                 retry = dict(call)
                 asked = result.get("inputRequests", {})
                 retry["inputResponses"] = {
-                    key: self.root_list() for key, req in asked.items() if req.get("method") == "roots/list"
+                    key: self.root_list()
+                    for key, req in asked.items()
+                    if req.get("method") == "roots/list"
                 }
                 if "requestState" in result:
                     retry["requestState"] = result["requestState"]
@@ -194,14 +196,23 @@ def main() -> int:
         os._exit(3)
     if mode == "flood":
         burst = b"".join(
-            json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
-                        "params": {"progressToken": 1, "progress": i}}).encode() + b"\n"
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/progress",
+                    "params": {"progressToken": 1, "progress": i},
+                }
+            ).encode()
+            + b"\n"
             for i in range(30000)
         )
         client.write_raw(burst)
     if mode == "big-line":
-        big = {"jsonrpc": "2.0", "method": "notifications/message",
-               "params": {"level": "info", "data": "x" * (10 * 1024 * 1024)}}
+        big = {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "x" * (10 * 1024 * 1024)},
+        }
         client.write_raw(json.dumps(big).encode() + b"\n")
     threading.Thread(target=client.watch_control, daemon=True).start()
     client.use_tools()
