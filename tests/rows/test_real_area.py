@@ -1,0 +1,40 @@
+"""The shipped roots.yaml against the real neighbours: the diff built from the pinned spec, the
+engine's target and scenario files, and the offline spec for its citations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compare.rows import area_files, compute, gather, lint_all
+
+
+def _real_diff() -> None:
+    from compare.diff import build_diff, write_diff
+
+    write_diff(build_diff())
+
+
+def test_real_area_file_is_lint_clean(isolated: Path) -> None:
+    _real_diff()
+    issues = lint_all(area_files(), gather())
+    assert issues == [], "\n".join(f"{i.where}: {i.message} — fix: {i.tip}" for i in issues)
+
+
+def test_required_rows_are_present_with_computed_where(isolated: Path) -> None:
+    _real_diff()
+    doc = compute(area_files(), gather(), isolated / "results")
+    rows = {r["id"]: r for r in doc["areas"][0]["rows"]}
+    assert len(rows) >= 8
+    assert all(r["where"]["computed"] for r in rows.values())
+    # The removal of the notification and the deprecation come from the diff, not from prose.
+    removal = rows["ROOT-02"]["where"]["revisions"]
+    assert removal["2026-07-28"]["state"] == "removed"
+    assert removal["2025-11-25"]["state"] != "absent"
+    assert rows["ROOT-03"]["where"]["revisions"]["2026-07-28"]["deprecated"] is True
+    # Without results every run column is "not run" with a reason, never a pass.
+    for row in rows.values():
+        for column in row["status"].values():
+            assert column["state"] in {"not-run", "cited"}, column
+            assert column["reason"].startswith("not run, because")
+    json.dumps(doc)  # the document is plain JSON
