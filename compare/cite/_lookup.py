@@ -57,10 +57,18 @@ def lookup(ref: str, context: int = CONTEXT_LINES) -> Lookup:
     cit = _parse_for_lookup(ref)
     src = open_source(cit, cit.start, cit.end)
     if src.lines is None:
-        raise CompareError(
-            f"cannot show {cit.location}: {src.reason}",
-            "for spec files run `mcp-compare pin`; for packages `mcp-compare tools install`",
-        )
+        if cit.kind == "gh":
+            from compare.cite._sources import clone_dir
+
+            hint = (
+                f"not verified: source unavailable. Read it at {src.link}, or clone "
+                f"{cit.package} into {clone_dir(cit.package or '')} to check it here"
+            )
+        elif cit.kind == "spec":
+            hint = "run `mcp-compare pin` to fetch and verify the pinned spec files"
+        else:
+            hint = "run `mcp-compare tools install` for the pinned package versions"
+        raise CompareError(f"cannot show {cit.location}: {src.reason}", hint)
     if cit.start > len(src.lines):
         raise CompareError(
             f"{cit.path} has {len(src.lines)} lines; line {cit.start} does not exist",
