@@ -45,6 +45,8 @@ class Check:
     reason: str
     evidence: tuple[int, ...]
     refs: tuple[str, ...]
+    title: str = ""
+    outcome: str = ""
 
 
 @dataclass
@@ -115,7 +117,8 @@ def _check(raw: object) -> Check:
     refs = []
     for ref in item.get("refs") or []:
         if isinstance(ref, dict):
-            refs.append(_str(ref.get("cite")))
+            quote = _str(ref.get("quote"))
+            refs.append(_str(ref.get("cite")) + (f" “{quote}”" if quote else ""))
         else:
             refs.append(_str(ref))
     evidence = tuple(e for e in item.get("evidence") or [] if isinstance(e, int))
@@ -127,6 +130,8 @@ def _check(raw: object) -> Check:
         reason=_str(item.get("reason")),
         evidence=evidence,
         refs=tuple(refs),
+        title=_str(item.get("title")),
+        outcome=_str(item.get("outcome")),
     )
 
 

@@ -29,6 +29,7 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
         "changed": ("◆", "defined, but its shape differs from the previous revision"),
         "deprecated": ("⊘", "still defined, but deprecated by this revision"),
         "embedded": ("⧉", "only carried inside another message in this revision"),
+        "unknown": ("?", "not computed; the row says why"),
     },
     "citation": {
         "verified": ("✔", "the quote is on the cited line of the pinned source"),
@@ -51,7 +52,7 @@ SYMBOLS["status"] = {
     "observed": ("ℹ", "behaviour recorded where the spec leaves it open"),
     "not-run": ("∅", "not run, for the reason given in the row"),
     "error": ("⚠", "the harness could not reach a verdict"),
-    "cited": ("📄", "cited, not run: backed by citations of its source only"),
+    "cited": ("§", "cited, not run: backed by citations of its source only"),
     "unknown": ("?", "no data for this combination"),
 }
 

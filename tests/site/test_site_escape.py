@@ -1,0 +1,77 @@
+"""Untrusted text becomes Markdown that renders as exactly that text, never as markup."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import markdown
+import pytest
+
+from compare.site._escape import Md, code, esc, fence, link, safe_url
+
+EXTENSIONS = ["tables", "attr_list", "admonition", "toc", "pymdownx.superfences"]
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "a | b | c",
+    "`tick` ``double``",
+    "[x](javascript:alert(1))",
+    "{{ 7*7 }} {% raw %} {#",
+    "**bold** _it_ ~~s~~",
+    "<img src=x onerror=alert(2)>",
+    "{: #evil .cls }",
+    "!!! danger \"boom\"",
+    "line one\nline two\r\n# heading",
+    "&amp; &lt;script&gt;",
+    "http://example.com/auto <http://example.com/x>",
+]
+
+
+def _html(md: str) -> str:
+    return markdown.markdown(md, extensions=EXTENSIONS)
+
+
+def _text(rendered: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_esc_renders_hostile_text_as_the_same_text_and_no_markup(value: str) -> None:
+    rendered = _html(str(esc(value)))
+    shown = value.replace("\r", "\\u000d").replace("\n", "\\u000a")
+    assert _text(rendered).strip() == shown
+    assert re.sub(r"</?p>", "", rendered).count("<") == 0, rendered
+
+
+def test_esc_keeps_a_pipe_inside_one_table_cell() -> None:
+    table = f"| a | b |\n|---|---|\n| {esc('x | y | z')} | end |\n"
+    rendered = _html(table)
+    assert rendered.count("<td>") == 2
+    assert "x | y | z" in html.unescape(rendered)
+
+
+def test_code_span_escapes_its_content() -> None:
+    rendered = _html(str(code("<b>`x`</b>")))
+    assert "<b>" not in rendered
+    assert _text(rendered) == "<b>`x`</b>"
+
+
+def test_fence_cannot_be_closed_by_backticks_in_the_content() -> None:
+    lines = ["before", "```", "<script>alert(1)</script>", "````", "after"]
+    rendered = _html(str(fence(lines)))
+    assert rendered.count("<pre") == 1
+    assert "<script>" not in rendered
+    assert "&lt;script&gt;" in rendered
+
+
+def test_link_refuses_javascript_and_escapes_its_text() -> None:
+    assert safe_url("javascript:alert(1)") is None
+    assert link("x", "javascript:alert(1)") == esc("x")
+    rendered = _html(str(link("<i>t</i>", "https://example.com/a b")))
+    assert 'href="https://example.com/a%20b"' in rendered
+    assert "<i>" not in rendered
+
+
+def test_md_fragments_pass_through_unescaped() -> None:
+    fragment = Md("**ours**")
+    assert esc(fragment) is fragment

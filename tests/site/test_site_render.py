@@ -1,0 +1,166 @@
+"""``mcp-compare render``: pages from the data, stamped, escaped, linked, and ``--check``."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from conftest import mc
+from site_data import HOSTILE_NAME, write_cell
+
+from compare.site import render
+from compare.site._render import STAMP
+
+
+def _docs(root: Path) -> Path:
+    return root / "site" / "docs"
+
+
+def test_every_page_is_stamped_generated(site_env: Path) -> None:
+    summary = render()
+    pages = sorted(_docs(site_env).rglob("*.md"))
+    assert summary["pages"] == len(pages) > 10
+    for page in pages:
+        assert page.read_text(encoding="utf-8").startswith(STAMP), page
+
+
+def test_the_pages_an_implementer_needs_exist(site_env: Path) -> None:
+    render()
+    docs = _docs(site_env)
+    for rel in ("index.md", "roots.md", "legend.md", "changes.md", "implementations/ts-sdk.md",
+                "implementations/mcpx.md", "revisions/2026-07-28.md",
+                "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md",
+                "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.transcript.jsonl"):
+        assert (docs / rel).is_file(), rel
+
+
+def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(site_env: Path) -> None:
+    render()
+    area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
+    assert "{ #root-01 }" in area and "{ #root-02 }" in area
+    home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
+    assert "(cells/ts-sdk--1.32.2--roots-list--2024-11-05--roots.md)" in home
+    assert "(cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.md)" in home
+
+
+def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -> None:
+    render()
+    area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
+    assert "blob/b0f60ba5409db7a6582440a7b473cc0398890f15/docs/specification/2025-11-25/client/roots.mdx#L47" in area
+    assert "✔&nbsp;verified" in area
+    assert "⌀&nbsp;unavailable" in area  # the gh: citation with no clone here
+
+
+def _home_legend(root: Path) -> str:
+    home = (_docs(root) / "index.md").read_text(encoding="utf-8")
+    return home[home.index("## Legend") :]
+
+
+def test_home_legend_shows_only_symbols_that_occur_on_it(site_env: Path) -> None:
+    render()
+    assert "<code>supported</code>" in _home_legend(site_env)
+    assert "<code>observed</code>" not in _home_legend(site_env)  # no row is "observed"
+    rows_path = site_env / "build" / "rows.json"
+    rows = json.loads(rows_path.read_text(encoding="utf-8"))
+    rows["areas"][0]["rows"][1]["status"]["ts-sdk"]["state"] = "observed"
+    rows_path.write_text(json.dumps(rows), encoding="utf-8")
+    render()
+    assert "<code>observed</code>" in _home_legend(site_env)
+
+
+def test_legend_page_lists_symbols_of_every_page(site_env: Path) -> None:
+    render()
+    legend = html.unescape((_docs(site_env) / "legend.md").read_text(encoding="utf-8"))
+    assert "<code>non-strict</code>" in legend  # only on the py-sdk cell page
+    assert "<code>error</code>" not in legend
+    write_cell(site_env / "results", "py-sdk", "2.3.0", "handshake", "2025-11-25", "error")
+    render()
+    legend = html.unescape((_docs(site_env) / "legend.md").read_text(encoding="utf-8"))
+    assert "<code>error</code>" in legend
+
+
+def test_hostile_client_info_is_escaped_in_markdown(site_env: Path) -> None:
+    render()
+    page = (_docs(site_env) / "cells/command--0--roots-list--2025-11-25--roots.md").read_text(
+        encoding="utf-8"
+    )
+    outside_fences = re.sub(r"(?ms)^ *(`{3,})text$.*?^ *\1$", "", page)
+    assert "<script>" not in outside_fences
+    assert "javascript:" not in outside_fences
+    assert "{{ 7*7 }}" not in outside_fences and "{% raw %}" not in outside_fences
+    assert "&#60;script&#62;" in page  # shown, as text
+    assert HOSTILE_NAME not in outside_fences
+
+
+def test_render_check_passes_when_current_and_fails_on_drift(site_env: Path) -> None:
+    render()
+    assert mc("render", "--check").returncode == 0
+    page = _docs(site_env) / "legend.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nhand edit\n", encoding="utf-8")
+    stale = _docs(site_env) / "old-page.md"
+    stale.write_text("x", encoding="utf-8")
+    proc = mc("render", "--check")
+    assert proc.returncode == 2
+    said = " ".join(proc.stderr.split())
+    assert "changed: legend.md" in said and "stale: old-page.md" in said
+    assert "Traceback" not in proc.stderr
+    render()
+    assert not stale.exists()
+    assert mc("render", "--check").returncode == 0
+
+
+def test_render_is_deterministic(site_env: Path) -> None:
+    render()
+    first = {p: p.read_bytes() for p in _docs(site_env).rglob("*") if p.is_file()}
+    assert render()["written"] == 0
+    assert first == {p: p.read_bytes() for p in _docs(site_env).rglob("*") if p.is_file()}
+
+
+def test_malformed_verdict_is_a_recorded_problem_not_a_crash(site_env: Path) -> None:
+    bad = site_env / "results/ts-sdk/1.32.2/handshake/2025-11-25"
+    bad.mkdir(parents=True)
+    (bad / "verdict.json").write_text("{not json", encoding="utf-8")
+    render()
+    home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
+    assert "Results that could not be read" in home
+    assert "unreadable verdict" in home
+
+
+def test_malformed_rows_json_is_a_clean_error(site_env: Path) -> None:
+    (site_env / "build" / "rows.json").write_text('{"areas": 3', encoding="utf-8")
+    proc = mc("render")
+    assert proc.returncode == 2
+    said = " ".join(proc.stderr.split())
+    assert "rows.json is not readable JSON" in said and "hint: re-create it: mcp-compare rows" in said
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_inputs_render_as_not_run(site_env: Path) -> None:
+    (site_env / "build" / "rows.json").unlink()
+    (site_env / "build" / "diff.json").unlink()
+    render()
+    home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
+    assert "Not run, because `build/rows.json` is missing" in home
+    rev = (_docs(site_env) / "revisions/2025-11-25.md").read_text(encoding="utf-8")
+    assert "Not run, because `build/diff.json` is missing" in rev
+
+
+def test_a_flooding_transcript_is_capped_on_its_page(site_env: Path) -> None:
+    cell = site_env / "results/ts-sdk/1.32.2/roots-list/2025-11-25~roots"
+    line = json.dumps({"n": 1, "t": 0.1, "dir": "in", "raw": "x" * 5000})
+    (cell / "transcript.jsonl").write_text((line + "\n") * 3000, encoding="utf-8")
+    render()
+    page = (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md")
+    text = page.read_text(encoding="utf-8")
+    assert "Shown: the first 400 of 3000 entries" in text
+    assert len(text) < 1_200_000
+    assert re.search(r"shown: first 2000 of 5000 characters", text)
+
+
+def test_revision_page_shows_the_generated_model_source(site_env: Path) -> None:
+    render()
+    page = (_docs(site_env) / "revisions/2025-06-18.md").read_text(encoding="utf-8")
+    assert "### Root" in page and "class Root(" in page
+    assert "schemas/models/rev_2025_06_18.py" in html.unescape(page)
