@@ -127,3 +127,11 @@ def test_lookup_of_garbage_is_a_clean_error(isolated: Path) -> None:
     done = _cli("cite", "no line here")
     assert done.returncode == 2
     assert "hint:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_check_of_a_garbage_area_file_is_a_clean_error(isolated: Path, tmp_path: Path) -> None:
+    area = tmp_path / "bad.yaml"
+    area.write_bytes(b"rows: [\x00\xff unclosed")
+    done = _cli("cite", "--check", "--area", str(area))
+    assert done.returncode == 2
+    assert "hint:" in done.stderr and "Traceback" not in done.stderr
