@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from compare._errors import CompareError
 from compare.models._generate import load_schema, module_name, module_path
-from compare.pin import load_pins
+from compare.pin._access import current_pins
 
 
 @lru_cache(maxsize=16)
@@ -40,7 +40,7 @@ def _import(path: Path, _mtime_ns: int, _size: int) -> ModuleType:
 
 def models_module(revision: str) -> ModuleType:
     """The generated module of ``revision`` (imported once per state of the file)."""
-    load_pins().revision(revision)  # unknown revision → clear error
+    current_pins().revision(revision)  # unknown revision → clear error
     path = module_path(revision)
     try:
         stat = path.stat()
@@ -154,7 +154,7 @@ def _envelopes(defs: dict[str, Any]) -> dict[str, str]:
 
 @lru_cache(maxsize=16)
 def _index(revision: str, _schema_sha: str) -> SchemaIndex:
-    rev = load_pins().revision(revision)
+    rev = current_pins().revision(revision)
     defs = _defs(load_schema(rev))
     envelopes = _envelopes(defs)
     missing = {"request", "notification", "result", "error"} - set(envelopes)
@@ -168,7 +168,7 @@ def _index(revision: str, _schema_sha: str) -> SchemaIndex:
 
 def schema_index(revision: str) -> SchemaIndex:
     """The index of ``revision``'s pinned schema (cached per pinned sha256)."""
-    pins = load_pins()
+    pins = current_pins()
     rev = pins.revision(revision)
     pinned = pins.file(rev.schema)
     return _index(revision, pinned.sha256 if pinned else "")

@@ -289,3 +289,11 @@ def test_unknown_names_are_clear_errors(isolated: Path) -> None:
         validate_line(INIT, "2030-01-01")
     with pytest.raises(CompareError, match="no schema definition"):
         validate_as({}, "RootsListChangedNotification", "2026-07-28")
+
+
+def test_broken_generated_module_is_a_clear_error(schemas_copy: Path) -> None:
+    broken = module_path("2025-03-26")
+    broken.write_text(broken.read_text() + "\nclass Oops(:\n")
+    with pytest.raises(CompareError, match="fail to import") as caught:
+        validate_line(INIT, "2025-03-26")
+    assert "mcp-compare models" in (caught.value.hint or "")

@@ -299,3 +299,15 @@ def test_upstream_link_points_at_the_pinned_commit() -> None:
 def test_session_fixture_makes_pinned_files_readable(pinned_spec: Path) -> None:
     assert os.environ["MCP_COMPARE_CACHE"] == str(pinned_spec)
     assert pinned_text("schema/2026-07-28/schema.json").lstrip().startswith("{")
+
+
+def test_pin_add_file_pins_an_extra_page(shared_spec: Path, fresh: Path) -> None:
+    from compare.pin import add_files
+
+    path = "seps/2596-spec-feature-lifecycle-and-deprecation.md"
+    report = add_files(load_pins(), [path], str(shared_spec), _quiet)
+    assert [p.path for p in report.added] == [path]
+    assert load_pins().file(path).sha256 == _sha(shared_spec / path)  # type: ignore[union-attr]
+    assert pinned_path(path).read_bytes() == (shared_spec / path).read_bytes()
+    with pytest.raises(CompareError, match="not found"):
+        add_files(load_pins(), ["seps/0000-nothing.md"], str(shared_spec), _quiet)
