@@ -110,6 +110,8 @@ def _env(target: Target, exp: Expansion, token: str, tmp: Path, tools: Path) -> 
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "XDG_RUNTIME_DIR": str(tmp / "run"),
         MARKER_ENV: token,
+        # Where the cell runs: lets a test (or a person) find what one run started.
+        MARKER_ENV + "_DIR": str(exp.cell),
     }
     for key, value in target.env.items():
         env[key] = exp.text(value)

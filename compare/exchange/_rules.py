@@ -577,8 +577,11 @@ def _client_exit(ctx: Context) -> Outcome:
         return Outcome("ignored-sigterm", said)
     if p.get("leftover_killed"):
         return Outcome("leftovers", f"{said}, {p['leftover_killed']} leftover(s)")
-    peer_done = any(note.get("event") == "done" for _, note in ctx.tx.notes)
-    if p.get("ended_by") == "self" and p.get("exit_code") not in (0, None) and not peer_done:
+    complete = any(
+        note.get("event") == "done" and note.get("reason") == "steps complete"
+        for _, note in ctx.tx.notes
+    )
+    if p.get("ended_by") == "self" and p.get("exit_code") not in (0, None) and not complete:
         return Outcome("crashed", said)
     if p.get("ended_by") == "harness" and p.get("ends") == "self":
         return Outcome("lingered", said)

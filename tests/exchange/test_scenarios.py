@@ -1,0 +1,107 @@
+"""Scenario files: the shipped ones load and cite real lines; malformed ones fail clearly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compare._errors import CompareError
+from compare.exchange._rules import RULES
+from compare.exchange._scenarios import common_checks, load_scenario_file, load_scenarios
+
+ISSUE_SCENARIOS = {
+    "handshake",
+    "roots-list",
+    "roots-undeclared",
+    "unknown-notification",
+    "list-changed",
+    "version-window",
+    "mrtr",
+}
+
+
+def test_the_issue_scenarios_ship() -> None:
+    assert {s.id for s in load_scenarios()} == ISSUE_SCENARIOS
+
+
+def test_every_ref_points_at_a_line_holding_its_quote(shared_spec: Path) -> None:
+    checks = [c for s in load_scenarios() for c in s.checks] + common_checks()
+    refs = [r for c in checks for r in c.refs]
+    assert len(refs) > 20
+    for ref in refs:
+        path, line = ref["cite"].rsplit(":", 1)
+        lines = (shared_spec / path).read_text(encoding="utf-8").splitlines()
+        first = int(line.split("-")[0])
+        assert 1 <= first <= len(lines), ref
+        if "quote" in ref:
+            assert ref["quote"] in lines[first - 1], ref
+
+
+def test_check_ids_are_unique_per_scenario() -> None:
+    for scenario in load_scenarios():
+        ids = [c.id for c in scenario.checks] + [c.id for c in common_checks()]
+        assert len(ids) == len(set(ids)), scenario.id
+
+
+def test_every_rule_is_used() -> None:
+    used = {c.rule for s in load_scenarios() for c in s.checks} | {c.rule for c in common_checks()}
+    assert used == set(RULES)
+
+
+BASE = """\
+id: demo
+title: Demo
+description: A scenario for the loader tests.
+revisions: {from: "2024-11-05", until: "2025-11-25"}
+steps:
+  - {await: notifications/initialized, label: initialized, timeout_s: 5}
+  - {request: roots/list, label: roots, timeout_s: 5}
+checks:
+  - id: answered
+    title: answered
+    rule: roots-answered
+    expected: a result
+    outcomes:
+      result: {verdict: pass, means: ok}
+      error: {verdict: fail, means: error}
+      silence: {verdict: fail, means: silence}
+      not-asked: {verdict: fail, means: not asked}
+      undeclared: {verdict: informational, means: undeclared}
+    refs: []
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "demo.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_base_scenario_loads(tmp_path: Path) -> None:
+    assert load_scenario_file(_write(tmp_path, BASE)).checks[0].id == "answered"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("rule: roots-answered", "rule: no-such-rule", "unknown rule"),
+        (
+            "      undeclared: {verdict: informational, means: undeclared}\n",
+            "",
+            "ungraded: undeclared",
+        ),
+        ("verdict: pass", "verdict: great", "checks.0.outcomes.result.verdict"),
+        ("label: roots", "label: other", "needs a step labelled 'roots'"),
+        ('until: "2025-11-25"', 'until: "2024-01-01"', "is before"),
+        ("{await: notifications/initialized,", "{wait: notifications/initialized,", "steps.0"),
+        ("id: answered", "id: wire-json", "used twice"),
+    ],
+)
+def test_malformed_scenario(tmp_path: Path, old: str, new: str, message: str) -> None:
+    assert old in BASE
+    path = _write(tmp_path, BASE.replace(old, new))
+    with pytest.raises(CompareError) as err:
+        load_scenario_file(path)
+    assert str(path) in err.value.message
+    assert message in err.value.message
