@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
-from compare._atomic import write_text
+from compare._atomic import write_bytes, write_text
 from compare._errors import CompareError
 from compare.exchange.install._pins import Pin
 from compare.exchange.install._run import require, run
@@ -73,6 +74,25 @@ def _check_installed(pins: list[Pin], tools: Path) -> None:
             )
 
 
+def _install_keeping_lock(npm: str, tools: Path, digest: str) -> None:
+    """``npm install`` from the lock, for when ``npm ci`` calls a good lock out of sync.
+
+    A registry that lacks another platform's optional package (opencode-ai names one per OS
+    and CPU; some are missing from the registry this project can reach) makes npm write a
+    lock without it, and ``npm ci`` then refuses that lock. ``npm install`` installs the
+    locked versions all the same; we insist it leaves the lock byte-for-byte unchanged.
+    """
+    lock = tools / "package-lock.json"
+    before = lock.read_bytes()
+    run([npm, "install", "--no-audit", "--no-fund"], cwd=tools, what="npm install (from the lock)")
+    if hashlib.sha256(lock.read_bytes()).hexdigest() != digest:
+        write_bytes(lock, before)
+        raise CompareError(
+            f"npm install changed {lock}: the lock does not match the registry",
+            "run: mcp-compare tools lock, then commit tools/package-lock.json",
+        )
+
+
 def install(pins: list[Pin], tools: Path) -> str:
     """Install the npm targets from the committed lock; returns what was done."""
     if not pins:
@@ -92,7 +112,12 @@ def install(pins: list[Pin], tools: Path) -> str:
         return "npm: already installed"
     require("node", NPM_HINT)
     npm = require("npm", NPM_HINT)
-    run([npm, "ci", "--no-audit", "--no-fund"], cwd=tools, what="npm ci")
+    try:
+        run([npm, "ci", "--no-audit", "--no-fund"], cwd=tools, what="npm ci")
+    except CompareError as err:
+        if "in sync" not in err.message:
+            raise
+        _install_keeping_lock(npm, tools, digest)
     _check_installed(pins, tools)
     write_text(stamp, digest + "\n")
     return "npm: installed from package-lock.json"
@@ -105,6 +130,10 @@ def lock(pins: list[Pin], tools: Path) -> str:
     require("node", NPM_HINT)
     npm = require("npm", NPM_HINT)
     write_text(tools / "package.json", package_json(pins))
+    # Resolve from nothing: with an old node_modules present, npm writes a lock that lacks
+    # the other platforms' optional packages, and `npm ci` elsewhere then refuses it.
+    shutil.rmtree(tools / "node_modules", ignore_errors=True)
+    (tools / "package-lock.json").unlink(missing_ok=True)
     run([npm, "install", "--no-audit", "--no-fund"], cwd=tools, what="npm install")
     _check_installed(pins, tools)
     write_text(tools / "node_modules" / STAMP, _lock_digest(tools) + "\n")

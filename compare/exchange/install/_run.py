@@ -42,7 +42,10 @@ def run(argv: Sequence[str], *, cwd: Path | None = None, what: str) -> str:
     except OSError as err:
         raise CompareError(f"{what}: cannot start {argv[0]}: {err}", None) from None
     if done.returncode != 0:
-        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-12:])
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        # npm states the cause first and its help last; pip the other way round: keep both ends.
+        shown = lines if len(lines) <= 14 else [*lines[:8], "…", *lines[-5:]]
+        tail = "\n".join(shown)
         raise CompareError(
             f"{what} failed (exit {done.returncode}):\n{tail}",
             "check the package name and version in the target file and that the registry "
