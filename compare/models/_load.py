@@ -78,6 +78,7 @@ class SchemaIndex:
     definitions: frozenset[str]
     methods: dict[str, str]  # method → definition carrying it as a const
     envelopes: dict[str, str]  # request · notification · result · error → definition
+    batches: bool  # JSONRPCMessage admits arrays (JSON-RPC batches, 2025-03-26 only)
 
 
 def _defs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +164,9 @@ def _index(revision: str, _schema_sha: str) -> SchemaIndex:
             f"{rev.schema}: cannot find the JSON-RPC envelope(s) {sorted(missing)} under "
             "JSONRPCMessage",
         )
-    return SchemaIndex(revision, frozenset(defs), _method_map(defs), envelopes)
+    members = defs.get("JSONRPCMessage", {}).get("anyOf", [])
+    batches = any(isinstance(m, dict) and m.get("type") == "array" for m in members)
+    return SchemaIndex(revision, frozenset(defs), _method_map(defs), envelopes, batches)
 
 
 def schema_index(revision: str) -> SchemaIndex:

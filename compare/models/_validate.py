@@ -69,6 +69,50 @@ def _envelope_kind(value: dict[str, Any]) -> Kind | None:
     return None
 
 
+def _validate_object(value: dict[str, Any], text: str, revision: str) -> Validation:
+    index = schema_index(revision)
+    method = value.get("method") if isinstance(value.get("method"), str) else None
+    kind = _envelope_kind(value)
+    if kind is None:
+        issue = Issue("", "none of method, result or error is present", "envelope_shape")
+        return Validation(False, "invalid-envelope", errors=[issue], raw=text)
+    envelope = index.envelopes[kind]
+    model, errors = _validate_json(model_class(revision, envelope), text)
+    if errors:
+        return Validation(False, "invalid-envelope", None, errors, text, method, envelope)
+    definition = index.methods.get(method) if method else None
+    if definition is None:
+        return Validation(True, kind, model, [], text, method, envelope)
+    typed, errors = _validate_json(model_class(revision, definition), text)
+    return Validation(not errors, kind, typed, errors, text, method, definition)
+
+
+def _validate_batch(items: list[Any], raw: str, revision: str) -> Validation:
+    """A JSON-RPC batch (2025-03-26): every element validated as a line of its own.
+
+    Elements are re-encoded for validation only; ``raw`` stays the evidence. ``kind`` and
+    ``method`` are the first element's; ``model`` is ``None``.
+    """
+    if not items:
+        issue = Issue("", "an empty batch is not a JSON-RPC message", "envelope_type")
+        return Validation(False, "invalid-envelope", errors=[issue], raw=raw)
+    results: list[Validation] = []
+    for item in items:
+        if isinstance(item, dict):
+            text = json.dumps(item, ensure_ascii=False)
+            results.append(_validate_object(item, text, revision))
+        else:
+            issue = Issue("", "a batch element is a JSON object", "envelope_type")
+            results.append(Validation(False, "invalid-envelope", errors=[issue]))
+    errors = [
+        Issue(f"{i}.{e.loc}" if e.loc else str(i), e.msg, e.type)
+        for i, result in enumerate(results)
+        for e in result.errors
+    ]
+    first = results[0]
+    return Validation(not errors, first.kind, None, errors, raw, first.method, first.definition)
+
+
 def validate_line(raw: str, revision: str) -> Validation:
     """Validate one raw JSON-RPC line (no trailing newline needed) as ``revision`` says.
 
@@ -76,7 +120,7 @@ def validate_line(raw: str, revision: str) -> Validation:
     ``result``, ``error``); validate the envelope definition; then, for a method the revision
     defines, the method's own definition, whose model is returned. ``kind`` is
     ``invalid-envelope`` when the line is JSON but not a valid JSON-RPC message of the
-    revision.
+    revision. A batch (a JSON array) is valid only where the revision's schema admits one.
     """
     index = schema_index(revision)
     try:
@@ -88,24 +132,14 @@ def validate_line(raw: str, revision: str) -> Validation:
     except RecursionError:
         issue = Issue("", "nested deeper than the JSON parser's recursion limit", "json_too_deep")
         return Validation(False, "invalid-json", errors=[issue], raw=raw)
+    if isinstance(value, list) and index.batches:
+        return _validate_batch(value, raw, revision)
     if not isinstance(value, dict):
         what = "array (batch)" if isinstance(value, list) else type(value).__name__
         issue = Issue("", f"a JSON-RPC message is a JSON object, got {what}", "envelope_type")
         return Validation(False, "invalid-envelope", errors=[issue], raw=raw)
-    method = value.get("method") if isinstance(value.get("method"), str) else None
-    kind = _envelope_kind(value)
-    if kind is None:
-        issue = Issue("", "none of method, result or error is present", "envelope_shape")
-        return Validation(False, "invalid-envelope", errors=[issue], raw=raw)
-    envelope = index.envelopes[kind]
-    model, errors = _validate_json(model_class(revision, envelope), raw)
-    if errors:
-        return Validation(False, "invalid-envelope", None, errors, raw, method, envelope)
-    definition = index.methods.get(method) if method else None
-    if definition is None:
-        return Validation(True, kind, model, [], raw, method, envelope)
-    typed, errors = _validate_json(model_class(revision, definition), raw)
-    return Validation(not errors, kind, typed, errors, raw, method, definition)
+    result = _validate_object(value, raw, revision)
+    return result
 
 
 def validate_as(value: object, definition: str, revision: str) -> Validation:

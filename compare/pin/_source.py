@@ -120,7 +120,13 @@ class GitSource(Source):
             return None
         if blob.type != "blob":
             return None
-        data: bytes = blob.data_stream.read()
+        try:
+            data: bytes = blob.data_stream.read()
+        except (git.GitCommandError, ValueError, OSError) as err:
+            raise CompareError(
+                f"cannot read {path} from {self.description}: {_first_line(err)}",
+                hint=HOW_TO_POINT,
+            ) from None
         return data
 
 

@@ -297,3 +297,14 @@ def test_broken_generated_module_is_a_clear_error(schemas_copy: Path) -> None:
     with pytest.raises(CompareError, match="fail to import") as caught:
         validate_line(INIT, "2025-03-26")
     assert "mcp-compare models" in (caught.value.hint or "")
+
+
+def test_batches_only_where_the_schema_admits_them(isolated: Path) -> None:
+    batch = '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"x/y"}]'
+    assert schema_index("2025-03-26").batches and not schema_index("2025-06-18").batches
+    good = validate_line(batch, "2025-03-26")
+    assert good.ok and good.kind == "request" and good.method == "ping" and good.raw == batch
+    assert validate_line(batch, "2025-06-18").kind == "invalid-envelope"
+    bad = validate_line('[{"jsonrpc":"2.0","id":1,"method":"ping"}, 3]', "2025-03-26")
+    assert not bad.ok and [(e.loc, e.type) for e in bad.errors] == [("1", "envelope_type")]
+    assert validate_line("[]", "2025-03-26").kind == "invalid-envelope"
