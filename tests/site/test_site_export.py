@@ -1,0 +1,86 @@
+"""``mcp-compare export``: matrix.json valid against its published schema; previous run kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+from conftest import mc
+from site_data import write_cell
+
+from compare._paths import PROJECT_ROOT
+from compare.site import render
+
+SCHEMA = PROJECT_ROOT / "compare" / "site" / "matrix.schema.json"
+
+
+def _schema() -> dict[str, object]:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert isinstance(schema, dict)
+    return schema
+
+
+def test_export_is_valid_against_the_published_schema(site_env: Path) -> None:
+    proc = mc("export")
+    assert proc.returncode == 0, proc.stderr
+    matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
+    jsonschema.validate(matrix, _schema(), cls=jsonschema.Draft202012Validator)
+    assert [r["id"] for r in matrix["revisions"]][0] == "2024-11-05"
+    ts = next(i for i in matrix["implementations"] if i["id"] == "ts-sdk")
+    assert ts["versions"] == ["1.31.0", "1.32.2"] and ts["current_version"] == "1.32.2"
+    mcpx = next(i for i in matrix["implementations"] if i["id"] == "mcpx")
+    assert mcpx["kind"] == "cited"
+    cell = next(c for c in matrix["cells"] if c["id"] == "py-sdk--2.3.0--roots-list--2025-11-25--roots")
+    assert cell["verdict"] == "non-strict"
+    assert cell["transcript"] == "results/py-sdk/2.3.0/roots-list/2025-11-25~roots/transcript.jsonl"
+    row = next(r for r in matrix["rows"] if r["id"] == "ROOT-01")
+    assert row["status"]["py-sdk"]["state"] == "partial"
+    assert row["where"]["2026-07-28"] == "changed" and "2026-07-28" in row["deprecated_in"]
+    statuses = {c["status"] for c in matrix["citations"]}
+    assert statuses == {"verified", "unavailable"}
+
+
+def test_schema_rejects_a_tampered_export(site_env: Path) -> None:
+    assert mc("export").returncode == 0
+    matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
+    matrix["cells"][0]["verdict"] = "great"
+    try:
+        jsonschema.validate(matrix, _schema(), cls=jsonschema.Draft202012Validator)
+    except jsonschema.ValidationError as err:
+        assert "great" in err.message
+    else:
+        raise AssertionError("a verdict outside the vocabulary passed the schema")
+
+
+def test_export_out_writes_elsewhere(site_env: Path, tmp_path: Path) -> None:
+    out = tmp_path / "elsewhere" / "m.json"
+    assert mc("export", "--out", str(out)).returncode == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["format"] == 1
+    assert not (site_env / "build" / "matrix.json").exists()
+
+
+def test_changes_page_shows_verdicts_that_moved_since_the_last_export(site_env: Path) -> None:
+    assert mc("export").returncode == 0
+    render()
+    changes = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
+    assert "Nothing to compare yet" in changes  # the export equals this run
+    write_cell(site_env / "results", "py-sdk", "2.3.0", "roots-list", "2025-11-25", "pass")
+    render()  # a new run, not exported yet: compared with the last export
+    changes = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
+    assert "## Verdicts that changed" in changes
+    assert "≈&nbsp;non&#45;strict" in changes and "✔&nbsp;pass" in changes
+    assert mc("export").returncode == 0  # keeps the old matrix as build/previous/
+    assert (site_env / "build" / "previous" / "matrix.json").is_file()
+    render()
+    again = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
+    assert again == changes  # same answer before and after export
+    assert mc("render", "--check").returncode == 0
+
+
+def test_changes_page_lists_verdicts_that_differ_between_versions(site_env: Path) -> None:
+    render()
+    changes = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
+    section = changes[changes.index("differ between versions") :]
+    assert "<code>1&#46;31&#46;0</code>" in section and "✘&nbsp;fail" in section
