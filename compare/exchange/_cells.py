@@ -23,6 +23,8 @@ def harness_version() -> str:
     """The version plus the peer's source hash: a changed peer plays differently."""
     peer = hashlib.sha256(_PEER_SOURCE.read_bytes()).hexdigest()[:16]
     return f"{HARNESS_VERSION}+peer.{peer}"
+
+
 DEFAULT_VARIANT = "default"
 
 

@@ -29,6 +29,7 @@ from compare._paths import tools_dir
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
+from compare.exchange._rules import FIRST_MODERN
 from compare.exchange._targets import Expansion, Target
 
 HERE = Path(__file__).resolve().parent
@@ -130,9 +131,13 @@ def _write_files(target: Target, exp: Expansion) -> None:
             _atomic.write_text(path, str(content))
 
 
-def _plan(cell: Cell, workspace: Path, control: Path) -> dict[str, Any]:
+def newest_dated(known: list[str]) -> str:
+    return max((r for r in known if r != "draft"), default=FIRST_MODERN)
+
+
+def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[str, Any]:
     scenario = cell.scenario.raw
-    modern = cell.revision in ("2026-07-28", "draft")
+    modern = cell.revision >= FIRST_MODERN
     answer = scenario.get("answer_revision", cell.revision) if modern else cell.revision
     step_max = sum(
         float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps
@@ -142,6 +147,8 @@ def _plan(cell: Cell, workspace: Path, control: Path) -> dict[str, Any]:
         "scenario": cell.scenario.id,
         "revision": cell.revision,
         "answer_revision": answer,
+        # The draft speaks the newest dated version on the wire (2026-07-28 at the pinned commit).
+        "wire_version": newest_dated(known) if cell.revision == "draft" else cell.revision,
         "target": cell.target.id,
         "variant": cell.variant,
         "workspace": str(workspace),
@@ -185,7 +192,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
             folder.mkdir(parents=True)
         plan_path = stage / "plan.json"
-        _atomic.write_json(plan_path, _plan(cell, workspace, control))
+        _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
         tools = settings.tools or tools_dir()
         exp = Expansion(
             server_argv=peer_argv(plan_path),

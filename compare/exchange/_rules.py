@@ -15,7 +15,18 @@ from compare.exchange._transcript import Line, Transcript
 from compare.exchange._uri import judge_file_uri, rank
 from compare.exchange._validate import validate_as, validate_line
 
-MODERN = ("2026-07-28", "draft")
+#: The first per-request-metadata revision; later dated ones and ``draft`` sort after it.
+FIRST_MODERN = "2026-07-28"
+
+
+def _is_modern(version: object) -> bool:
+    """A dated revision from 2026-07-28 on (or draft); anything else, including junk, is not."""
+    if not isinstance(version, str):
+        return False
+    dated = len(version) == 10 and version[:4].isdigit() and version[4] == "-"
+    return (dated or version == "draft") and version >= FIRST_MODERN
+
+
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 #: URI outcomes that still name the right folder (a form problem, not a wrong place).
 RIGHT_PLACE = ("encoded", "non-ascii-raw", "localhost-authority", "no-authority")
@@ -76,7 +87,11 @@ class Context:
         out = []
         for line in self.tx.incoming():
             meta = line.params.get("_meta")
-            if line.is_request and isinstance(meta, dict) and meta.get(META_VERSION) in MODERN:
+            if (
+                line.is_request
+                and isinstance(meta, dict)
+                and str(meta.get(META_VERSION)) >= FIRST_MODERN
+            ):
                 out.append(line)
         return out
 

@@ -25,10 +25,25 @@ TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats t
 if TYPE_CHECKING:
     from typing import Any
 
-#: Revisions that carry protocol metadata per request instead of an ``initialize`` handshake.
-MODERN = ("2026-07-28", "draft")
+#: The first revision that carries protocol metadata per request instead of an ``initialize``
+#: handshake; later dated revisions and ``draft`` sort after it.
+FIRST_MODERN = "2026-07-28"
+
+
+def is_modern(version: object) -> bool:
+    """A dated revision from 2026-07-28 on (or draft); anything else, including junk, is not."""
+    if not isinstance(version, str):
+        return False
+    dated = len(version) == 10 and version[:4].isdigit() and version[4] == "-"
+    return (dated or version == "draft") and version >= FIRST_MODERN
+
+
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _EOF = object()
+#: Methods whose 2026-07-28 results are cacheable (they require ttlMs and cacheScope).
+CACHEABLE = frozenset(
+    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list"}
+)
 
 
 class Transcript:
@@ -172,7 +187,7 @@ class Peer:
         self.tx = transcript
         self.inbox: queue.Queue[Any] = queue.Queue(maxsize=1000)
         self.revision: str = plan["revision"]
-        self.modern = self.revision in MODERN
+        self.modern = is_modern(self.revision)
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
         self.events: list[tuple[str, int]] = []
@@ -252,7 +267,7 @@ class Peer:
         assert isinstance(params, dict)
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         assert isinstance(meta, dict)
-        modern_request = meta.get(META_VERSION) in MODERN
+        modern_request = is_modern(meta.get(META_VERSION))
         if modern_request:
             self.events.append(("modern-request", n))
         result: dict[str, Any] | None = None
@@ -269,7 +284,7 @@ class Peer:
                 self.send(_error(rid, -32601, "Method not found"))
                 return
             result = {
-                "supportedVersions": [self.revision],
+                "supportedVersions": [self.plan.get("wire_version", self.revision)],
                 "capabilities": self.plan.get("capabilities", {"tools": {}}),
                 "_meta": {"io.modelcontextprotocol/serverInfo": self.plan.get("server_info", {})},
             }
@@ -289,8 +304,11 @@ class Peer:
         if result is None:
             self.send(_error(rid, -32601, "Method not found"))
             return
-        if modern_request and "resultType" not in result:
+        if modern_request:
+            # 2026-07-28 results say what they are; discovery and lists are cacheable results
             result = {"resultType": "complete", **result}
+            if method in CACHEABLE:
+                result = {**result, "ttlMs": 0, "cacheScope": "private"}
         self.send({"jsonrpc": "2.0", "id": rid, "result": result})
 
     def tools_call(self, n: int, params: dict[str, Any], modern_request: bool) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compare.exchange._harness import PEER_FILE, peer_argv
+from compare.exchange._harness import peer_argv
 
 INIT = (
     '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -76,7 +76,9 @@ def test_parse_errors_are_kept_and_answered(tmp_path: Path) -> None:
 
 
 def test_a_10_mb_line_is_capped_not_held(tmp_path: Path) -> None:
-    big = b'{"jsonrpc":"2.0","method":"notifications/x","params":{"d":"' + b"x" * 10_000_000 + b'"}}'
+    big = (
+        b'{"jsonrpc":"2.0","method":"notifications/x","params":{"d":"' + b"x" * 10_000_000 + b'"}}'
+    )
     records, _ = _run(tmp_path, big + b"\n" + INITIALIZED.encode() + b"\n")
     first, second = _wire(records, "in")
     assert first["truncated"] is True and first["bytes"] == len(big)
@@ -141,7 +143,12 @@ def test_modern_discover_and_input_required(tmp_path: Path) -> None:
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
     lines = [
         {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "probe", "_meta": meta}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "probe", "_meta": meta},
+        },
         {
             "jsonrpc": "2.0",
             "id": 3,
@@ -150,9 +157,7 @@ def test_modern_discover_and_input_required(tmp_path: Path) -> None:
         },
     ]
     data = "".join(json.dumps(x) + "\n" for x in lines).encode()
-    _, out = _run(
-        tmp_path, data, revision="2026-07-28", mrtr={"key": "k", "request_state": "s"}
-    )
+    _, out = _run(tmp_path, data, revision="2026-07-28", mrtr={"key": "k", "request_state": "s"})
     discover, first, retry = (json.loads(x)["result"] for x in out)
     assert discover["supportedVersions"] == ["2026-07-28"]
     assert first["resultType"] == "input_required"
