@@ -1,0 +1,169 @@
+"""The harness around the cells: caching, re-judging, not-run cells, crash isolation, the
+``command`` target from the command line, reading results back, and the public surface.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import compare.exchange as exchange
+from compare.exchange import Cell, RunSettings, load_cells, load_scenarios, plan_cells, run_cells
+from compare.exchange import _harness
+
+from .fakes import FAKE_CLIENT, fake_target
+
+KNOWN = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"]
+
+
+@pytest.fixture(autouse=True)
+def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+
+
+def _settings(tmp_path: Path, **kw: bool) -> RunSettings:
+    return RunSettings(tmp_path / "results", "test-commit", KNOWN, **kw)
+
+
+def _scenario(sid: str) -> exchange.Scenario:
+    return next(s for s in load_scenarios() if s.id == sid)
+
+
+def test_public_surface() -> None:
+    for name in ("load_targets", "load_scenarios", "load_cells", "run_cells"):
+        assert callable(getattr(exchange, name))
+    with pytest.raises(AttributeError):
+        exchange.no_such_name  # noqa: B018
+
+
+def test_cached_cells_are_not_rerun_unless_forced(tmp_path: Path) -> None:
+    cell = Cell(fake_target("good"), "default", _scenario("handshake"), "2025-11-25")
+    [first] = run_cells([cell], _settings(tmp_path))
+    assert first["verdict"] == "pass" and not first.get("cached")
+    [again] = run_cells([cell], _settings(tmp_path))
+    assert again["cached"] is True and again["key"] == first["key"]
+    [forced] = run_cells([cell], _settings(tmp_path, force=True))
+    assert not forced.get("cached") and forced["started_at"] >= first["started_at"]
+
+
+def test_rejudge_reads_the_stored_transcript(tmp_path: Path) -> None:
+    cell = Cell(fake_target("good"), "default", _scenario("roots-list"), "2025-06-18")
+    [first] = run_cells([cell], _settings(tmp_path))
+    folder = cell.folder(tmp_path / "results")
+    # tamper with the evidence: the judge must see the new bytes, and no client must run
+    lines = (folder / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+    tampered = [ln.replace("%23", "#") if '"dir": "in"' in ln else ln for ln in lines]
+    (folder / "transcript.jsonl").write_text("\n".join(tampered) + "\n", encoding="utf-8")
+    [again] = run_cells([cell], _settings(tmp_path, rejudge=True))
+    checks = {c["id"]: c["outcome"] for c in again["checks"]}
+    assert first["verdict"] == "pass"
+    assert checks["root-uri-encoding"] == "hash-unencoded"
+    assert again["process"] == first["process"] and "rejudged_at" in again
+
+
+def test_cells_a_target_cannot_play_are_not_run_with_a_reason(tmp_path: Path) -> None:
+    target = fake_target("good", can_change_roots=False)
+    cells = [
+        Cell(target, "default", _scenario("list-changed"), "2025-11-25"),
+        Cell(target, "default", _scenario("roots-list"), "2026-07-28"),
+        Cell(target, "default", _scenario("mrtr"), "2025-11-25"),
+    ]
+    verdicts = run_cells(cells, _settings(tmp_path))
+    assert [v["verdict"] for v in verdicts] == ["not-run"] * 3
+    assert all(v["reason"].startswith("not run, because") for v in verdicts)
+    assert "cannot add a root" in verdicts[0]["reason"]
+    assert "2024-11-05 … 2025-11-25" in verdicts[1]["reason"]
+
+
+def test_variants_pick_their_scenarios() -> None:
+    target = fake_target("good", variants={"roots": [], "no-roots": ["--no-roots"]})
+    cells = plan_cells([target], load_scenarios(), ["2025-11-25"])
+    pairs = {(c.variant, c.scenario.id) for c in cells}
+    assert ("no-roots", "roots-undeclared") in pairs and ("roots", "roots-list") in pairs
+    assert ("roots", "roots-undeclared") not in pairs and ("no-roots", "roots-list") not in pairs
+    assert cells[0].folder(Path("/r")).name.endswith("~" + cells[0].variant)
+
+
+def test_a_crash_in_one_cell_loses_no_other_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = Cell(fake_target("good"), "default", _scenario("handshake"), "2025-11-25")
+    [kept] = run_cells([good], _settings(tmp_path))
+    stored = (good.folder(tmp_path / "results") / "verdict.json").read_bytes()
+    real = _harness._run_client
+
+    def explode(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, object]:
+        if cell.scenario.id == "unknown-notification":
+            raise RuntimeError("injected fault")
+        return real(cell, stage, settings)
+
+    monkeypatch.setattr(_harness, "_run_client", explode)
+    other = Cell(fake_target("good"), "default", _scenario("unknown-notification"), "2025-11-25")
+    rerun = Cell(fake_target("good"), "default", _scenario("roots-list"), "2025-11-25")
+    broken, fine = run_cells([other, rerun], _settings(tmp_path))
+    assert broken["verdict"] == "error" and "injected fault" in broken["reason"]
+    assert fine["verdict"] == "pass"
+    assert (good.folder(tmp_path / "results") / "verdict.json").read_bytes() == stored
+    assert kept["verdict"] == "pass"
+    assert not list((tmp_path / "results").rglob("*.stage-*"))
+
+
+def test_load_cells_marks_the_newest_version_current(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    for version in ("1.9.0", "1.10.0"):
+        folder = results / "t" / version / "handshake" / "2025-11-25"
+        folder.mkdir(parents=True)
+        verdict = {"format": 1, "target": "t", "target_version": version, "verdict": "pass"}
+        (folder / "verdict.json").write_text(json.dumps(verdict))
+    (results / "t" / "1.10.0" / "junk" / "x").mkdir(parents=True)
+    (results / "t" / "1.10.0" / "junk" / "x" / "verdict.json").write_text("{not json")
+    cells = load_cells(results)
+    assert {(c.version, c.current) for c in cells} == {("1.9.0", False), ("1.10.0", True)}
+
+
+def test_command_target_from_the_command_line(tmp_path: Path) -> None:
+    command = f"{sys.executable} {FAKE_CLIENT} --mode good --control {{control}} -- {{server_argv}}"
+    env = {**os.environ, "MCP_COMPARE_RESULTS": str(tmp_path / "results")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "compare",
+            "run",
+            "--target",
+            "command",
+            "--command",
+            command,
+            "--scenario",
+            "roots-list",
+            "--revision",
+            "2024-11-05",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["counts"] == {"pass": 1}
+    [cell] = summary["cells"]
+    assert cell["target_version"].startswith("cmd-")
+
+
+def test_command_target_needs_a_command(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "compare", "run", "--target", "command"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MCP_COMPARE_RESULTS": str(tmp_path / "results")},
+    )
+    assert done.returncode == 2
+    assert "needs --command" in done.stderr and "Traceback" not in done.stderr
