@@ -70,7 +70,7 @@ def test_every_fault_is_a_finding(tmp_path: Path) -> None:
     assert _marked_processes(tmp_path) == []
     table = {}
     for mode, verdict in zip(FAULTS, verdicts, strict=True):
-        want_verdict, check_id, outcome = FAULTS[mode]
+        _want, check_id, _outcome = FAULTS[mode]
         check = _by_check(verdict)[check_id]
         table[mode] = (verdict["verdict"], check["outcome"])
         assert verdict["reason"], mode

@@ -13,8 +13,15 @@ from pathlib import Path
 import pytest
 
 import compare.exchange as exchange
-from compare.exchange import Cell, RunSettings, load_cells, load_scenarios, plan_cells, run_cells
-from compare.exchange import _harness
+from compare.exchange import (
+    Cell,
+    RunSettings,
+    _harness,
+    load_cells,
+    load_scenarios,
+    plan_cells,
+    run_cells,
+)
 
 from .fakes import FAKE_CLIENT, fake_target
 
