@@ -7,6 +7,7 @@ build into a temporary folder with the very same configuration.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import subprocess
@@ -86,7 +87,5 @@ def serve_site(host: str = "127.0.0.1", port: int = 8000) -> None:
         ) from err
     with server:
         print(f"serving {folder} on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
-        except KeyboardInterrupt:
-            pass

@@ -195,8 +195,9 @@ def load_cells(results: Path) -> tuple[list[Cell], list[Problem]]:
 
 
 def _entry(obj: dict[str, Any], index: int) -> WireLine:
-    n = obj.get("n") if isinstance(obj.get("n"), int) else index
-    t = obj.get("t") if isinstance(obj.get("t"), int | float) else None
+    n_raw, t_raw = obj.get("n"), obj.get("t")
+    n = n_raw if isinstance(n_raw, int) else index
+    t = float(t_raw) if isinstance(t_raw, int | float) else None
     direction = _str(obj.get("dir")) or "?"
     notes = []
     if "raw" in obj:
@@ -218,8 +219,8 @@ def _entry(obj: dict[str, Any], index: int) -> WireLine:
         notes.append(f"shown: first {MAX_RAW_CHARS} of {len(raw)} characters")
         raw = raw[:MAX_RAW_CHARS]
     return WireLine(
-        n=int(n),
-        t=float(t) if t is not None else None,
+        n=n,
+        t=t,
         dir=direction,
         raw=raw,
         note="; ".join(notes),

@@ -79,9 +79,9 @@ def compare_runs(current: dict[str, Any]) -> Changes:
         c.get("ref"): c for c in before_matrix.get("citations") or [] if isinstance(c, dict)
     }
     for cite in current.get("citations") or []:
-        old = old_cites.get(cite["ref"])
-        if old is not None and old.get("status") != cite["status"]:
-            changes.citations.append({"ref": cite["ref"], "before": old, "after": cite})
+        was = old_cites.get(cite["ref"])
+        if was is not None and was.get("status") != cite["status"]:
+            changes.citations.append({"ref": cite["ref"], "before": was, "after": cite})
     return changes
 
 

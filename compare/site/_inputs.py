@@ -113,6 +113,14 @@ def _read_json(path: Path, made_by: str) -> Any:
         ) from err
 
 
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _state(value: object) -> str:
     """A computed column's state name, whatever small shape the producer used."""
     if isinstance(value, bool):
@@ -194,11 +202,11 @@ def _row(raw: object, area: str, index: int) -> Row:
             f"build/rows.json: row {index} of area {area!r} has no string id",
             "re-create it: mcp-compare rows",
         )
-    where_raw = raw.get("where") if isinstance(raw.get("where"), dict) else {}
-    revs = where_raw.get("revisions") if isinstance(where_raw.get("revisions"), dict) else {}
+    where_raw = _dict(raw.get("where"))
+    revs = _dict(where_raw.get("revisions"))
     where = {str(k): _state(v) for k, v in revs.items()}
     deprecated = {str(k) for k, v in revs.items() if isinstance(v, dict) and v.get("deprecated")}
-    status_raw = raw.get("status") if isinstance(raw.get("status"), dict) else {}
+    status_raw = _dict(raw.get("status"))
     labels = raw.get("labels")
     sources = raw.get("sources")
     return Row(
@@ -224,7 +232,7 @@ def _citations(raw: object) -> dict[str, Citation]:
         raise CompareError(
             "build/citations.json has no list of citations", "re-create: mcp-compare cite --check"
         )
-    out = {}
+    out: dict[str, Citation] = {}
     for item in items:
         cit = _citation(item)
         out.setdefault(cit.ref, cit)
@@ -313,8 +321,7 @@ def load_site_data() -> SiteData:
                 continue
             name = str(area.get("area") or "roots")
             areas.append(Area(name, str(area.get("title") or name), str(area.get("summary") or "")))
-            items = area.get("rows") if isinstance(area.get("rows"), list) else []
-            rows += [_row(item, name, i) for i, item in enumerate(items)]
+            rows += [_row(item, name, i) for i, item in enumerate(_list(area.get("rows")))]
         for impl in raw.get("implementations") or []:
             if isinstance(impl, dict) and isinstance(impl.get("id"), str):
                 impl_info[impl["id"]] = impl

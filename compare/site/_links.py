@@ -99,8 +99,10 @@ class Links:
         where = cite_target(result.ref, self.data.repository, self.data.commit)
         href = result.link or where.link
         label = f"{where.file}:{where.lines}" if where.lines else where.file
-        parts = [esc(result.provenance or where.source), link(code(label), href) if href
-                 else code(label)]
+        parts = [
+            esc(result.provenance or where.source),
+            link(code(label), href) if href else code(label),
+        ]
         if where.quote:
             parts.append(Md(f"“{esc(where.quote)}”"))
         parts.append(Md(f"**{self.sym('citation', result.status)}**"))

@@ -156,8 +156,9 @@ def build_matrix(data: SiteData) -> dict[str, Any]:
                 else "not-run",
                 "versions": versions,
                 "current_version": current,
-                "name": str((data.impl_info.get(name) or data.targets.get(name) or {}).get("name")
-                            or name),
+                "name": str(
+                    (data.impl_info.get(name) or data.targets.get(name) or {}).get("name") or name
+                ),
                 "package": _package(data.targets.get(name, {})),
             }
         )
@@ -189,8 +190,12 @@ def build_matrix(data: SiteData) -> dict[str, Any]:
             "labels": row.labels,
             "where": row.where,
             "status": {
-                impl: {"state": st.state, "note": st.note or None, "reason": st.reason or None,
-                       "cells": st.cells}
+                impl: {
+                    "state": st.state,
+                    "note": st.note or None,
+                    "reason": st.reason or None,
+                    "cells": st.cells,
+                }
                 for impl, st in row.status.items()
             },
             "value": row.value or None,

@@ -198,7 +198,7 @@ class Renderer:
         # The home page's legend lists the symbols the home page itself shows: render it once
         # to learn them, then again with its legend. The legend page lists every page's.
         home = SymbolUse()
-        home_context = {"columns": row_columns(data), "impls": impls}
+        home_context: dict[str, Any] = {"columns": row_columns(data), "impls": impls}
         self.page("index.md", "home.md.j2", symbols=home, legend=[], **home_context)
         self.page("index.md", "home.md.j2", legend=home.legend(), **home_context)
         self.page("legend.md", "legend.md.j2", legend=self.symbols.legend())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -65,7 +66,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("export")
     def export_cmd(
-        out: Path | None = typer.Option(None, "--out", help="Write here instead."),
+        out: Annotated[Path | None, typer.Option("--out", help="Write here instead.")] = None,
         as_json: bool = typer.Option(False, "--json", help="Print the matrix to stdout too."),
     ) -> None:
         """Write build/matrix.json (schema: compare/site/matrix.schema.json)."""

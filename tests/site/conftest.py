@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from site_data import write_dataset
 
 from compare._paths import PROJECT_ROOT
-from site_data import write_dataset
 
 MC = [sys.executable, "-m", "compare"]
 HOSTILE_CLIENT = Path(__file__).with_name("hostile_client.py")
@@ -25,7 +25,9 @@ def site_env(isolated: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield isolated
 
 
-def mc(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def mc(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     """Run the real ``mcp-compare`` command line (as ``python -m compare``)."""
     return subprocess.run(
         [*MC, *args],
@@ -44,8 +46,18 @@ def hostile_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     results = tmp_path_factory.mktemp("hostile") / "results"
     command = f"{sys.executable} {HOSTILE_CLIENT} -- {{server}}"
     proc = mc(
-        "run", "--target", "command", "--command", command, "--scenario", "roots-list",
-        "--revision", "2025-11-25", "--results", str(results), timeout=120,
+        "run",
+        "--target",
+        "command",
+        "--command",
+        command,
+        "--scenario",
+        "roots-list",
+        "--revision",
+        "2025-11-25",
+        "--results",
+        str(results),
+        timeout=120,
     )
     assert proc.returncode in (0, 1), f"mcp-compare run failed:\n{proc.stdout}\n{proc.stderr}"
     verdicts = list(results.glob("command/*/roots-list/2025-11-25*/verdict.json"))

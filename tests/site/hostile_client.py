@@ -22,7 +22,7 @@ HOSTILE_NAME = (
     "{{ 7*7 }}{% if %}{: #evil }"
 )
 HOSTILE_URI = "file:///ws/<img src=x onerror=window.__pwned=2>|**bold**|<b>b</b>"
-HOSTILE_ROOT_NAME = "!!! danger \"x\"\n<iframe src=javascript:window.__pwned=4>"
+HOSTILE_ROOT_NAME = '!!! danger "x"\n<iframe src=javascript:window.__pwned=4>'
 
 
 def main(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 COMMIT = "b0f60ba5409db7a6582440a7b473cc0398890f15"
+MCPX = "610cbb9eb146b59f8afcd35e32fc3bf787e0748e"
 REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"]
 HOSTILE_NAME = "<script>window.__pwned=1</script>|x`y`[z](javascript:alert(1)){{ 7*7 }}{% raw %}"
 HOSTILE_URI = "file:///w/<img src=x onerror=window.__pwned=2>|**bold**"
@@ -87,8 +88,11 @@ def write_cell(
                     "reason": "judged on the raw string",
                     "evidence": [5],
                     "refs": [
-                        {"cite": f"docs/specification/{revision}/client/roots.mdx:110",
-                         "from": "2024-11-05", "until": None}
+                        {
+                            "cite": f"docs/specification/{revision}/client/roots.mdx:110",
+                            "from": "2024-11-05",
+                            "until": None,
+                        }
                     ],
                 }
             ],
@@ -99,8 +103,11 @@ def write_cell(
             "started_at": "2026-11-29T13:00:00Z",
             "duration_s": 0.5,
             "process": {"exit_code": 0, "ended_by": "self", "leftover_killed": 0},
-            "files": {"transcript": "transcript.jsonl", "stdout": "client.stdout",
-                      "stderr": "client.stderr"},
+            "files": {
+                "transcript": "transcript.jsonl",
+                "stdout": "client.stdout",
+                "stderr": "client.stderr",
+            },
         },
     )
     return folder
@@ -129,48 +136,81 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
     cells.append(write_cell(results, "py-sdk", "2.3.0", "roots-list", "2025-11-25", "non-strict"))
     if hostile:
         cells.append(
-            write_cell(results, "command", "0", "roots-list", "2025-11-25", "fail",
-                       client_name=HOSTILE_NAME, root_uri=HOSTILE_URI)
+            write_cell(
+                results,
+                "command",
+                "0",
+                "roots-list",
+                "2025-11-25",
+                "fail",
+                client_name=HOSTILE_NAME,
+                root_uri=HOSTILE_URI,
+            )
         )
-    quote = "docs/specification/2025-11-25/client/roots.mdx:47 “To retrieve roots, servers send a `roots/list` request”"
-    gh = "gh:lydakis/mcpx@610cbb9eb146b59f8afcd35e32fc3bf787e0748e/internal/mcppool/stdio.go:31 “Capabilities:”"
+    quote = (
+        "docs/specification/2025-11-25/client/roots.mdx:47"
+        " “To retrieve roots, servers send a `roots/list` request”"
+    )
+    gh = f"gh:lydakis/mcpx@{MCPX}/internal/mcppool/stdio.go:31 “Capabilities:”"
     unavailable = _cite(gh, "unavailable", "not verified: source unavailable")
-    unavailable["link"] = "https://github.com/lydakis/mcpx/blob/610cbb9eb146b59f8afcd35e32fc3bf787e0748e/internal/mcppool/stdio.go#L31"
+    unavailable["link"] = (
+        f"https://github.com/lydakis/mcpx/blob/{MCPX}/internal/mcppool/stdio.go#L31"
+    )
     ts = [f"ts-sdk/1.32.2/roots-list/{rev}~roots" for rev in REVISIONS[:4]]
     status = {
         "ts-sdk": {
-            "state": "supported", "label": "supported", "version": "1.32.2",
-            "revisions": {rev: {"cell": f"results/{c}", "verdict": "pass"}
-                          for rev, c in zip(REVISIONS[:4], ts, strict=True)},
+            "state": "supported",
+            "label": "supported",
+            "version": "1.32.2",
+            "revisions": {
+                rev: {"cell": f"results/{c}", "verdict": "pass"}
+                for rev, c in zip(REVISIONS[:4], ts, strict=True)
+            },
             "evidence": [f"results/{c}" for c in ts],
         },
         "py-sdk": {
-            "state": "partial", "label": "partial", "version": "2.3.0",
+            "state": "partial",
+            "label": "partial",
+            "version": "2.3.0",
             "note": "encodes the space but not the '#'",
-            "revisions": {"2025-11-25": {"cell": "results/py-sdk/2.3.0/roots-list/2025-11-25~roots",
-                                         "verdict": "non-strict"}},
+            "revisions": {
+                "2025-11-25": {
+                    "cell": "results/py-sdk/2.3.0/roots-list/2025-11-25~roots",
+                    "verdict": "non-strict",
+                }
+            },
             "evidence": ["results/py-sdk/2.3.0/roots-list/2025-11-25~roots"],
         },
         "mcpx": {
-            "state": "cited", "label": "cited, not run", "cited_state": "not-supported",
+            "state": "cited",
+            "label": "cited, not run",
+            "cited_state": "not-supported",
             "reason": "not run, because it is a Go daemon with no package",
             "sources": [unavailable],
         },
     }
     if hostile:
         status["command"] = {
-            "state": "not-supported", "label": "not supported", "version": "0",
+            "state": "not-supported",
+            "label": "not supported",
+            "version": "0",
             "note": HOSTILE_NAME,
-            "revisions": {"2025-11-25": {"cell": "results/command/0/roots-list/2025-11-25~roots",
-                                         "verdict": "fail"}},
+            "revisions": {
+                "2025-11-25": {
+                    "cell": "results/command/0/roots-list/2025-11-25~roots",
+                    "verdict": "fail",
+                }
+            },
             "evidence": ["results/command/0/roots-list/2025-11-25~roots"],
         }
     where = {
         "items": ["ListRootsRequest"],
         "computed": True,
         "revisions": {
-            rev: {"state": "present" if rev < "2026" else "changed",
-                  **({"deprecated": True} if rev >= "2026" or rev == "draft" else {})}
+            rev: {
+                "state": "present" if rev < "2026" else "changed",
+                **({"deprecated": True} if rev >= "2026" or rev == "draft" else {}),
+            }
             for rev in REVISIONS
         },
     }
@@ -181,8 +221,14 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
         "revisions": REVISIONS,
         "implementations": [
             {"id": "ts-sdk", "name": "TypeScript SDK", "kind": "run", "version": "1.32.2"},
-            {"id": "mcpx", "name": "mcpx", "kind": "cited", "version": None,
-             "repository": "lydakis/mcpx", "why_not_run": "a Go daemon with no package"},
+            {
+                "id": "mcpx",
+                "name": "mcpx",
+                "kind": "cited",
+                "version": None,
+                "repository": "lydakis/mcpx",
+                "why_not_run": "a Go daemon with no package",
+            },
         ],
         "areas": [
             {
@@ -195,11 +241,15 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
                         "id": "ROOT-01",
                         "difference": "A server asks for roots with roots/list",
                         "labels": ["roots/list", "client"],
-                        "value": "high", "effort": "low", "risk": "medium",
+                        "value": "high",
+                        "effort": "low",
+                        "risk": "medium",
                         "what": "The request and its answer.",
                         "where_detail": "Every revision; embedded only from 2026-07-28.",
                         "status_detail": "SDKs answer; see each cell.",
-                        "value_detail": "v", "effort_detail": "e", "risk_detail": "r",
+                        "value_detail": "v",
+                        "effort_detail": "e",
+                        "risk_detail": "r",
                         "detail": "Details with a | pipe and <b>markup</b>.",
                         "where": where,
                         "status": status,
@@ -209,14 +259,28 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
                         "id": "ROOT-02",
                         "difference": "notifications/roots/list_changed is gone in 2026-07-28",
                         "labels": ["notification"],
-                        "value": "medium", "effort": "low", "risk": "low",
-                        "what": "w", "where_detail": "wd", "status_detail": "sd",
-                        "value_detail": "v", "effort_detail": "e", "risk_detail": "r",
+                        "value": "medium",
+                        "effort": "low",
+                        "risk": "low",
+                        "what": "w",
+                        "where_detail": "wd",
+                        "status_detail": "sd",
+                        "value_detail": "v",
+                        "effort_detail": "e",
+                        "risk_detail": "r",
                         "detail": "d",
-                        "where": {"items": [], "computed": False,
-                                  "reason": "not computed, because build/diff.json is missing"},
-                        "status": {"ts-sdk": {"state": "not-run", "label": "not run",
-                                              "reason": "not run, because no cell"}},
+                        "where": {
+                            "items": [],
+                            "computed": False,
+                            "reason": "not computed, because build/diff.json is missing",
+                        },
+                        "status": {
+                            "ts-sdk": {
+                                "state": "not-run",
+                                "label": "not run",
+                                "reason": "not run, because no cell",
+                            }
+                        },
                         "sources": [],
                     },
                 ],
@@ -227,8 +291,10 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
         "missing_inputs": {},
     }
     _write(build / "rows.json", rows)
-    _write(build / "citations.json", {"format": 1, "tally": {}, "warnings": [],
-                                      "citations": [_cite(quote), unavailable]})
+    _write(
+        build / "citations.json",
+        {"format": 1, "tally": {}, "warnings": [], "citations": [_cite(quote), unavailable]},
+    )
     diff = {
         "spec_commit": COMMIT,
         "revisions": REVISIONS,
@@ -236,8 +302,14 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
             "ListRootsRequest": {
                 "kind": "definition",
                 "revisions": {
-                    rev: {"present": True, "required": None, "type": "object", "ref": None,
-                          "source": f"schema/{rev}/schema.json", "line": 100}
+                    rev: {
+                        "present": True,
+                        "required": None,
+                        "type": "object",
+                        "ref": None,
+                        "source": f"schema/{rev}/schema.json",
+                        "line": 100,
+                    }
                     for rev in REVISIONS
                 },
             },
@@ -247,12 +319,21 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
             },
         },
         "changes": [
-            {"item": "RootsListChangedNotification", "revision": "2026-07-28",
-             "change": "removed", "detail": "no longer defined"},
+            {
+                "item": "RootsListChangedNotification",
+                "revision": "2026-07-28",
+                "change": "removed",
+                "detail": "no longer defined",
+            },
         ],
-        "deprecation": {"2026-07-28": {"deprecated": True,
-                                       "source": "docs/specification/2026-07-28/client/roots.mdx",
-                                       "line": 9, "quote": "Roots are deprecated"}},
+        "deprecation": {
+            "2026-07-28": {
+                "deprecated": True,
+                "source": "docs/specification/2026-07-28/client/roots.mdx",
+                "line": 9,
+                "quote": "Roots are deprecated",
+            }
+        },
     }
     _write(build / "diff.json", diff)
     return {"results": results, "build": build, "cells": cells[0].parent}

@@ -76,7 +76,9 @@ def base_url(built_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make chromium` (apt-get install chromium)")
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: run `make chromium` (apt-get install chromium)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as play:
@@ -145,7 +147,9 @@ def test_row_anchor_scrolls_the_row_into_view(page: Any, base_url: str) -> None:
     assert page.problems == []
 
 
-def test_hostile_cell_page_shows_the_content_as_text(page: Any, base_url: str, built_site: Path) -> None:
+def test_hostile_cell_page_shows_the_content_as_text(
+    page: Any, base_url: str, built_site: Path
+) -> None:
     cells = sorted((built_site / "cells").glob("command--*.html"))
     assert len(cells) == 1, cells
     page.goto(f"{base_url}/cells/{cells[0].name}", wait_until="networkidle")

@@ -20,7 +20,7 @@ HOSTILE = [
     "**bold** _it_ ~~s~~",
     "<img src=x onerror=alert(2)>",
     "{: #evil .cls }",
-    "!!! danger \"boom\"",
+    '!!! danger "boom"',
     "line one\nline two\r\n# heading",
     "&amp; &lt;script&gt;",
     "http://example.com/auto <http://example.com/x>",

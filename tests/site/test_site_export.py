@@ -27,12 +27,14 @@ def test_export_is_valid_against_the_published_schema(site_env: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
     jsonschema.validate(matrix, _schema(), cls=jsonschema.Draft202012Validator)
-    assert [r["id"] for r in matrix["revisions"]][0] == "2024-11-05"
+    assert next(r["id"] for r in matrix["revisions"]) == "2024-11-05"
     ts = next(i for i in matrix["implementations"] if i["id"] == "ts-sdk")
     assert ts["versions"] == ["1.31.0", "1.32.2"] and ts["current_version"] == "1.32.2"
     mcpx = next(i for i in matrix["implementations"] if i["id"] == "mcpx")
     assert mcpx["kind"] == "cited"
-    cell = next(c for c in matrix["cells"] if c["id"] == "py-sdk--2.3.0--roots-list--2025-11-25--roots")
+    cell = next(
+        c for c in matrix["cells"] if c["id"] == "py-sdk--2.3.0--roots-list--2025-11-25--roots"
+    )
     assert cell["verdict"] == "non-strict"
     assert cell["transcript"] == "results/py-sdk/2.3.0/roots-list/2025-11-25~roots/transcript.jsonl"
     row = next(r for r in matrix["rows"] if r["id"] == "ROOT-01")

@@ -29,10 +29,17 @@ def test_every_page_is_stamped_generated(site_env: Path) -> None:
 def test_the_pages_an_implementer_needs_exist(site_env: Path) -> None:
     render()
     docs = _docs(site_env)
-    for rel in ("index.md", "roots.md", "legend.md", "changes.md", "implementations/ts-sdk.md",
-                "implementations/mcpx.md", "revisions/2026-07-28.md",
-                "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md",
-                "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.transcript.jsonl"):
+    for rel in (
+        "index.md",
+        "roots.md",
+        "legend.md",
+        "changes.md",
+        "implementations/ts-sdk.md",
+        "implementations/mcpx.md",
+        "revisions/2026-07-28.md",
+        "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md",
+        "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.transcript.jsonl",
+    ):
         assert (docs / rel).is_file(), rel
 
 
@@ -48,7 +55,10 @@ def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(site_env: 
 def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -> None:
     render()
     area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
-    assert "blob/b0f60ba5409db7a6582440a7b473cc0398890f15/docs/specification/2025-11-25/client/roots.mdx#L47" in area
+    assert (
+        "blob/b0f60ba5409db7a6582440a7b473cc0398890f15/docs/specification/2025-11-25/client/roots.mdx#L47"
+        in area
+    )
     assert "✔&nbsp;verified" in area
     assert "⌀&nbsp;unavailable" in area  # the gh: citation with no clone here
 
@@ -133,7 +143,9 @@ def test_malformed_rows_json_is_a_clean_error(site_env: Path) -> None:
     proc = mc("render")
     assert proc.returncode == 2
     said = " ".join(proc.stderr.split())
-    assert "rows.json is not readable JSON" in said and "hint: re-create it: mcp-compare rows" in said
+    assert (
+        "rows.json is not readable JSON" in said and "hint: re-create it: mcp-compare rows" in said
+    )
     assert "Traceback" not in proc.stderr
 
 
@@ -152,7 +164,7 @@ def test_a_flooding_transcript_is_capped_on_its_page(site_env: Path) -> None:
     line = json.dumps({"n": 1, "t": 0.1, "dir": "in", "raw": "x" * 5000})
     (cell / "transcript.jsonl").write_text((line + "\n") * 3000, encoding="utf-8")
     render()
-    page = (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md")
+    page = _docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md"
     text = page.read_text(encoding="utf-8")
     assert "Shown: the first 400 of 3000 entries" in text
     assert len(text) < 1_200_000
