@@ -37,7 +37,7 @@ PEER_FILE = HERE / "peer.py"
 HOSTS_DIR = HERE / "hosts"
 #: The workspace folder's name: a space, a '#' and a non-ASCII letter, each a classic URI trap.
 WORKSPACE_NAME = "web #staging é"
-PEER_LINGER_S = 0.5
+PEER_LINGER_S = 0.2
 
 
 @dataclass(frozen=True)
