@@ -7,6 +7,7 @@ All text that came from data is escaped here; what these helpers return is trust
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from compare.site._cells import Cell
@@ -60,6 +61,20 @@ class Links:
         if rev in row.deprecated:
             shown = Md(f"{shown} {self.sym('where', 'deprecated')}")
         return self.revision(rev, shown)
+
+    def where_compact(self, row: Row) -> Md:
+        """One linked symbol per revision (for the dense area table), titled with its state."""
+        if not row.where:
+            return Md("not computed")
+        marks = []
+        for rev in self.data.revisions:
+            state = row.where.get(rev, "unknown")
+            mark = str(self.sym("where", state)).split("&nbsp;")[0]
+            if rev in row.deprecated:
+                mark += str(self.sym("where", "deprecated")).split("&nbsp;")[0]
+            title = re.sub(r"[^a-z0-9 .-]", "", f"{slug(rev)} {state}".lower())
+            marks.append(f'[{mark}]({self.root}revisions/{slug(rev)}.md "{title}")')
+        return Md("&nbsp;".join(marks))
 
     def ref(self, cite: str) -> Md:
         """A spec reference carried by a check (``path:line``): linked, not re-verified here."""
