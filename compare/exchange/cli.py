@@ -85,9 +85,13 @@ def register(app: typer.Typer) -> None:
     def peer_command(
         plan: Annotated[Path, typer.Option("--plan", help="plan.json written by the harness.")],
     ) -> None:
+        import sys
+
         from compare.exchange import peer
 
-        raise typer.Exit(peer.main(["--plan", str(plan)]))
+        # sys.exit, not typer.Exit: in non-standalone mode click returns an Exit's code
+        # instead of raising it, and the root command would then exit 0.
+        sys.exit(peer.main(["--plan", str(plan)]))
 
 
 def _print_table(console: Any, data: dict[str, Any]) -> None:

@@ -174,3 +174,14 @@ def test_command_target_needs_a_command(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "needs --command" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_peer_command_reports_a_missing_plan(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "compare", "peer", "--plan", str(tmp_path / "none.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "cannot read plan" in done.stderr
