@@ -20,8 +20,8 @@ from compare.pin._access import current_pins
 
 
 @lru_cache(maxsize=16)
-def _import(path: Path, _mtime_ns: int, _size: int) -> ModuleType:
-    name = f"_mcp_compare_models.{path.stem}_{_mtime_ns}"
+def _import(path: Path, state: tuple[int, int, int, int]) -> ModuleType:
+    name = f"_mcp_compare_models.{path.stem}_{abs(hash(state))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise CompareError(f"cannot load generated models from {path}")
@@ -49,7 +49,7 @@ def models_module(revision: str) -> ModuleType:
             f"no generated models for {revision}: {path} is missing",
             hint="run `mcp-compare models`",
         ) from None
-    return _import(path, stat.st_mtime_ns, stat.st_size)
+    return _import(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
 
 
 def model_class(revision: str, definition: str) -> type[BaseModel]:

@@ -6,6 +6,7 @@ cache edited by hand is caught at the point of use, not trusted silently.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,8 +16,13 @@ from compare.pin._pins import Pins, load_pins, pins_file
 
 
 @lru_cache(maxsize=8)
-def _pins_at(origin: Path, _mtime_ns: int, _size: int) -> Pins:
+def _pins_at(origin: Path, _state: tuple[int, int, int, int]) -> Pins:
     return load_pins()
+
+
+def _state(stat: os.stat_result) -> tuple[int, int, int, int]:
+    """What identifies one version of a file: an atomic rewrite changes the inode."""
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def current_pins() -> Pins:
@@ -26,11 +32,11 @@ def current_pins() -> Pins:
         stat = origin.stat()
     except OSError:
         return load_pins()  # raises the friendly "not found" error
-    return _pins_at(origin, stat.st_mtime_ns, stat.st_size)
+    return _pins_at(origin, _state(stat))
 
 
 @lru_cache(maxsize=512)
-def _hash_at(path: Path, _mtime_ns: int, _size: int, _inode: int) -> str:
+def _hash_at(path: Path, _state: tuple[int, int, int, int]) -> str:
     return sha256_file(path)
 
 
@@ -51,7 +57,7 @@ def pinned_path(path: str) -> Path:
             f"{path} has not been fetched into {spec_cache(pins.commit)}",
             hint="run `mcp-compare pin verify` (set MCP_COMPARE_SPEC to choose the source)",
         ) from None
-    actual = _hash_at(cached, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+    actual = _hash_at(cached, _state(stat))
     if actual != pinned.sha256:
         raise CompareError(
             f"cached {path} does not match its pin: expected sha256 {pinned.sha256}, "

@@ -6,10 +6,12 @@ file is moved into ``.cache/spec/<commit>/``; one mismatch and nothing in the ca
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,11 +66,24 @@ def open_source(pins: Pins, spec: str | None, announce: Announce) -> Source:
     return source
 
 
+#: A temporary fetch folder older than this was left by a killed run and may be removed.
+STALE_AFTER_S = 3600
+
+
+def _remove_stale(folder: Path) -> None:
+    now = time.time()
+    for leftover in folder.glob(".incoming-*"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > STALE_AFTER_S:
+                shutil.rmtree(leftover, ignore_errors=True)
+
+
 def fetch_files(pins: Pins, wanted: Iterable[PinnedFile], source: Source) -> list[str]:
     """Copy ``wanted`` from ``source`` into the cache, all-or-nothing; return their paths."""
     wanted = list(wanted)
     final = spec_cache(pins.commit)
     final.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(final.parent)
     incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=final.parent))
     try:
         missing: list[str] = []
