@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 from conftest import mc
 
+from compare._paths import PROJECT_ROOT
 from compare.site import render
 
 
@@ -41,3 +48,31 @@ def test_site_without_rendered_pages_says_what_to_run(site_env: Path) -> None:
     proc = mc("site")
     assert proc.returncode == 2
     assert "mcp-compare render" in proc.stderr
+
+
+def test_serve_serves_the_built_site_on_localhost(site_env: Path) -> None:
+    render()
+    assert mc("site").returncode == 0
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "compare", "site", "--serve", "--port", str(port)],
+        cwd=PROJECT_ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        body = b""
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=2) as r:
+                    body = r.read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert b"MCP roots" in body
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
