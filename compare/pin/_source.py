@@ -48,6 +48,9 @@ def _git_env() -> dict[str, str]:
         "GIT_ASKPASS": "true",
         "SSH_ASKPASS": "true",
         "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=15",
+        # give up on an HTTP transfer that stalls below 1 kB/s for 30 s
+        "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
+        "GIT_HTTP_LOW_SPEED_TIME": "30",
     }
 
 

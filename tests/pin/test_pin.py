@@ -311,3 +311,48 @@ def test_pin_add_file_pins_an_extra_page(shared_spec: Path, fresh: Path) -> None
     assert pinned_path(path).read_bytes() == (shared_spec / path).read_bytes()
     with pytest.raises(CompareError, match="not found"):
         add_files(load_pins(), ["seps/0000-nothing.md"], str(shared_spec), _quiet)
+
+
+def test_stalled_git_server_times_out_without_leftovers(
+    fresh: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that accepts and never answers: a clear error after the timeout, no orphan
+    git process, no half clone."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    port = listener.getsockname()[1]
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def hold() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    monkeypatch.setattr(_source, "GIT_TIMEOUT_S", 3)
+    url = f"http://127.0.0.1:{port}/spec.git"
+    started = time.monotonic()
+    try:
+        with pytest.raises(CompareError, match="did not complete") as caught:
+            fetch(load_pins(), url, _quiet)
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        listener.close()
+    assert time.monotonic() - started < 30
+    assert caught.value.hint and "MCP_COMPARE_SPEC" in caught.value.hint
+    assert list((fresh / "cache" / "git").iterdir()) == []
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert f"127.0.0.1:{port}" not in ps
