@@ -36,18 +36,24 @@ def normalise(text: str) -> str:
 
 def _differences(quote: str, text: str) -> list[str]:
     """Which normalisations were needed for ``quote`` to match ``text`` (for the message)."""
-    kinds = []
-    if _WS.sub(" ", quote).strip() in _WS.sub(" ", text):
-        return ["whitespace"]
-    if "`" in quote + text and quote.replace("`", "") in text.replace("`", ""):
-        return ["backticks"]
-    if re.search(r"[*_]", quote + text):
-        kinds.append("markdown emphasis")
-    if "`" in quote + text:
-        kinds.append("backticks")
-    if _WS.search(quote):
-        kinds.append("whitespace")
-    return kinds or ["whitespace"]
+
+    def ws(x: str) -> str:
+        return _WS.sub(" ", x).strip()
+
+    def ticks(x: str) -> str:
+        return x.replace("`", "")
+
+    def emph(x: str) -> str:
+        return _EMPHASIS.sub("", x)
+
+    for kinds, fn in (
+        (["whitespace"], ws),
+        (["backticks"], lambda x: ws(ticks(x))),
+        (["markdown emphasis"], lambda x: ws(emph(x))),
+    ):
+        if fn(quote) in fn(text):
+            return kinds
+    return ["markdown emphasis", "backticks"]
 
 
 @dataclass
@@ -127,6 +133,21 @@ def verify(cit: Citation, source: Source | None = None) -> Result:
         kinds = " and ".join(_differences(quote, cited))
         msg = f"quote found at the cited place once {kinds} differences are ignored"
         return result("verified-normalised", msg, [cit.start], oq)
+    # A wrapped sentence cited by its first line: it starts here and runs on for a line or two.
+    for extra in range(1, 4):
+        if not in_range or cit.end + extra > len(lines):
+            break
+        wider = _window(lines, cit.start, size + extra)
+        if (
+            _match(quote, wider) is not None
+            and _match(quote, _window(lines, cit.start + 1, size + extra - 1)) is None
+        ):
+            last = cit.end + extra
+            msg = (
+                f"quote starts at the cited place and runs on to line {last} (a line break is "
+                f"whitespace); cite {cit.start}-{last} to be exact"
+            )
+            return result("verified-normalised", msg, [cit.start], oq)
     # Not where it was cited: look everywhere else, in windows of the same size.
     span = max(size, quote.count("\n") + 1)
     hits = [

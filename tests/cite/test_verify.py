@@ -143,3 +143,21 @@ def test_quote_from_an_sep_open_question_is_flagged(isolated: Path) -> None:
     assert verify(parse_citation(ref)).open_question
     normative = "seps/2575-stateless-mcp.md:319 “Roots are intentionally not included”"
     assert not verify(parse_citation(normative)).open_question
+
+
+def test_sentence_wrapped_onto_the_next_line_is_normalised_and_names_the_range(
+    tools: Path,
+) -> None:
+    status, message, found = check("npm:fakepkg@1.0.0/doc.md:5 “here. Another filler”")
+    assert (status, found) == ("verified-normalised", [5])
+    assert "cite 5-6" in message
+
+
+def test_backticks_only_difference_is_named(tools: Path) -> None:
+    _, message, _ = check("npm:fakepkg@1.0.0/doc.md:3 “ask for roots/list first”")
+    assert "backticks" in message and "emphasis" not in message
+
+
+def test_emphasis_only_difference_is_named(tools: Path) -> None:
+    _, message, _ = check("npm:fakepkg@1.0.0/doc.md:3 “Servers MUST ask”")
+    assert "emphasis" in message and "backticks" not in message
