@@ -63,6 +63,18 @@ def _header(pins: Pins, revision: Revision, patches: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _run_generator(generate: Any, label: str, schema_text: str, **options: Any) -> None:
+    """Call the generator; its failures on an input schema become a :class:`CompareError`."""
+    try:
+        generate(schema_text, **options)
+    except Exception as err:  # the generator raises many types for bad input
+        raise CompareError(
+            f"{GENERATOR} failed on {label}: {type(err).__name__}: {err}",
+            hint="if the schema has a defect, add a documented pre-patch in "
+            "compare/models/_prepatch.py",
+        ) from err
+
+
 def _generate_one(pins: Pins, revision: Revision, out: Path) -> None:
     from datamodel_code_generator import (
         Formatter,
@@ -76,7 +88,9 @@ def _generate_one(pins: Pins, revision: Revision, out: Path) -> None:
     prepared, applied = prepare(load_schema(revision), revision.name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        generate(
+        _run_generator(
+            generate,
+            revision.schema,
             json.dumps(prepared, ensure_ascii=False),
             input_file_type=InputFileType.JsonSchema,
             output=out,
@@ -122,9 +136,10 @@ def generate_models(check: bool = False) -> ModelsReport:
     report = ModelsReport()
     target = models_dir()
     with tempfile.TemporaryDirectory(prefix="mcp-compare-models-") as tmp:
+        for revision in pins.revisions:  # all first: one failure and nothing is replaced
+            _generate_one(pins, revision, module_path(revision.name, Path(tmp)))
         for revision in pins.revisions:
             fresh = module_path(revision.name, Path(tmp))
-            _generate_one(pins, revision, fresh)
             current = module_path(revision.name, target)
             new = fresh.read_bytes()
             old = current.read_bytes() if current.is_file() else None

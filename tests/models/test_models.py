@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -308,3 +309,24 @@ def test_batches_only_where_the_schema_admits_them(isolated: Path) -> None:
     bad = validate_line('[{"jsonrpc":"2.0","id":1,"method":"ping"}, 3]', "2025-03-26")
     assert not bad.ok and [(e.loc, e.type) for e in bad.errors] == [("1", "envelope_type")]
     assert validate_line("[]", "2025-03-26").kind == "invalid-envelope"
+
+
+def test_generator_failure_is_a_clear_error_and_keeps_the_models(
+    schemas_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def malformed(schema: dict[str, Any]) -> None:
+        schema["$defs"]["Root"] = {"type": "object", "properties": "oops"}
+
+    broken = _prepatch.Patch(("draft",), "/$defs/Root", "test: malformed definition", malformed)
+    monkeypatch.setattr(_prepatch, "PATCHES", (broken,))
+    before = module_path("draft").read_bytes()
+    with pytest.raises(CompareError) as caught:
+        generate_models()
+    assert "schema/draft/schema.json" in caught.value.message
+    assert module_path("draft").read_bytes() == before
+
+
+def test_dangling_ref_is_refused_before_generation(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema = {"$defs": {"A": {"$ref": "#/$defs/Nope"}, "B": {"$ref": "#/$defs/A"}}}
+    with pytest.raises(CompareError, match="#/\\$defs/Nope"):
+        _prepatch.prepare(schema, "draft")
