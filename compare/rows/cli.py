@@ -61,6 +61,8 @@ def register(app: typer.Typer) -> None:
         """Validate and lint compare/rows/areas/*.yaml, compute where/status, write rows.json.
 
         Exits 1 when any lint fires (each message carries its fix), after writing rows.json.
+        --lint runs the schema and semantic lints only; the full run adds the lints that need
+        verdicts (a status computed as partial needs an authored note).
         """
         from compare.rows import lint_all, write_rows
 

@@ -149,3 +149,25 @@ def test_non_mapping_files_are_schema_issues(isolated: Path, tmp_path: Path, tex
     path = tmp_path / "roots.yaml"
     path.write_text(text)
     assert lint_all([path], known())
+
+
+def test_lint_cli_prints_each_issue_with_its_fix_and_exits_1(
+    isolated: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from compare._paths import PROJECT_ROOT
+
+    path = write(tmp_path / "roots.yaml", area(rows=[row(value="huge", id="ROOT-1")]))
+    done = subprocess.run(
+        [sys.executable, "-m", "compare", "rows", "--lint", "--area", str(path)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    out = done.stdout.replace("\n", " ")
+    assert "'huge' is not one of" in out and "fix: use one of: high, medium, low" in out
+    assert "does not match ROOT-NN" in out
