@@ -18,7 +18,7 @@ from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._citations import placed_citations
 from compare.rows._context import Known, gather
 from compare.rows._lint import lint_file
-from compare.rows._load import Issue, area_files, load_yaml
+from compare.rows._load import Issue, area_files, load_yaml, schema_issues
 
 #: Symbol-free state names (the site maps them to words and styles).
 STATE_LABELS = {
@@ -298,8 +298,8 @@ def compute(
         verified = verify_area(area) if isinstance(area, dict) else {}
         file_issues = lint_file(path, known, verified)
         issues += file_issues
-        if not isinstance(area, dict) or any(i.where == "(top)" for i in file_issues):
-            continue
+        if not isinstance(area, dict) or schema_issues(area, path.name):
+            continue  # the issues say what to fix; computing a malformed file would guess
         for impl in area.get("implementations") or []:
             implementations[impl["id"]] = {
                 "id": impl["id"],

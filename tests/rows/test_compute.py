@@ -186,3 +186,11 @@ def test_rows_cli_writes_rows_json_and_exits_1_on_lint_issues(isolated: Path) ->
     # The crafted diff lacks most real items: each becomes an issue with a tip, and exit 1.
     assert done.returncode == 1
     assert any("is not in the diff" in i["message"] for i in data["issues"])
+
+
+def test_malformed_area_is_reported_not_computed(isolated: Path, tmp_path: Path) -> None:
+    bad = row()
+    del bad["value"]
+    doc = run(tmp_path, isolated / "results", area(rows=[bad], implementations=[{"id": "x"}]))
+    assert doc["areas"] == []
+    assert any("'value' is a required property" in i["message"] for i in doc["issues"])
