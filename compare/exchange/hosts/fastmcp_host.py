@@ -75,12 +75,20 @@ async def run(args: argparse.Namespace) -> None:
             await anyio.sleep(0.05)
 
 
+def leaves(err: BaseException) -> list[BaseException]:
+    if isinstance(err, BaseExceptionGroup):
+        return [leaf for sub in err.exceptions for leaf in leaves(sub)]
+    return [err]
+
+
 def main() -> int:
     args = parse_args(sys.argv[1:])
     try:
         anyio.run(run, args)
     except Exception as err:
-        print(f"fastmcp host: {type(err).__name__}: {err}", file=sys.stderr)
+        # anyio wraps failures in task-group exception groups; name the real causes.
+        for leaf in leaves(err):
+            print(f"fastmcp host: {type(leaf).__name__}: {leaf}", file=sys.stderr)
         return 1
     return 0
 
