@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare.exchange._targets import load_targets
+from compare.exchange import load_targets
 
 
 @dataclass(frozen=True)
