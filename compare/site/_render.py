@@ -60,7 +60,14 @@ def _environment() -> Environment:
     )
     env.filters.update(esc=esc, code=code, fence=fence, slug=slug)
     env.globals.update(
-        link=link, Md=Md, fence=fence, code=code, esc=esc, slug=slug, to_json=dump_json
+        link=link,
+        Md=Md,
+        fence=fence,
+        code=code,
+        esc=esc,
+        slug=slug,
+        to_json=dump_json,
+        pretty_json=pretty_json,
     )
     return env
 
@@ -154,8 +161,13 @@ class Renderer:
         for name in impls:
             cells = self.cells_of(name)
             current = [c for c in cells if c.current]
-            first = next((c for c in current if c.scenario == "handshake"), None) or (
-                current[0] if current else None
+            first = min(
+                current,
+                key=lambda c: (
+                    c.scenario != "handshake",
+                    c.variant not in ("roots", "", "default"),
+                ),
+                default=None,
             )
             init = initialize_sent(first) if first else None
             self.page(
@@ -252,3 +264,11 @@ def check() -> list[str]:
 def dump_json(value: object) -> str:
     """Compact JSON for showing a value as text (escaped by the caller like any text)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def pretty_json(raw: str) -> str:
+    """A raw JSON line indented for reading (the raw line stays beside it as the evidence)."""
+    try:
+        return json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
+    except ValueError:
+        return raw
