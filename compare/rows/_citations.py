@@ -42,18 +42,21 @@ def _entry(row: str, field: str, entry: Any) -> list[Placed]:
 def placed_citations(area: dict[str, Any]) -> list[Placed]:
     """Every citation in the area: row sources and the sources of cited-only columns."""
     out: list[Placed] = []
-    for row in area.get("rows") or []:
+    rows = area.get("rows")
+    for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict):
             continue
         rid = str(row.get("id", "?"))
-        for i, entry in enumerate(row.get("sources") or []):
+        sources = row.get("sources")
+        for i, entry in enumerate(sources if isinstance(sources, list) else []):
             out += _entry(rid, f"sources[{i}]", entry)
         status = row.get("status")
         cited = status.get("cited") if isinstance(status, dict) else None
         if not isinstance(cited, dict):
             continue
         for impl, column in cited.items():
-            if isinstance(column, dict):
-                for i, entry in enumerate(column.get("sources") or []):
+            listed = column.get("sources") if isinstance(column, dict) else None
+            if isinstance(listed, list):
+                for i, entry in enumerate(listed):
                     out += _entry(rid, f"status.cited.{impl}.sources[{i}]", entry)
     return out

@@ -188,7 +188,8 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     except CompareError as err:
         return [Issue(file, "(file)", err.message, err.hint or "fix the file")]
     issues = schema_issues(area, file)
-    if not isinstance(area, dict):
+    if issues:
+        # Semantic lints read the shape the schema promises; fix the shape first.
         return issues
     issues += _lint_ids(area, file, path)
     issues += _lint_status(area, file, known)

@@ -171,3 +171,33 @@ def test_lint_cli_prints_each_issue_with_its_fix_and_exits_1(
     out = done.stdout.replace("\n", " ")
     assert "'huge' is not one of" in out and "fix: use one of: high, medium, low" in out
     assert "does not match ROOT-NN" in out
+
+
+@pytest.mark.parametrize(
+    ("path", "junk"),
+    [
+        (("rows",), 1),
+        (("rows", 0, "sources"), 1),
+        (("rows", 0, "where", "items", 0), [1, "a"]),
+        (("rows", 0, "status", "query", "check"), ["x"]),
+        (("rows", 0, "status", "cited"), ["x"]),
+        (("id_prefix",), True),
+        (("implementations",), 1),
+    ],
+)
+def test_malformed_shapes_are_issues_never_exceptions(
+    isolated: Path, tmp_path: Path, path: tuple[object, ...], junk: object
+) -> None:
+    from compare.cite import check_files
+    from compare.rows import compute
+
+    data = area()
+    node: object = data
+    for key in path[:-1]:
+        node = node[key]  # type: ignore[index]
+    node[path[-1]] = junk  # type: ignore[index]
+    written = write(tmp_path / "roots.yaml", data)
+    assert lint_all([written], known())  # reported…
+    doc = compute([written], known(), tmp_path / "results")  # …and never half-computed
+    assert doc["areas"] == [] and doc["issues"]
+    check_files([written])  # citations of a malformed file are read without a crash
