@@ -176,3 +176,51 @@ def test_revision_page_shows_the_generated_model_source(site_env: Path) -> None:
     page = (_docs(site_env) / "revisions/2025-06-18.md").read_text(encoding="utf-8")
     assert "### Root" in page and "class Root(" in page
     assert "schemas/models/rev_2025_06_18.py" in html.unescape(page)
+
+
+def test_tampered_transcript_lines_are_shown_with_what_is_wrong(site_env: Path) -> None:
+    cell = site_env / "results/ts-sdk/1.32.2/roots-list/2025-11-25~roots"
+    lines = [
+        json.dumps({"n": 1, "t": 0.1, "dir": "in", "raw_b64": "/w=="}).encode(),
+        json.dumps(
+            {"n": 2, "t": 0.2, "dir": "in", "raw": "{", "parse_error": "unexpected end"}
+        ).encode(),
+        json.dumps(
+            {"n": 3, "t": 0.3, "dir": "out", "raw": "abc", "truncated": True, "bytes": 9}
+        ).encode(),
+        b"this is not json at all",
+        b"\xff\xfe not utf-8",
+        b"[1, 2]",
+    ]
+    (cell / "transcript.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    render()
+    text = (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md").read_text(
+        encoding="utf-8"
+    )
+    assert "not valid UTF-8: shown as Python bytes" in text and "b'\\xff'" in text
+    assert "not JSON: unexpected end" in text
+    assert "truncated by the harness; full length 9 bytes" in text
+    assert text.count("malformed transcript line") == 3
+    assert "line 4: not a transcript entry" in html.unescape(text)
+
+
+def test_a_cell_without_transcript_says_so(site_env: Path) -> None:
+    cell = site_env / "results/ts-sdk/1.32.2/roots-list/2025-11-25~roots"
+    (cell / "transcript.jsonl").unlink()
+    render()
+    text = (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md").read_text(
+        encoding="utf-8"
+    )
+    assert "No transcript was recorded for this cell." in text
+    assert "transcript.jsonl" not in text.split("## Wire log")[1]
+
+
+def test_unknown_verdict_word_is_a_problem_not_a_cell(site_env: Path) -> None:
+    cell = site_env / "results/ts-sdk/1.32.2/roots-list/2025-11-25~roots"
+    verdict = json.loads((cell / "verdict.json").read_text(encoding="utf-8"))
+    verdict["verdict"] = "<b>great</b>"
+    (cell / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    render()
+    home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
+    assert "unknown verdict" in html.unescape(home) and "<b>great</b>" not in home
+    assert not (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md").exists()
