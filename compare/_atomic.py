@@ -13,11 +13,22 @@ from pathlib import Path
 from typing import Any
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename over ``path``."""
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename over ``path``.
+
+    ``mkstemp`` creates the file 0600; it is widened to what a plain ``open`` would give, so
+    outputs stay readable by a web server or another user like any other file.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

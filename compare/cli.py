@@ -23,13 +23,23 @@ app = typer.Typer(
 )
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
-) -> None:
-    if version:
+def _print_version(value: bool) -> None:
+    if value:
         typer.echo(__version__)
         raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print the version and exit.",
+        callback=_print_version,
+        is_eager=True,
+    ),
+) -> None:
+    """Commands of each pipeline stage; `make compare` runs them in order."""
 
 
 def _register_stages() -> None:
@@ -58,24 +68,17 @@ def _register_stages() -> None:
 
 
 def main() -> None:
-    """Entry point of the console script."""
+    """Entry point of the console script.
+
+    Click's standalone mode already turns usage errors into a message and exit code 2;
+    :class:`CompareError` passes through it untouched and is printed here the same way.
+    """
     _register_stages()
     try:
-        app(standalone_mode=False)
+        app()
     except CompareError as err:
         console = Console(stderr=True)
-        console.print(f"[bold red]error:[/] {err.message}", highlight=False)
+        console.print(f"[bold red]error:[/] {err.message}", highlight=False, markup=True)
         if err.hint:
             console.print(f"[yellow]hint:[/] {err.hint}", highlight=False)
         sys.exit(err.exit_code)
-    except typer.Exit as done:
-        sys.exit(done.exit_code)
-    except typer.Abort:
-        sys.exit(130)
-    except Exception as err:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(err, click.ClickException):
-            err.show()
-            sys.exit(err.exit_code)
-        raise
