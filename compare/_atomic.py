@@ -13,10 +13,15 @@ from pathlib import Path
 from typing import Any
 
 
-def _umask() -> int:
+def _read_umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+# Read once at import: os.umask can only be read by setting it, which would race with
+# other threads (the harness runs cells in threads) creating files meanwhile.
+_UMASK = _read_umask()
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -28,7 +33,7 @@ def write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
