@@ -104,6 +104,11 @@ def parse_citation(text: str) -> Citation:
         end=end,
         quote=quote,
     )
+    for form in (_NPM, _PYPI, _GH):
+        found = form.match(source)
+        named = found and (found.groupdict().get("pkg") or f"{found['owner']}/{found['repo']}")
+        if named and any(part in {".", ".."} for part in named.lstrip("@").split("/")):
+            raise CompareError(f"citation {text!r}: a package or repository named . or ..", _FORMS)
     if m := _NPM.match(source):
         return replace(base, kind="npm", path=m["path"], package=m["pkg"], version=m["ver"])
     if m := _PYPI.match(source):

@@ -68,6 +68,9 @@ def test_colon_digits_inside_the_quote_do_not_confuse_the_line() -> None:
         "npm:nover/a.js:3 “x”",
         "docs/../../etc/passwd:1 “x”",
         "docs/a.mdx:3 x”",
+        "npm:..@1/package.json:1 “x”",
+        "npm:@scope/..@1/a.js:1 “x”",
+        "pypi:..@1/a.py:1 “x”",
     ],
 )
 def test_malformed_citations_raise_compare_error_with_the_forms(bad: str) -> None:
