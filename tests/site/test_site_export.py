@@ -86,3 +86,15 @@ def test_changes_page_lists_verdicts_that_differ_between_versions(site_env: Path
     changes = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
     section = changes[changes.index("differ between versions") :]
     assert "<code>1&#46;31&#46;0</code>" in section and "✘&nbsp;fail" in section
+
+
+def test_changes_page_lists_citations_that_moved(site_env: Path) -> None:
+    path = site_env / "build" / "citations.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["citations"][0]["status"] = "moved"
+    data["citations"][0]["message"] = "found at line 49"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    render()
+    changes = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
+    section = changes[changes.index("## Citations that moved") :]
+    assert "↪&nbsp;moved" in section and "found at line 49" in section

@@ -102,6 +102,9 @@ def test_hostile_client_info_is_escaped_in_markdown(site_env: Path) -> None:
     assert "{{ 7*7 }}" not in outside_fences and "{% raw %}" not in outside_fences
     assert "&#60;script&#62;" in page  # shown, as text
     assert HOSTILE_NAME not in outside_fences
+    area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
+    assert HOSTILE_NAME not in area and "<script>" not in area  # the row note holds it too
+    assert "&#60;script&#62;window" in area
 
 
 def test_render_check_passes_when_current_and_fails_on_drift(site_env: Path) -> None:
