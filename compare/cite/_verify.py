@@ -150,13 +150,14 @@ def verify(cit: Citation, source: Source | None = None) -> Result:
             return result("verified-normalised", msg, [cit.start], oq)
     # Not where it was cited: look everywhere else, in windows of the same size.
     span = max(size, quote.count("\n") + 1)
-    hits = [
+    # A window counts only if the quote needs its first line; otherwise one occurrence inside a
+    # wide window would be found again by each neighbouring window that still covers it.
+    firsts = [
         first
         for first in range(1, max(len(lines) - span + 2, 1))
         if _match(quote, _window(lines, first, span)) is not None
+        and (span == 1 or _match(quote, _window(lines, first + 1, span - 1)) is None)
     ]
-    # A quote inside a wider window is also found by its neighbours; keep the first of a run.
-    firsts = [h for i, h in enumerate(hits) if i == 0 or hits[i - 1] != h - 1]
     if len(firsts) == 1:
         new = firsts[0]
         where = f"line {new}" if size == 1 else f"lines {new}-{new + size - 1}"

@@ -161,3 +161,20 @@ def test_backticks_only_difference_is_named(tools: Path) -> None:
 def test_emphasis_only_difference_is_named(tools: Path) -> None:
     _, message, _ = check("npm:fakepkg@1.0.0/doc.md:3 “Servers MUST ask”")
     assert "emphasis" in message and "backticks" not in message
+
+
+def test_quote_on_two_adjacent_lines_is_ambiguous_not_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = tmp_path / "node_modules" / "adj"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text(json.dumps({"version": "1.0.0"}))
+    (pkg / "f.txt").write_text("zero\nsame words\nsame words\nthree\n")
+    monkeypatch.setenv("MCP_COMPARE_TOOLS", str(tmp_path))
+    status, _, found = check("npm:adj@1.0.0/f.txt:1 “same words”")
+    assert (status, found) == ("ambiguous", [2, 3])
+
+
+def test_moved_range_is_found_once_at_its_new_start(tools: Path) -> None:
+    status, _, found = check("npm:fakepkg@1.0.0/doc.md:1-2 “Another filler line.\nA repeated”")
+    assert (status, found) == ("moved", [6])
