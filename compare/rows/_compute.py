@@ -321,6 +321,9 @@ def compute(
                             f"{row['id']}/status/{target}",
                             "computed status is partial and has no note",
                             tip,
+                            # A verdict can change with a new client version and no data edit;
+                            # flag it loudly, but let the pipeline go on (`rows --strict` fails).
+                            severity="warning",
                         )
                     )
             rows.append(

@@ -33,9 +33,17 @@ class Issue:
     where: str
     message: str
     tip: str
+    #: "error" fails the command; "warning" is shown and recorded (``--strict`` fails on it).
+    severity: str = "error"
 
     def as_dict(self) -> dict[str, str]:
-        return {"file": self.file, "where": self.where, "message": self.message, "tip": self.tip}
+        return {
+            "file": self.file,
+            "where": self.where,
+            "message": self.message,
+            "tip": self.tip,
+            "severity": self.severity,
+        }
 
 
 def area_files(directory: Path | None = None) -> list[Path]:

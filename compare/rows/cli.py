@@ -16,7 +16,8 @@ from compare.rows._load import Issue
 def _print_issues(console: Console, issues: list[Issue]) -> None:
     for issue in issues:
         where = escape(f"{issue.file} {issue.where}: {issue.message}")
-        console.print(f"[red]✗[/] {where}", highlight=False)
+        mark = "[red]✗[/]" if issue.severity == "error" else "[yellow]![/]"
+        console.print(f"{mark} {where}", highlight=False)
         console.print(f"   [yellow]fix:[/] {escape(issue.tip)}", highlight=False)
 
 
@@ -57,10 +58,12 @@ def register(app: typer.Typer) -> None:
         area: list[Path] = typer.Option(  # noqa: B008 - typer's way to declare the option
             [], "--area", help="Use these area files instead of compare/rows/areas/*.yaml."
         ),
+        strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
     ) -> None:
         """Validate and lint compare/rows/areas/*.yaml, compute where/status, write rows.json.
 
-        Exits 1 when any lint fires (each message carries its fix), after writing rows.json.
+        Exits 1 when any lint error fires (each message carries its fix), after writing
+        rows.json; warnings (a computed partial without a note) fail only with --strict.
         --lint runs the schema and semantic lints only; the full run adds the lints that need
         verdicts (a status computed as partial needs an authored note).
         """
@@ -83,4 +86,5 @@ def register(app: typer.Typer) -> None:
         else:
             _print_rows(console, document)
             _print_issues(console, [Issue(**i) for i in document["issues"]])
-        _exit(1 if document["issues"] else 0)
+        failing = [i for i in document["issues"] if strict or i["severity"] == "error"]
+        _exit(1 if failing else 0)
