@@ -22,7 +22,7 @@ from compare.site._changes import compare_runs
 from compare.site._escape import Md, code, esc, fence, link, slug
 from compare.site._inputs import SiteData, load_site_data
 from compare.site._links import Links
-from compare.site._matrix import build_matrix, implementations, row_columns
+from compare.site._matrix import build_matrix, dumps, implementations, matrix_schema, row_columns
 from compare.site._symbols import SYMBOLS, SymbolUse
 
 #: The committed half of the mkdocs project (templates, mkdocs.yml) always comes from the
@@ -207,6 +207,11 @@ class Renderer:
         self.page("revisions/index.md", "revisions.md.j2")
         self.page("roots.md", "area.md.j2", columns=row_columns(data))
         self.page("changes.md", "changes.md.j2", ch=compare_runs(self.matrix))
+        # The matrix and its schema, published beside the pages for tools to download.
+        self.files["matrix.json"] = dumps(self.matrix).encode("utf-8")
+        self.files["matrix.schema.json"] = json.dumps(
+            matrix_schema(), indent=2, ensure_ascii=False
+        ).encode("utf-8")
         # The home page's legend lists the symbols the home page itself shows: render it once
         # to learn them, then again with its legend. The legend page lists every page's.
         home = SymbolUse()

@@ -98,3 +98,14 @@ def test_changes_page_lists_citations_that_moved(site_env: Path) -> None:
     changes = (site_env / "site" / "docs" / "changes.md").read_text(encoding="utf-8")
     section = changes[changes.index("## Citations that moved") :]
     assert "↪&nbsp;moved" in section and "found at line 49" in section
+
+
+def test_the_site_publishes_the_matrix_and_its_schema(site_env: Path) -> None:
+    render()
+    docs = site_env / "site" / "docs"
+    published = json.loads((docs / "matrix.json").read_text(encoding="utf-8"))
+    assert json.loads((docs / "matrix.schema.json").read_text(encoding="utf-8")) == _schema()
+    jsonschema.validate(published, _schema(), cls=jsonschema.Draft202012Validator)
+    assert mc("export").returncode == 0
+    exported = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
+    assert exported == published
