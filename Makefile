@@ -11,7 +11,7 @@ BIN    := $(VENV)/bin
 MC     := $(BIN)/mcp-compare
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all venv tools chromium compare test lint typecheck pytest serve lock clean bench
+.PHONY: all venv tools chromium compare test lint typecheck datacheck pytest serve lock clean bench
 
 all: compare
 
@@ -50,10 +50,19 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# The committed data against the pinned sources: generated models current, area files
+# valid and linted, every citation verified (or honestly unavailable).
+datacheck: venv tools
+	$(MC) pin verify
+	$(MC) models --check
+	$(MC) diff --quiet
+	$(MC) rows --lint
+	$(MC) cite --check
+
 pytest: venv tools chromium
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+test: lint typecheck datacheck pytest
 
 serve: venv
 	$(MC) site --serve
