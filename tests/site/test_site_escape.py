@@ -75,3 +75,11 @@ def test_link_refuses_javascript_and_escapes_its_text() -> None:
 def test_md_fragments_pass_through_unescaped() -> None:
     fragment = Md("**ours**")
     assert esc(fragment) is fragment
+
+
+def test_page_titles_drop_anything_that_could_be_markup() -> None:
+    from compare.site._render import safe_title
+
+    title = safe_title('<script>x</script> ts-sdk 1.2 · roots-list ~roots "q" {{x}} |')
+    assert title == "scriptx/script ts-sdk 1.2 · roots-list ~roots q x"
+    assert safe_title("<>") == "page"
