@@ -80,7 +80,8 @@ class Links:
         """A spec reference carried by a check (``path:line``): linked, not re-verified here."""
         where = cite_target(cite, self.data.repository, self.data.commit)
         label = code(f"{where.file}:{where.lines}" if where.lines else where.file)
-        return link(label, where.link) if where.link else label
+        shown = link(label, where.link) if where.link else label
+        return Md(f"{shown} “{esc(where.quote)}”") if where.quote else shown
 
     def cells_for(self, rels: list[str]) -> list[Cell]:
         by_rel = {c.rel: c for c in self.data.cells}
