@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -76,3 +77,20 @@ def test_serve_serves_the_built_site_on_localhost(site_env: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_hostile_client_run_by_the_engine_is_text_in_the_built_html(
+    site_env: Path, hostile_results: Path
+) -> None:
+    shutil.copytree(hostile_results, site_env / "results", dirs_exist_ok=True)
+    render()
+    assert mc("site").returncode == 0
+    pages = list((site_env / "site" / "build" / "cells").glob("command--cmd-*.html"))
+    assert len(pages) == 1, pages
+    page = pages[0].read_text("utf-8")
+    body = page[page.index('<article class="md-content__inner') :]
+    for tag in ("<script>window", "<img src=x", "<iframe", "<b>b</b>", 'href="javascript:'):
+        assert tag not in body, tag
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in body
+    assert "&lt;iframe src=javascript:window.__pwned=4&gt;" in body
+    assert "<title>command cmd-" in page and "<script>" not in page.split("<title>")[1][:200]
