@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,10 +45,38 @@ def build_site() -> Built:
     if not (docs / "index.md").is_file():
         raise CompareError(f"no rendered pages in {docs}", "run `mcp-compare render` first")
     out = build_dir()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Build beside the old site and swap only on success: a failed build keeps the last one.
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=out.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
+    try:
+        seconds, proc = _mkdocs(docs, staging)
+        if proc.returncode != 0:
+            log = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-25:])
+            raise CompareError(
+                f"mkdocs build --strict failed (exit {proc.returncode}):\n{log}",
+                "a warning is an error in strict mode: fix the template or data it names; "
+                "the previous build was kept",
+            )
+        old = out.with_name(f".{out.name}-old")
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    pages = sum(1 for _ in out.rglob("*.html"))
+    return Built(out, seconds, pages)
+
+
+def _mkdocs(docs: Path, out: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """One real ``mkdocs build --strict`` of ``docs`` into ``out`` with the committed config."""
     with tempfile.TemporaryDirectory(prefix="mcp-compare-mkdocs-") as tmp:
         config = Path(tmp) / "mkdocs.yml"
         config.write_text(
-            f"INHERIT: {SITE_SOURCE / 'mkdocs.yml'}\ndocs_dir: '{docs}'\nsite_dir: '{out}'\n",
+            f"INHERIT: {json.dumps(str(SITE_SOURCE / 'mkdocs.yml'))}\n"
+            f"docs_dir: {json.dumps(str(docs))}\nsite_dir: {json.dumps(str(out))}\n",
             encoding="utf-8",
         )
         started = time.monotonic()
@@ -62,15 +92,7 @@ def build_site() -> Built:
             raise CompareError(
                 f"mkdocs build did not finish in {BUILD_TIMEOUT_S} s", "look for a huge page"
             ) from err
-        seconds = time.monotonic() - started
-    if proc.returncode != 0:
-        log = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-25:])
-        raise CompareError(
-            f"mkdocs build --strict failed (exit {proc.returncode}):\n{log}",
-            "a warning is an error in strict mode: fix the template or data it names",
-        )
-    pages = sum(1 for _ in out.rglob("*.html"))
-    return Built(out, seconds, pages)
+        return time.monotonic() - started, proc
 
 
 def serve_site(host: str = "127.0.0.1", port: int = 8000) -> None:

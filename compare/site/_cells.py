@@ -9,13 +9,13 @@ traceback and never a silently missing cell.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare._errors import CompareError
 from compare.site._escape import slug
 
 VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error")
@@ -65,6 +65,7 @@ class Cell:
     checks: list[Check]
     data: dict[str, Any]
     current: bool = False
+    suffix: str = ""  # set only when two folders would share one page name
 
     @property
     def slug(self) -> str:
@@ -72,6 +73,8 @@ class Cell:
         parts = [self.target, self.version, self.scenario, self.revision]
         if self.variant:
             parts.append(self.variant)
+        if self.suffix:
+            parts.append(self.suffix)
         return "--".join(slug(p) for p in parts)
 
     @property
@@ -182,15 +185,13 @@ def load_cells(results: Path) -> tuple[list[Cell], list[Problem]]:
             newest[cell.target] = cell.version
     for cell in cells:
         cell.current = newest[cell.target] == cell.version
-    seen: dict[str, Cell] = {}
+    by_slug: dict[str, list[Cell]] = {}
     for cell in cells:
-        if cell.slug in seen:
-            raise CompareError(
-                f"two result folders map to the same cell page: {seen[cell.slug].rel} and "
-                f"{cell.rel}",
-                "remove the stale folder under results/ (or re-run `mcp-compare run`)",
-            )
-        seen[cell.slug] = cell
+        by_slug.setdefault(cell.slug, []).append(cell)
+    for group in by_slug.values():
+        if len(group) > 1:  # e.g. "ts_sdk" and "ts-sdk": keep both, each with its own page
+            for cell in group:
+                cell.suffix = hashlib.sha256(cell.rel.encode()).hexdigest()[:8]
     return cells, problems
 
 

@@ -34,8 +34,13 @@ def test_strict_build_produces_the_site(site_env: Path) -> None:
     assert 'id="root-01"' in roots
 
 
-def test_a_broken_link_fails_the_strict_build_cleanly(site_env: Path) -> None:
+def test_a_broken_link_fails_the_strict_build_cleanly_and_keeps_the_last_site(
+    site_env: Path,
+) -> None:
     render()
+    assert mc("site").returncode == 0
+    index = site_env / "site" / "build" / "index.html"
+    before = index.read_bytes()
     page = site_env / "site" / "docs" / "legend.md"
     page.write_text(page.read_text("utf-8") + "\n[gone](no-such-page.md)\n", "utf-8")
     proc = mc("site")
@@ -43,6 +48,8 @@ def test_a_broken_link_fails_the_strict_build_cleanly(site_env: Path) -> None:
     said = " ".join(proc.stderr.split())
     assert "mkdocs build --strict failed" in said and "no-such-page.md" in said
     assert "Traceback" not in proc.stderr
+    assert index.read_bytes() == before  # the previous build is still there
+    assert sorted(p.name for p in (site_env / "site").iterdir()) == ["build", "docs"]
 
 
 def test_site_without_rendered_pages_says_what_to_run(site_env: Path) -> None:

@@ -229,3 +229,11 @@ def test_unknown_verdict_word_is_a_problem_not_a_cell(site_env: Path) -> None:
     home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
     assert "unknown verdict" in html.unescape(home) and "<b>great</b>" not in home
     assert not (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md").exists()
+
+
+def test_folders_that_would_share_a_page_name_each_get_their_own(site_env: Path) -> None:
+    write_cell(site_env / "results", "ts_sdk", "1.32.2", "roots-list", "2025-11-25", "fail")
+    render()
+    pages = sorted((_docs(site_env) / "cells").glob("ts-sdk--1.32.2--roots-list--2025-11-25*.md"))
+    assert len(pages) == 2 and all(re.search(r"--roots--[0-9a-f]{8}\.md$", p.name) for p in pages)
+    assert mc("site").returncode == 0
