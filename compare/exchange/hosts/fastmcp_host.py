@@ -25,6 +25,7 @@ from pathlib import Path
 import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -87,9 +88,12 @@ def main() -> int:
         anyio.run(run, args)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
-        for leaf in leaves(err):
+        causes = leaves(err)
+        for leaf in causes:
             print(f"fastmcp host: {type(leaf).__name__}: {leaf}", file=sys.stderr)
-        return 1
+        # The server hanging up, even mid-request, is the normal end of a session.
+        closed = all(getattr(leaf, "code", None) == CONNECTION_CLOSED for leaf in causes)
+        return 0 if closed else 1
     return 0
 
 

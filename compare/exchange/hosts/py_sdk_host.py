@@ -27,6 +27,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -99,9 +100,12 @@ def main() -> int:
         anyio.run(run, args)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
-        for leaf in leaves(err):
+        causes = leaves(err)
+        for leaf in causes:
             print(f"py-sdk host: {type(leaf).__name__}: {leaf}", file=sys.stderr)
-        return 1
+        # The server hanging up, even mid-request, is the normal end of a session.
+        closed = all(getattr(leaf, "code", None) == CONNECTION_CLOSED for leaf in causes)
+        return 0 if closed else 1
     return 0
 
 

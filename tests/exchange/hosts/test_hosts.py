@@ -178,3 +178,19 @@ def test_fastmcp_rejects_the_plain_path_its_docs_show(tools: Path, tmp_path: Pat
     )
     assert done.stdout.startswith("ValidationError"), done.stdout + done.stderr
     assert "relative URL without a base" in done.stdout
+
+
+@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
+def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
+    target: str, tools: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / FOLDER
+    workspace.mkdir()
+    # A server that reads the first request (initialize or server/discover), then exits
+    # without answering: the connection closes under a pending request.
+    server = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
+    argv = [*host_argv(target, tools), "--workspace", str(workspace), "--", *server]
+    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
