@@ -190,7 +190,8 @@ class Peer:
         self.modern = is_modern(self.revision)
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
-        self.events: list[tuple[str, int]] = []
+        #: event name -> transcript line numbers, so a wait stays cheap under a flood
+        self.events: dict[str, list[int]] = {}
         self.consumed: dict[str, int] = {}
         self.closed = False
         self.parse_errors_answered = 0
@@ -250,10 +251,10 @@ class Peer:
         method = msg.get("method")
         if isinstance(method, str):
             if "id" in msg:
-                self.events.append((method, n))
+                self.event(method, n)
                 self.answer(n, msg, method)
             else:
-                self.events.append((method, n))
+                self.event(method, n)
             return
         if "id" in msg and ("result" in msg or "error" in msg):
             self.responses.setdefault(msg["id"], (n, msg))
@@ -269,7 +270,7 @@ class Peer:
         assert isinstance(meta, dict)
         modern_request = is_modern(meta.get(META_VERSION))
         if modern_request:
-            self.events.append(("modern-request", n))
+            self.event("modern-request", n)
         result: dict[str, Any] | None = None
         if method == "initialize":
             result = {
@@ -317,24 +318,27 @@ class Peer:
         if not mrtr:
             return done
         if not modern_request:
-            self.events.append(("tools/call:legacy", n))
+            self.event("tools/call:legacy", n)
             return done
         if "inputResponses" in params or "requestState" in params:
-            self.events.append(("tools/call:retry", n))
+            self.event("tools/call:retry", n)
             return {"resultType": "complete", **done}
-        self.events.append(("tools/call:input-required", n))
+        self.event("tools/call:input-required", n)
         return {
             "resultType": "input_required",
             "inputRequests": {mrtr["key"]: {"method": "roots/list"}},
             "requestState": mrtr["request_state"],
         }
 
+    def event(self, name: str, n: int) -> None:
+        self.events.setdefault(name, []).append(n)
+
     # -- steps ----------------------------------------------------------------------------
     def seen(self, names: list[str]) -> int | None:
         """The first unconsumed event among ``names``; consuming it so a step matches once."""
         for name in names:
             taken = self.consumed.get(name, 0)
-            hits = [n for (event, n) in self.events if event == name]
+            hits = self.events.get(name, [])
             if len(hits) > taken:
                 self.consumed[name] = taken + 1
                 return hits[taken]
@@ -478,6 +482,13 @@ def main(argv: list[str] | None = None) -> int:
             plan = json.load(fh)
     except (OSError, ValueError) as err:
         sys.stderr.write(f"peer: cannot read plan {args[1]}: {err}\n")
+        return 2
+    if not isinstance(plan, dict):
+        sys.stderr.write(f"peer: plan {args[1]} is not a JSON object\n")
+        return 2
+    missing = [k for k in ("revision", "answer_revision", "control") if k not in plan]
+    if missing:
+        sys.stderr.write(f"peer: plan {args[1]} lacks {', '.join(missing)}\n")
         return 2
     # File names in the plan are relative to the plan's own folder, so a cell folder can be
     # moved (the harness runs in a staging folder and swaps it into place) without rewriting.

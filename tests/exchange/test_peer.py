@@ -179,3 +179,26 @@ def test_peer_imports_only_the_standard_library(tmp_path: Path) -> None:
     heavy = {"compare", "pydantic", "typer", "rich", "jsonschema", "ruamel", "typing"}
     assert "json" in imported  # the probe works
     assert imported & heavy == set()
+
+
+def test_a_malformed_plan_is_a_clean_error(tmp_path: Path) -> None:
+    for text in ("[1, 2]", '{"steps": []}', "{not json"):
+        plan = tmp_path / "plan.json"
+        plan.write_text(text, encoding="utf-8")
+        done = subprocess.run(peer_argv(plan), input=b"", capture_output=True, timeout=30)
+        assert done.returncode == 2
+        assert b"Traceback" not in done.stderr and b"peer: " in done.stderr
+
+
+def test_a_flood_is_counted_and_the_awaited_line_still_seen(tmp_path: Path) -> None:
+    flood = b"".join(b'{"jsonrpc":"2.0","method":"notifications/x"}\n' for _ in range(50_000))
+    records, _ = _run(
+        tmp_path,
+        flood + INITIALIZED.encode() + b"\n",
+        steps=[{"await": "notifications/initialized", "timeout_s": 60}],
+        max_lines=1000,
+    )
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert done["steps"][0]["outcome"] == "ok"
+    # the await still matched a line past the cap: counted, not stored, but seen
+    assert len(_wire(records, "in")) + done["dropped_lines"] == 50_001
