@@ -124,6 +124,8 @@ def load_cells(results: Path) -> list[CellResult]:
     """Every readable ``verdict.json`` under ``results``; damaged ones are skipped, not raised."""
     found: list[tuple[Path, dict[str, Any]]] = []
     for path in sorted(results.glob("*/*/*/*/verdict.json")):
+        if any(part.startswith(".") or ".old-" in part for part in path.parts[-5:-1]):
+            continue  # a staging or superseded folder left by an interrupted run
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

@@ -127,6 +127,9 @@ def test_load_cells_marks_the_newest_version_current(tmp_path: Path) -> None:
         folder.mkdir(parents=True)
         verdict = {"format": 1, "target": "t", "target_version": version, "verdict": "pass"}
         (folder / "verdict.json").write_text(json.dumps(verdict))
+    stage = results / "t" / "2.0.0" / "handshake" / ".2025-11-25.stage-abc"
+    stage.mkdir(parents=True)
+    (stage / "verdict.json").write_text(json.dumps({**verdict, "target_version": "2.0.0"}))
     (results / "t" / "1.10.0" / "junk" / "x").mkdir(parents=True)
     (results / "t" / "1.10.0" / "junk" / "x" / "verdict.json").write_text("{not json")
     cells = load_cells(results)
