@@ -1,8 +1,9 @@
 """Each host program against a tiny stdlib server: what the real SDK client put on the wire.
 
-These pin the measured behaviour of the pinned client versions (see the README of the
-exchange stage): the root URI each SDK produced for a folder named ``web #staging é``, the
-answer to ``roots/list`` without a roots handler, and the add-root → list_changed path.
+These pin the measured behaviour of the pinned client versions: the root URI each SDK
+produced for a folder named ``web #staging é``, the answer to ``roots/list`` without a roots
+handler, what each sends first, and the add-root → list_changed path. Each host runs once per
+mode (roots with a control folder, no-roots) and every test reads that run's record.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ HOSTS = Path(__file__).resolve().parents[3] / "compare" / "exchange" / "hosts"
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 FOLDER = "web #staging é"
 ENCODED = "web%20%23staging%20%C3%A9"
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp"]
 
 pytestmark = pytest.mark.clients
 
@@ -33,17 +36,38 @@ def host_argv(target: str, tools: Path) -> list[str]:
     return [str(venv_python(tools, target)), str(HOSTS / script)]
 
 
-def run_host(
-    target: str, tools: Path, tmp_path: Path, *extra: str, change_roots: bool = False
-) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]], Path]:
-    """Run one host against the tiny server; return the process, the record and the workspace."""
-    workspace = tmp_path / FOLDER
-    workspace.mkdir()
-    record = tmp_path / "record.jsonl"
+@dataclass(frozen=True)
+class HostRun:
+    """One host run against the tiny server: the process and every raw line both ways."""
+
+    done: subprocess.CompletedProcess[str]
+    lines: list[dict[str, Any]]
+    workspace: Path
+
+    def received(self) -> list[dict[str, Any]]:
+        return [json.loads(x["raw"]) for x in self.lines if x["dir"] == "in"]
+
+    def answer(self, request_id: str) -> tuple[dict[str, Any], str]:
+        """The client's parsed answer to one of the server's requests, and its raw text."""
+        for line in self.lines:
+            if line["dir"] == "in" and json.loads(line["raw"]).get("id") == request_id:
+                return json.loads(line["raw"]), line["raw"]
+        raise AssertionError(f"no answer to {request_id}: {self.lines}")
+
+    def initialize(self) -> dict[str, Any]:
+        return next(m for m in self.received() if m.get("method") == "initialize")
+
+
+def run_host(target: str, tools: Path, folder: Path, *, no_roots: bool) -> HostRun:
+    workspace = folder / FOLDER
+    workspace.mkdir(parents=True)
+    record = folder / "record.jsonl"
     server = [sys.executable, str(TINY_SERVER), "--record", str(record)]
-    argv = [*host_argv(target, tools), "--workspace", str(workspace), *extra]
-    if change_roots:
-        control = tmp_path / "control"
+    argv = [*host_argv(target, tools), "--workspace", str(workspace)]
+    if no_roots:
+        argv.append("--no-roots")
+    else:
+        control = folder / "control"
         control.mkdir()
         argv += ["--control", str(control)]
         server += ["--control", str(control)]
@@ -52,19 +76,27 @@ def run_host(
         [*argv, "--", *server], capture_output=True, text=True, timeout=60, env=env, check=False
     )
     lines = [json.loads(x) for x in record.read_text(encoding="utf-8").splitlines()]
-    return done, lines, workspace
+    return HostRun(done, lines, workspace)
 
 
-def received(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [json.loads(x["raw"]) for x in lines if x["dir"] == "in"]
+@pytest.fixture(scope="module")
+def runs(tools: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], HostRun]:
+    out: dict[tuple[str, str], HostRun] = {}
+    for target in TARGETS:
+        for mode in ("roots", "no-roots"):
+            folder = tmp_path_factory.mktemp(f"{target}-{mode}")
+            out[(target, mode)] = run_host(target, tools, folder, no_roots=mode == "no-roots")
+    return out
 
 
-def answer(lines: list[dict[str, Any]], request_id: str) -> tuple[dict[str, Any], str]:
-    """The client's parsed answer to one of the server's requests, and its raw text."""
-    for line in lines:
-        if line["dir"] == "in" and json.loads(line["raw"]).get("id") == request_id:
-            return json.loads(line["raw"]), line["raw"]
-    raise AssertionError(f"no answer to {request_id}: {lines}")
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["roots", "no-roots"])
+def test_host_exits_0_when_the_server_closes(
+    target: str, mode: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    run = runs[(target, mode)]
+    assert run.done.returncode == 0, run.done.stderr
+    assert "Traceback" not in run.done.stderr
 
 
 # What each SDK put in roots/list for FOLDER, measured on the raw line.
@@ -75,34 +107,31 @@ EXPECTED_URI = {
 }
 
 
-@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
-def test_root_uri_as_each_sdk_encodes_it(target: str, tools: Path, tmp_path: Path) -> None:
-    done, lines, workspace = run_host(target, tools, tmp_path)
-    assert done.returncode == 0, done.stderr
-    result, raw = answer(lines, "roots-1")
+@pytest.mark.parametrize("target", TARGETS)
+def test_root_uri_as_each_sdk_encodes_it(target: str, runs: dict[tuple[str, str], HostRun]) -> None:
+    run = runs[(target, "roots")]
+    result, raw = run.answer("roots-1")
     uris = [r["uri"] for r in result["result"]["roots"]]
-    assert uris == [f"file://{workspace.parent.as_posix()}/{EXPECTED_URI[target]}"], raw
+    assert uris == [f"file://{run.workspace.parent.as_posix()}/{EXPECTED_URI[target]}"], raw
 
 
 @pytest.mark.parametrize(
     ("target", "code"), [("ts-sdk", -32601), ("py-sdk", -32600), ("fastmcp", -32600)]
 )
 def test_no_roots_variant_gets_the_sdk_default_error(
-    target: str, code: int, tools: Path, tmp_path: Path
+    target: str, code: int, runs: dict[tuple[str, str], HostRun]
 ) -> None:
-    done, lines, _ = run_host(target, tools, tmp_path, "--no-roots")
-    assert done.returncode == 0, done.stderr
-    reply, raw = answer(lines, "roots-1")
+    run = runs[(target, "no-roots")]
+    reply, raw = run.answer("roots-1")
     assert reply["error"]["code"] == code, raw
-    init = next(m for m in received(lines) if m.get("method") == "initialize")
-    assert "roots" not in init["params"]["capabilities"]
+    assert "roots" not in run.initialize()["params"]["capabilities"]
 
 
-@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
-def test_roots_variant_declares_list_changed(target: str, tools: Path, tmp_path: Path) -> None:
-    done, lines, _ = run_host(target, tools, tmp_path)
-    assert done.returncode == 0, done.stderr
-    init = next(m for m in received(lines) if m.get("method") == "initialize")
+@pytest.mark.parametrize("target", TARGETS)
+def test_roots_variant_declares_list_changed(
+    target: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    init = runs[(target, "roots")].initialize()
     assert init["params"]["capabilities"]["roots"] == {"listChanged": True}
     assert init["params"]["protocolVersion"] == "2025-11-25"
 
@@ -111,23 +140,24 @@ def test_roots_variant_declares_list_changed(target: str, tools: Path, tmp_path:
     ("target", "first"),
     [("ts-sdk", "initialize"), ("py-sdk", "server/discover"), ("fastmcp", "server/discover")],
 )
-def test_first_request_each_sdk_sends(target: str, first: str, tools: Path, tmp_path: Path) -> None:
-    done, lines, _ = run_host(target, tools, tmp_path)
-    assert done.returncode == 0, done.stderr
-    opening = received(lines)[0]
+def test_first_request_each_sdk_sends(
+    target: str, first: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    opening = runs[(target, "roots")].received()[0]
     assert opening["method"] == first
     if first == "server/discover":
         meta = opening["params"]["_meta"]
         assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+        assert meta["io.modelcontextprotocol/clientCapabilities"] == {
+            "roots": {"listChanged": True}
+        }
 
 
-@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_each_listed_tool_is_called_with_empty_arguments(
-    target: str, tools: Path, tmp_path: Path
+    target: str, runs: dict[tuple[str, str], HostRun]
 ) -> None:
-    done, lines, _ = run_host(target, tools, tmp_path)
-    assert done.returncode == 0, done.stderr
-    calls = [m for m in received(lines) if m.get("method") == "tools/call"]
+    calls = [m for m in runs[(target, "roots")].received() if m.get("method") == "tools/call"]
     assert [(c["params"]["name"], c["params"]["arguments"]) for c in calls] == [("probe", {})]
 
 
@@ -136,19 +166,18 @@ def test_each_listed_tool_is_called_with_empty_arguments(
 SHOWS_ADDED_ROOT = {"ts-sdk": True, "py-sdk": True, "fastmcp": False}
 
 
-@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
-def test_add_root_sends_list_changed(target: str, tools: Path, tmp_path: Path) -> None:
-    done, lines, workspace = run_host(target, tools, tmp_path, change_roots=True)
-    assert done.returncode == 0, done.stderr
-    methods = [m.get("method") for m in received(lines)]
+@pytest.mark.parametrize("target", TARGETS)
+def test_add_root_sends_list_changed(target: str, runs: dict[tuple[str, str], HostRun]) -> None:
+    run = runs[(target, "roots")]
+    methods = [m.get("method") for m in run.received()]
     assert "notifications/roots/list_changed" in methods
-    assert (workspace / "added root ü").is_dir()
-    second, raw = answer(lines, "roots-2")
+    assert (run.workspace / "added root ü").is_dir()
+    second, raw = run.answer("roots-2")
     uris = [r["uri"] for r in second["result"]["roots"]]
     assert any(u.endswith("/added%20root%20%C3%BC") for u in uris) is SHOWS_ADDED_ROOT[target], raw
 
 
-@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_host_reports_a_server_that_cannot_start(target: str, tools: Path, tmp_path: Path) -> None:
     workspace = tmp_path / FOLDER
     workspace.mkdir()
@@ -158,6 +187,33 @@ def test_host_reports_a_server_that_cannot_start(target: str, tools: Path, tmp_p
     assert done.returncode != 0
     assert "host:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
+    target: str, tools: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / FOLDER
+    workspace.mkdir()
+    # A server that reads the first request (initialize or server/discover), then exits
+    # without answering: the connection closes under a pending request.
+    server = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
+    argv = [*host_argv(target, tools), "--workspace", str(workspace), "--", *server]
+    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_host_refuses_a_missing_server_command(tools: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*host_argv("py-sdk", tools), "--workspace", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0 and "SERVER_COMMAND" in done.stderr
 
 
 def test_fastmcp_rejects_the_plain_path_its_docs_show(tools: Path, tmp_path: Path) -> None:
@@ -178,19 +234,3 @@ def test_fastmcp_rejects_the_plain_path_its_docs_show(tools: Path, tmp_path: Pat
     )
     assert done.stdout.startswith("ValidationError"), done.stdout + done.stderr
     assert "relative URL without a base" in done.stdout
-
-
-@pytest.mark.parametrize("target", ["ts-sdk", "py-sdk", "fastmcp"])
-def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
-    target: str, tools: Path, tmp_path: Path
-) -> None:
-    workspace = tmp_path / FOLDER
-    workspace.mkdir()
-    # A server that reads the first request (initialize or server/discover), then exits
-    # without answering: the connection closes under a pending request.
-    server = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
-    argv = [*host_argv(target, tools), "--workspace", str(workspace), "--", *server]
-    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
