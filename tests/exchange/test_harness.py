@@ -188,3 +188,21 @@ def test_peer_command_reports_a_missing_plan(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "cannot read plan" in done.stderr
+
+
+def test_shipped_targets_plan_cleanly() -> None:
+    from compare.exchange import load_targets
+
+    targets = load_targets()
+    cells = plan_cells(targets, load_scenarios(), KNOWN)
+    assert {c.target.id for c in cells} >= {"ts-sdk", "py-sdk", "fastmcp"}
+    assert "command" not in {c.target.id for c in cells}  # it needs --command
+    for cell in cells:
+        reason = cell.not_run_reason()
+        assert reason is None or reason.startswith("not run, because"), (cell.label, reason)
+    sdk_list_changed = [
+        c for c in cells if c.target.id == "ts-sdk" and c.scenario.id == "list-changed"
+    ]
+    assert sdk_list_changed and all(
+        c.not_run_reason() is None for c in sdk_list_changed if c.revision <= "2025-11-25"
+    )
