@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +53,20 @@ def folder_size(path: Path) -> int:
     return total
 
 
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """One install or lock at a time per tools folder: a second waits for the first."""
+    # Kept under venvs/, which is never committed (.gitignore), so the lock leaves no trace.
+    lock = folder / "venvs" / ".install.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin]]:
     npm = [p for p in pins if p.registry == "npm"]
     return npm, [p for p in pins if p.registry == "pypi"]
@@ -58,20 +75,20 @@ def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin]]:
 def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
     """Install every target's package at its pinned version; fast when nothing changed."""
     folder = tools or _paths.tools_dir()
-    folder.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     npm, pypi = _split(load_pins(targets_dir))
-    steps = [_npm.install(npm, folder)] + [_pypi.install(pin, folder) for pin in pypi]
+    with _exclusive(folder):
+        steps = [_npm.install(npm, folder)] + [_pypi.install(pin, folder) for pin in pypi]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
 def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
     """Re-resolve every target's package and rewrite the lock files (then commit them)."""
     folder = tools or _paths.tools_dir()
-    folder.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     npm, pypi = _split(load_pins(targets_dir))
-    steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
+    with _exclusive(folder):
+        steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
