@@ -161,3 +161,17 @@ def test_hostile_cell_page_shows_the_content_as_text(
     assert page.locator("article a[href^='javascript:']").count() == 0
     _shot(page, "hostile-cell.png")
     assert page.problems == []
+
+
+def test_search_results_show_hostile_text_as_text(page: Any, base_url: str) -> None:
+    page.goto(f"{base_url}/index.html", wait_until="networkidle")
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially("onerror", delay=20)  # only the hostile root URI has it
+    page.locator(".md-search-result__item").first.wait_for(timeout=15000)
+    results = page.locator(".md-search-result")
+    assert "<img src=x onerror=window.__pwned=2>" in results.inner_text()  # as text
+    assert results.locator("script, img, iframe, a[href^='javascript:']").count() == 0
+    assert page.evaluate("() => window.__pwned === undefined"), "hostile script ran"
+    _shot(page, "search-hostile.png", full=False)
+    assert page.problems == []
