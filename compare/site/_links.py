@@ -97,6 +97,8 @@ class Links:
         if st is None:
             return self.sym("status", "unknown")
         shown = self.sym("status", st.state, st.label)
+        if st.cited_state and st.cited_state != "unknown":
+            shown = Md(f"{shown}: {self.sym('status', st.cited_state)}")
         cells = self.cells_for(st.cells)
         if cells:
             return link(shown, self.cell_href(cells[0]))
