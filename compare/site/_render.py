@@ -18,7 +18,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 
 from compare import _atomic, _paths
 from compare._errors import CompareError
-from compare.site._cells import Cell, initialize_sent, read_transcript
+from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._escape import Md, code, esc, fence, link, slug
 from compare.site._inputs import SiteData, load_site_data
@@ -69,6 +69,7 @@ def _environment() -> Environment:
         slug=slug,
         to_json=dump_json,
         pretty_json=pretty_json,
+        pick=lambda mapping, keys: [mapping[k] for k in keys if k in mapping],
     )
     return env
 
@@ -94,14 +95,16 @@ def _tail(path: Path, limit: int = 60) -> list[str]:
     return lines[:limit] + ([f"… ({len(lines) - limit} more lines)"] if len(lines) > limit else [])
 
 
-def _wire_lines(view: CellView) -> list[str]:
-    out = []
-    for line in view.transcript.lines:
-        arrow = {"in": "→", "out": "←", "note": "#"}.get(line.dir, "?")
-        t = f"{line.t:8.4f}" if line.t is not None else "       ?"
-        note = f"   [{line.note}]" if line.note else ""
-        out.append(f"{line.n:>4} {t} {arrow} {line.raw}{note}")
-    return out
+def _wire_line(line: WireLine) -> str:
+    arrow = {"in": "→", "out": "←", "note": "#"}.get(line.dir, "?")
+    t = f"{line.t:8.4f}" if line.t is not None else "       ?"
+    note = f"   [{line.note}]" if line.note else ""
+    return f"{line.n:>4} {t} {arrow} {line.raw}{note}"
+
+
+def _wire_lines(view: CellView) -> dict[int, str]:
+    """Wire-log lines by their transcript number ``n`` (checks quote their evidence by it)."""
+    return {line.n: _wire_line(line) for line in view.transcript.lines}
 
 
 class Renderer:
