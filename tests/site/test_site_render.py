@@ -205,7 +205,7 @@ def test_tampered_transcript_lines_are_shown_with_what_is_wrong(site_env: Path) 
     assert "not valid UTF-8: shown as Python bytes" in text and "b'\\xff'" in text
     assert "not JSON: unexpected end" in text
     assert "truncated by the harness; full length 9 bytes" in text
-    assert text.count("malformed transcript line") == 3
+    assert text.split("## Wire log")[1].count("malformed transcript line") == 3
     assert "line 4: not a transcript entry" in html.unescape(text)
 
 
