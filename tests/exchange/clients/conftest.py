@@ -25,7 +25,7 @@ import pytest
 
 from compare import _paths
 from compare._errors import CompareError
-from compare.exchange._targets import load_targets
+from compare.exchange import Target, load_targets
 
 #: The targets this folder is about, with the npm binary each one runs.
 CLI_BINS = {
@@ -120,6 +120,12 @@ class ClientRun:
         path = self.cell(target, scenario, revision) / "verdict.json"
         value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         return value
+
+
+def target_entry(target_id: str) -> Target:
+    """The shipped target entry with this id."""
+    (entry,) = [t for t in load_targets() if t.id == target_id]
+    return entry
 
 
 def _real_home() -> Path:

@@ -13,9 +13,7 @@ from typing import Any
 
 import pytest
 
-from compare.exchange._targets import TARGETS_DIR, load_target_file
-
-from .conftest import CLI_BINS, ClientRun
+from .conftest import CLI_BINS, ClientRun, target_entry
 
 pytestmark = pytest.mark.clients
 
@@ -133,7 +131,7 @@ def test_every_cell_has_a_verdict_and_its_files(client_run: ClientRun, target: s
 @pytest.mark.parametrize("target", TARGETS)
 def test_transcript_keeps_the_exact_client_info(client_run: ClientRun, target: str) -> None:
     """The cell says which client version produced it, from the raw initialize line."""
-    pinned = load_target_file(TARGETS_DIR / f"{target}.yaml").version
+    pinned = target_entry(target).version
     name, version = CLIENT_INFO[target]
     for revision in DATED:
         verdict = client_run.verdict(target, "handshake", revision)
@@ -229,7 +227,7 @@ def test_versions_the_client_takes(client_run: ClientRun, target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 def test_unplayable_scenarios_say_why(client_run: ClientRun, target: str) -> None:
     """list-changed and mrtr cannot be played through these connections: not run, with reasons."""
-    entry = load_target_file(TARGETS_DIR / f"{target}.yaml")
+    entry = target_entry(target)
     for revision in DATED:
         verdict = client_run.verdict(target, "list-changed", revision)
         assert verdict["verdict"] == "not-run"
@@ -250,7 +248,7 @@ def test_unplayable_scenarios_say_why(client_run: ClientRun, target: str) -> Non
 @pytest.mark.parametrize("target", TARGETS)
 def test_clients_end_as_their_entry_says(client_run: ClientRun, target: str) -> None:
     """Health checks exit by themselves; prompt-mode clients are ended once the scenario is done."""
-    entry = load_target_file(TARGETS_DIR / f"{target}.yaml")
+    entry = target_entry(target)
     for v in client_run.verdicts(target):
         if v["verdict"] == "not-run" or v["revision"] in DISCONNECTS_AT[target]:
             continue

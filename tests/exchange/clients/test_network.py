@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from compare.exchange import load_targets, run, select
+from compare.exchange import run, select
 
-from .conftest import CLI_BINS
+from .conftest import CLI_BINS, target_entry
 
 pytestmark = pytest.mark.clients
 
@@ -84,7 +84,7 @@ def test_no_connection_leaves_the_machine(
             "strace is missing, so the clients' connections cannot be watched; "
             "install it (apt-get install strace)"
         )
-    (entry,) = [t for t in load_targets() if t.id == target]
+    entry = target_entry(target)
     folder = tmp_path / "traced-targets"
     folder.mkdir()
     (folder / f"{target}.yaml").write_text(
