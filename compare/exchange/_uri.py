@@ -62,7 +62,15 @@ def judge_file_uri(raw: str, expected: str) -> tuple[str, str]:
     except UnicodeDecodeError:
         decoded, bad_utf8 = "", True
     if fragment is not None:
-        return "hash-unencoded", f"a raw '#' cuts the path: a reader sees {decoded!r}"
+        # Only a '#' that cuts *this* folder's path is the encoding mistake; a URI naming
+        # another folder stays "wrong-path", so a missing root is not reported as misencoded.
+        try:
+            joined = unquote_to_bytes(f"{path_part}#{fragment}").decode("utf-8")
+        except UnicodeDecodeError:
+            joined = ""
+        if _same_path(joined, expected) or _same_path(decoded, expected):
+            return "hash-unencoded", f"a raw '#' cuts the path: a reader sees {decoded!r}"
+        return "wrong-path", f"decodes to {joined!r} (with a raw '#'), expected {expected!r}"
     if query is not None:
         return "query", f"query part {query!r}"
     if has_authority and authority and authority.lower() != "localhost":

@@ -41,3 +41,12 @@ def test_hash_unencoded_reports_the_truncated_path() -> None:
     outcome, why = judge_file_uri("file:///tmp/mcpc-x/web%20#staging%20%C3%A9", WS)
     assert outcome == "hash-unencoded"
     assert "/tmp/mcpc-x/web " in why
+
+
+def test_raw_hash_in_another_folders_uri_is_wrong_path_not_misencoded() -> None:
+    """Regression: fastmcp's second roots/list repeated only the first root (raw '#'); the
+    added folder was missing, yet it was reported as listed-but-misencoded."""
+    first_root = "file:///tmp/mcpc-x/web%20#staging%20%C3%A9"
+    outcome, why = judge_file_uri(first_root, WS + "/added root ü")
+    assert outcome == "wrong-path"
+    assert "added root" in why
