@@ -194,25 +194,35 @@ def test_roots_list_answer_of_declaring_clients(client_run: ClientRun, target: s
         assert ("name" in root) == (ROOTS_LIST_OUTCOMES[target]["root-name"] == "named")
 
 
+#: Targets whose connection can end before their answer to roots/list goes out. Gemini's
+#: health check closes (and stops the server) as soon as its own ping is answered; the peer
+#: asks for roots just before answering that ping, so the -32601 sometimes gets out first and
+#: sometimes not (seen both ways on this machine). Such a cell records "silence".
+RACES_THE_CLOSE = {"gemini-cli-health"}
+
+
 @pytest.mark.parametrize("target", sorted(UNDECLARED_ANSWER))
 def test_roots_list_answer_of_undeclaring_clients(client_run: ClientRun, target: str) -> None:
     """A client without the roots capability: what it answers when asked anyway."""
     expected = UNDECLARED_ANSWER[target]
+    answers: list[dict[str, Any]] = []
     for revision in accepted(target):
         verdict = client_run.verdict(target, "roots-undeclared", revision)
-        assert outcomes(verdict)["answer"] == expected, verdict["reason"]
-        assert verdict["verdict"] == UNDECLARED_VERDICT[expected], verdict["reason"]
+        found = outcomes(verdict)["answer"]
+        if not (target in RACES_THE_CLOSE and found == "silence"):
+            assert found == expected, verdict["reason"]
+            assert verdict["verdict"] == UNDECLARED_VERDICT[expected], verdict["reason"]
         listed = client_run.verdict(target, "roots-list", revision)
         assert outcomes(listed)["answered"] == "undeclared", listed["reason"]
-        replies = [
-            x["msg"]
-            for x in incoming(client_run, target, "roots-undeclared", revision)
-            if "result" in x["msg"] or "error" in x["msg"]
-        ]
-        if expected == "empty-list":
-            assert {"roots": []} in [r.get("result") for r in replies], replies
-        else:
-            assert -32601 in [r.get("error", {}).get("code") for r in replies], replies
+        for scenario in ("roots-undeclared", "roots-list", "version-window"):
+            sent = incoming(client_run, target, scenario, revision)
+            answers += [x["msg"] for x in sent if "result" in x["msg"] or "error" in x["msg"]]
+    # Every answer the client gave to the peer's requests is the expected one, and there is
+    # at least one (nine chances: three scenarios at three revisions).
+    if expected == "empty-list":
+        assert answers and all(a.get("result") == {"roots": []} for a in answers), answers
+    else:
+        assert answers and all(a.get("error", {}).get("code") == -32601 for a in answers), answers
 
 
 @pytest.mark.parametrize("target", TARGETS)
