@@ -11,7 +11,7 @@ BIN    := $(VENV)/bin
 MC     := $(BIN)/mcp-compare
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all venv tools chromium compare test lint typecheck datacheck pytest serve lock clean bench
+.PHONY: all venv tools sysdeps chromium compare test lint typecheck datacheck pytest serve lock clean bench
 
 all: compare
 
@@ -27,10 +27,19 @@ venv: $(STAMP)
 tools: venv
 	$(MC) tools install
 
-# Debian's Chromium for the browser tests (no browser download: Playwright drives this one).
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	@chromium --version
+# Debian packages the tests drive: Chromium for the browser tests (Playwright drives this one;
+# no browser download) and strace for the test that watches every client's connect() calls.
+sysdeps:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v strace >/dev/null 2>&1 || missing="$$missing strace"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@chromium --version && strace -V | head -1
+
+chromium: sysdeps
 
 compare: venv tools
 	$(MC) pin verify
@@ -59,7 +68,7 @@ datacheck: venv tools
 	$(MC) rows --lint
 	$(MC) cite --check
 
-pytest: venv tools chromium
+pytest: venv tools sysdeps
 	$(BIN)/pytest
 
 test: lint typecheck datacheck pytest
