@@ -45,7 +45,7 @@ compare: venv tools
 	$(MC) pin verify
 	$(MC) models
 	$(MC) diff --quiet
-	$(MC) run
+	$(MC) run --jobs 2
 	$(MC) rows
 	$(MC) cite --check
 	$(MC) render
