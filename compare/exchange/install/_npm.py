@@ -84,7 +84,12 @@ def _install_keeping_lock(npm: str, tools: Path, digest: str) -> None:
     """
     lock = tools / "package-lock.json"
     before = lock.read_bytes()
-    run([npm, "install", "--no-audit", "--no-fund"], cwd=tools, what="npm install (from the lock)")
+    run(
+        [npm, "install", "--no-audit", "--no-fund"],
+        tools=tools,
+        cwd=tools,
+        what="npm install (from the lock)",
+    )
     if hashlib.sha256(lock.read_bytes()).hexdigest() != digest:
         write_bytes(lock, before)
         raise CompareError(
@@ -113,7 +118,7 @@ def install(pins: list[Pin], tools: Path) -> str:
     require("node", NPM_HINT)
     npm = require("npm", NPM_HINT)
     try:
-        run([npm, "ci", "--no-audit", "--no-fund"], cwd=tools, what="npm ci")
+        run([npm, "ci", "--no-audit", "--no-fund"], tools=tools, cwd=tools, what="npm ci")
     except CompareError as err:
         if "in sync" not in err.message:
             raise
@@ -134,7 +139,7 @@ def lock(pins: list[Pin], tools: Path) -> str:
     # the other platforms' optional packages, and `npm ci` elsewhere then refuses it.
     shutil.rmtree(tools / "node_modules", ignore_errors=True)
     (tools / "package-lock.json").unlink(missing_ok=True)
-    run([npm, "install", "--no-audit", "--no-fund"], cwd=tools, what="npm install")
+    run([npm, "install", "--no-audit", "--no-fund"], tools=tools, cwd=tools, what="npm install")
     _check_installed(pins, tools)
     write_text(tools / "node_modules" / STAMP, _lock_digest(tools) + "\n")
     return "npm: package-lock.json resolved"

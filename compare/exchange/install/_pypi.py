@@ -60,14 +60,15 @@ def installed_version(tools: Path, target: str, name: str) -> str | None:
     return None
 
 
-def _create_venv(venv: Path) -> None:
+def _create_venv(tools: Path, venv: Path) -> None:
     shutil.rmtree(venv, ignore_errors=True)
-    run([sys.executable, "-m", "venv", str(venv)], what=f"creating the venv {venv}")
+    run([sys.executable, "-m", "venv", str(venv)], tools=tools, what=f"creating the venv {venv}")
 
 
-def _pip(venv: Path, *args: str, what: str) -> str:
+def _pip(tools: Path, venv: Path, *args: str, what: str) -> str:
     python = str(venv / "bin" / "python")
-    return run([python, "-m", "pip", "--disable-pip-version-check", *args], what=what)
+    argv = [python, "-m", "pip", "--disable-pip-version-check", *args]
+    return run(argv, tools=tools, what=what)
 
 
 def _check(pin: Pin, tools: Path) -> None:
@@ -100,9 +101,13 @@ def install(pin: Pin, tools: Path) -> str:
     if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
         _check(pin, tools)
         return f"{pin.target}: already installed"
-    _create_venv(venv)
-    _pip(venv, "install", "-q", "--no-deps", "-r", str(req), what=f"{pin.target}: pip install")
-    _pip(venv, "check", what=f"{pin.target}: pip check (is the requirements file a closure?)")
+    _create_venv(tools, venv)
+    _pip(
+        tools, venv, "install", "-q", "--no-deps", "-r", str(req), what=f"{pin.target}: pip install"
+    )
+    _pip(
+        tools, venv, "check", what=f"{pin.target}: pip check (is the requirements file a closure?)"
+    )
     _check(pin, tools)
     write_text(stamp, digest + "\n")
     return f"{pin.target}: installed {pin.spec} from {req.name}"
@@ -111,9 +116,9 @@ def install(pin: Pin, tools: Path) -> str:
 def lock(pin: Pin, tools: Path) -> str:
     """Resolve the target's package afresh and write its full exact closure."""
     venv = venv_path(tools, pin.target)
-    _create_venv(venv)
-    _pip(venv, "install", "-q", pin.spec, *pin.extras, what=f"{pin.target}: pip install")
-    frozen = _pip(venv, "freeze", "--exclude-editable", what=f"{pin.target}: pip freeze")
+    _create_venv(tools, venv)
+    _pip(tools, venv, "install", "-q", pin.spec, *pin.extras, what=f"{pin.target}: pip install")
+    frozen = _pip(tools, venv, "freeze", "--exclude-editable", what=f"{pin.target}: pip freeze")
     lines = sorted((line for line in frozen.splitlines() if "==" in line), key=lambda s: s.lower())
     text = HEADER.format(target=pin.target, spec=pin.spec) + "\n".join(lines) + "\n"
     write_text(requirements_path(tools, pin.target), text)

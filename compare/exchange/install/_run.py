@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from compare._errors import CompareError
+from compare.exchange.install._home import install_env
 
 #: An install that takes longer than this is treated as a hung registry, not waited for.
 INSTALL_TIMEOUT_S = 900
@@ -21,12 +22,17 @@ def require(program: str, hint: str) -> str:
     return found
 
 
-def run(argv: Sequence[str], *, cwd: Path | None = None, what: str) -> str:
-    """Run ``argv``; return its stdout, or raise a CompareError carrying the tail of its output."""
+def run(argv: Sequence[str], *, tools: Path, cwd: Path | None = None, what: str) -> str:
+    """Run ``argv``; return its stdout, or raise a CompareError carrying the tail of its output.
+
+    The program sees a scratch home under ``tools`` (see ``_home``), so install scripts
+    cannot write into the user's real home.
+    """
     try:
         done = subprocess.run(
             list(argv),
             cwd=cwd,
+            env=install_env(tools),
             capture_output=True,
             text=True,
             errors="replace",
