@@ -17,6 +17,7 @@ import binascii
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -40,6 +41,19 @@ def is_modern(version: object) -> bool:
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _EOF = object()
+#: Signals that end the peer cleanly: a client that stops its server (a refused version, a
+#: shutdown) usually sends SIGTERM; a closed terminal sends SIGHUP; Ctrl-C sends SIGINT.
+END_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
+
+
+class Signalled(BaseException):
+    """Raised in the main thread by the signal handler, so any wait is cut short at once."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 #: Methods whose 2026-07-28 results are cacheable (they require ttlMs and cacheScope).
 CACHEABLE = frozenset(
     {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list"}
@@ -454,16 +468,51 @@ def run(plan: dict[str, Any]) -> int:
         finish(f"peer hard deadline of {hard:g} s reached")
         os._exit(3)
 
+    # A signal during finish() must not cut the done.json write short: it is only remembered
+    # then, and acted on (by exiting) once finish() is over.
+    # Only the first signal interrupts; a second one (a client that insists) is just remembered.
+    state: dict[str, Any] = {"finishing": False, "raised": False, "pending": None}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        name = signal.Signals(signum).name
+        if state["finishing"] or state["raised"]:
+            state["pending"] = state["pending"] or name
+            return
+        state["raised"] = True
+        raise Signalled(name)
+
+    for name in END_SIGNALS:
+        signal.signal(getattr(signal, name), on_signal)
+
+    def finish_safely(reason: str) -> None:
+        state["finishing"] = True
+        try:
+            finish(reason)
+        finally:
+            state["finishing"] = False
+
     threading.Thread(target=watchdog, name="peer-watchdog", daemon=True).start()
     Reader(sys.stdin.fileno(), tx, peer.inbox).start()
+    signalled: str | None = None
     try:
-        reason = peer.play()
-    except Exception as err:  # the peer must still say why it stopped
-        reason = f"peer error: {type(err).__name__}: {err}"
-    finish(reason)
-    linger_until = time.monotonic() + float(plan.get("linger_s", 0.5))
-    while not peer.closed and time.monotonic() < linger_until:
-        peer.pump(linger_until)
+        try:
+            reason = peer.play()
+        except Signalled as sig:
+            signalled = sig.name
+            tx.note(event="signal", signal=sig.name)
+            reason = f"peer received {sig.name} (the client ended its server)"
+        except Exception as err:  # the peer must still say why it stopped
+            reason = f"peer error: {type(err).__name__}: {err}"
+        finish_safely(reason)
+        if signalled is None and state["pending"] is None:
+            linger_until = time.monotonic() + float(plan.get("linger_s", 0.5))
+            while not peer.closed and time.monotonic() < linger_until:
+                peer.pump(linger_until)
+    except Signalled as sig:  # after the steps: done.json is written, just leave
+        signalled = sig.name
+        tx.note(event="signal", signal=sig.name)
+    if state["pending"] is not None:
+        tx.note(event="signal", signal=state["pending"])
     tx.note(event="exit")
     try:  # noqa: SIM105 - contextlib would cost start-up time
         sys.stdout.buffer.close()

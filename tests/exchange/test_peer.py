@@ -202,3 +202,77 @@ def test_a_flood_is_counted_and_the_awaited_line_still_seen(tmp_path: Path) -> N
     assert done["steps"][0]["outcome"] == "ok"
     # the await still matched a line past the cap: counted, not stored, but seen
     assert len(_wire(records, "in")) + done["dropped_lines"] == 50_001
+
+
+def _wait_for(path: Path, bound_s: float) -> bool:
+    end = time.monotonic() + bound_s
+    while time.monotonic() < end:
+        if path.exists():
+            return True
+        time.sleep(0.05)
+    return path.exists()
+
+
+def test_sigterm_mid_step_writes_done_and_exits(tmp_path: Path) -> None:
+    """A client that stops its server with SIGTERM (Gemini refusing a version) ends the peer
+    with done.json saying why, long before the step's own bound."""
+    import signal
+
+    plan = _plan(
+        tmp_path,
+        steps=[{"await": "notifications/initialized", "timeout_s": 60, "required": True}],
+        hard_deadline_s=120,
+    )
+    proc = subprocess.Popen(
+        peer_argv(plan), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(f"{INIT}\n".encode())
+        proc.stdin.flush()
+        # wait until the peer is inside the step (its initialize answer is recorded)
+        transcript = tmp_path / "transcript.jsonl"
+        end = time.monotonic() + 20
+        while time.monotonic() < end and '"out"' not in (
+            transcript.read_text() if transcript.exists() else ""
+        ):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=20)  # generous for a loaded machine; the step bound is 60 s
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert "SIGTERM" in done["reason"], done
+    notes = [json.loads(r["raw"]) for r in _wire(_records(tmp_path), "note")]
+    assert {"event": "signal", "signal": "SIGTERM"} in notes
+    assert notes[-1] == {"event": "exit"}
+
+
+def test_sighup_while_idle_after_steps_still_leaves_done(tmp_path: Path) -> None:
+    """A signal in the linger after the steps: done.json (steps complete) is kept as written."""
+    import signal
+
+    plan = _plan(tmp_path, steps=[], linger_s=60)
+    proc = subprocess.Popen(
+        peer_argv(plan), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert _wait_for(tmp_path / "done.json", 20)
+        proc.send_signal(signal.SIGHUP)
+        code = proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0
+    assert json.loads((tmp_path / "done.json").read_text())["reason"] == "steps complete"
+    notes = [json.loads(r["raw"]) for r in _wire(_records(tmp_path), "note")]
+    assert {"event": "signal", "signal": "SIGHUP"} in notes
+
+
+def _records(tmp_path: Path) -> list[dict[str, Any]]:
+    text = (tmp_path / "transcript.jsonl").read_text()
+    return [json.loads(x) for x in text.splitlines()]
