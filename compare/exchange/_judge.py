@@ -104,6 +104,12 @@ def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str,
     verdict = worst([c["verdict"] for c in checks])
     culprit = next((c for c in checks if c["verdict"] == verdict), None)
     reason = f"{culprit['id']}: {culprit['reason']}" if culprit else "no checks"
+    wire = {c.id for c in common_checks()}
+    own = [c for c in checks if c["id"] not in wire]
+    if verdict == "pass" and own and all(c["verdict"] == "informational" for c in own):
+        # Nothing the scenario is about was graded (e.g. the client refused the revision or
+        # closed before the scenario's step): a clean wire alone must not read as a pass.
+        return "informational", f"{own[0]['id']}: {own[0]['reason']}"
     if verdict in ("pass", "informational") and checks:
         reason = "; ".join(f"{c['id']}: {c.get('outcome')}" for c in checks)
     extra = []

@@ -83,6 +83,19 @@ class Context:
             return str(self.plan.get("answer_revision", self.revision))
         return self.revision
 
+    def ended_at(self) -> int | None:
+        """The note where the connection ended: stdin closed, a signal, or a failed write."""
+        for n, note in self.tx.notes:
+            if note.get("event") in ("stdin-closed", "signal", "write-failed"):
+                return n
+        return None
+
+    def write_failed(self, n: int | None) -> bool:
+        """Whether the peer's line ``n`` never reached the client (its write failed)."""
+        return n is not None and any(
+            note.get("event") == "write-failed" and note.get("n") == n for _, note in self.tx.notes
+        )
+
     def modern_requests(self) -> list[Line]:
         out = []
         for line in self.tx.incoming():
@@ -151,6 +164,44 @@ def rule(
     return register
 
 
+#: Outcomes of rules that need the exchange past initialization when it never got there.
+EARLY = ("no-initialize", "version-refused")
+
+
+def stopped_early(ctx: Context) -> Outcome | None:
+    """Why the scenario never got past the handshake, if it did not.
+
+    ``no-initialize``: the client sent neither initialize nor a 2026-07-28 request (it crashed
+    at start, or hung), so nothing the scenario tests happened. ``version-refused``: it asked
+    for one version, the peer answered another and the client left without initialized —
+    the lifecycle page says a client SHOULD disconnect from a version it does not support,
+    so this is allowed behaviour, measured per revision by version-window.
+    """
+    init = ctx.initialize
+    if init is None and not ctx.modern_requests():
+        p = ctx.process or {}
+        how = ""
+        if p.get("ended_by") == "self":
+            how = f" (it exited with {p.get('exit_code')})"
+        elif p.get("ended_by"):
+            how = f" (ended by {p.get('ended_by')})"
+        return Outcome("no-initialize", f"the client ended before initialize{how}")
+    if init is None:
+        return None
+    asked = ctx.init_params.get("protocolVersion")
+    answer = ctx.plan.get("answer_revision", ctx.revision)
+    went_on = any(x.method == "notifications/initialized" for x in ctx.tx.incoming())
+    left = ctx.ended_at() is not None or (ctx.process or {}).get("ended_by") == "self"
+    if asked != answer and not went_on and left:
+        return Outcome(
+            "version-refused",
+            f"client does not accept {answer}: it asked for {asked!r} and left without "
+            "notifications/initialized",
+            _ev(init),
+        )
+    return None
+
+
 def _ev(*lines: Line | None) -> list[int]:
     return [x.n for x in lines if x is not None]
 
@@ -212,10 +263,13 @@ def _roots_capability(ctx: Context) -> Outcome:
     return Outcome(name, f"roots = {roots}", _ev(ctx.initialize))
 
 
-@rule("initialized-sent", ("sent", "absent"))
+@rule("initialized-sent", ("sent", "absent", "version-refused"))
 def _initialized_sent(ctx: Context) -> Outcome:
     line = next((x for x in ctx.tx.incoming() if x.method == "notifications/initialized"), None)
     if line is None:
+        early = stopped_early(ctx)
+        if early is not None and early.name == "version-refused":
+            return early
         return Outcome("absent", "no notifications/initialized")
     return Outcome("sent", f"at t={line.t:.3f} s", _ev(line))
 
@@ -230,8 +284,28 @@ def _discover_first(ctx: Context) -> Outcome:
 
 
 # -- roots/list -------------------------------------------------------------------------------
-@rule("roots-answered", ("result", "error", "silence", "not-asked", "undeclared"), ("roots",))
+UNDECLARED = "no roots capability; see roots-undeclared"
+
+
+def _early_or_undeclared(ctx: Context) -> Outcome | None:
+    """The handshake never completed, or the client has no roots: roots-list does not apply."""
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
+    if ctx.roots_capability is None:
+        return Outcome("undeclared", UNDECLARED, _ev(ctx.initialize))
+    return None
+
+
+@rule(
+    "roots-answered",
+    ("result", "error", "silence", "not-asked", "undeclared", *EARLY),
+    ("roots",),
+)
 def _roots_answered(ctx: Context) -> Outcome:
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
     if ctx.roots_capability is None:
         return Outcome("undeclared", "the client did not declare roots", _ev(ctx.initialize))
     kind, line = ctx.reply("roots")
@@ -246,8 +320,11 @@ def _roots_result(ctx: Context, label: str) -> tuple[Any, Line | None]:
     return line.obj.get("result"), line
 
 
-@rule("roots-result-valid", ("valid", "invalid", "no-result"), ("roots",))
+@rule("roots-result-valid", ("valid", "invalid", "no-result", "undeclared", *EARLY), ("roots",))
 def _roots_result_valid(ctx: Context) -> Outcome:
+    skip = _early_or_undeclared(ctx)
+    if skip is not None:
+        return skip
     result, line = _roots_result(ctx, "roots")
     if line is None:
         return Outcome("no-result", "no roots/list result")
@@ -257,8 +334,11 @@ def _roots_result_valid(ctx: Context) -> Outcome:
     return Outcome("invalid", f"at {ctx.negotiated}: " + "; ".join(errors[:5]), _ev(line))
 
 
-@rule("workspace-root", ("present", "absent", "no-result"), ("roots",))
+@rule("workspace-root", ("present", "absent", "no-result", "undeclared", *EARLY), ("roots",))
 def _workspace_root(ctx: Context) -> Outcome:
+    skip = _early_or_undeclared(ctx)
+    if skip is not None:
+        return skip
     result, line = _roots_result(ctx, "roots")
     if line is None:
         return Outcome("no-result", "no roots/list result")
@@ -280,10 +360,15 @@ def _workspace_root(ctx: Context) -> Outcome:
         "not-file",
         "wrong-path",
         "no-result",
+        "undeclared",
+        *EARLY,
     ),
     ("roots",),
 )
 def _root_uri_encoding(ctx: Context) -> Outcome:
+    skip = _early_or_undeclared(ctx)
+    if skip is not None:
+        return skip
     result, line = _roots_result(ctx, "roots")
     roots = _roots(result)
     if line is None or not roots:
@@ -292,8 +377,11 @@ def _root_uri_encoding(ctx: Context) -> Outcome:
     return Outcome(outcome, why, _ev(line))
 
 
-@rule("root-name", ("named", "unnamed", "no-result"), ("roots",))
+@rule("root-name", ("named", "unnamed", "no-result", "undeclared", *EARLY), ("roots",))
 def _root_name(ctx: Context) -> Outcome:
+    skip = _early_or_undeclared(ctx)
+    if skip is not None:
+        return skip
     result, line = _roots_result(ctx, "roots")
     _, _, root = best_root(_roots(result), ctx.workspace)
     if line is None or root is None:
@@ -315,10 +403,14 @@ def _root_name(ctx: Context) -> Outcome:
         "silence",
         "not-asked",
         "declared",
+        *EARLY,
     ),
     ("roots",),
 )
 def _undeclared_answer(ctx: Context) -> Outcome:
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
     if ctx.roots_capability is not None:
         return Outcome("declared", f"roots = {ctx.roots_capability}", _ev(ctx.initialize))
     kind, line = ctx.reply("roots")
@@ -339,12 +431,21 @@ def _undeclared_answer(ctx: Context) -> Outcome:
 
 
 # -- unknown notification ---------------------------------------------------------------------
-@rule("unknown-notification-reply", ("no-reply", "replied"), ("probe", "ping"))
-def _unknown_reply(ctx: Context) -> Outcome:
+def _probe_sent(ctx: Context) -> int | None:
+    """The transcript line of the unknown notification, if it reached the client's pipe."""
     probe = ctx.tx.steps.get("probe")
     start = probe.evidence if probe and probe.evidence else None
+    return None if start is None or ctx.write_failed(start) else start
+
+
+@rule("unknown-notification-reply", ("no-reply", "replied", "not-sent", *EARLY), ("probe", "ping"))
+def _unknown_reply(ctx: Context) -> Outcome:
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
+    start = _probe_sent(ctx)
     if start is None:
-        return Outcome("no-reply", "the probe was never sent (the client stopped first)")
+        return Outcome("not-sent", "the notification was never sent: the client closed first")
     ping = ctx.tx.steps.get("ping")
     ping_id = ping.id if ping else None
     ours = {x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request}
@@ -360,21 +461,57 @@ def _unknown_reply(ctx: Context) -> Outcome:
     return Outcome("no-reply", "nothing answered the notification")
 
 
-@rule("still-responsive", ("answered", "silent"), ("ping",))
+@rule(
+    "still-responsive",
+    ("answered", "silent", "closed-after-probe", "closed-before-probe", *EARLY),
+    ("probe", "ping"),
+)
 def _still_responsive(ctx: Context) -> Outcome:
+    """Only a connection that broke after the notification reached the client is its fault;
+    one that closed before the notification went out never played the scenario."""
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
     kind, line = ctx.reply("ping")
-    if line is None:
-        return Outcome("silent", "ping not answered" if kind == "silence" else "ping never sent")
-    return Outcome("answered", (line.raw or "")[:200], _ev(line))
+    if line is not None:
+        return Outcome("answered", (line.raw or "")[:200], _ev(line))
+    probe = _probe_sent(ctx)
+    closed = ctx.ended_at()
+    if probe is None or (closed is not None and closed < probe):
+        where = f" (closed at line {closed})" if closed is not None else ""
+        return Outcome(
+            "closed-before-probe",
+            f"the client closed the connection before the notification was sent{where}",
+            [n for n in (closed,) if n is not None],
+        )
+    if kind == "silence":
+        return Outcome("silent", "ping sent, not answered", [probe])
+    where = f"line {closed}" if closed is not None else "an unrecorded point"
+    return Outcome(
+        "closed-after-probe",
+        f"the connection closed at {where}, after the notification (line {probe}), "
+        "before the ping could be sent",
+        [n for n in (probe, closed) if n is not None],
+    )
 
 
 # -- list changed -----------------------------------------------------------------------------
 @rule(
     "list-changed-notification",
-    ("sent-declared", "missing-declared", "sent-undeclared", "missing-undeclared", "no-roots"),
+    (
+        "sent-declared",
+        "missing-declared",
+        "sent-undeclared",
+        "missing-undeclared",
+        "no-roots",
+        *EARLY,
+    ),
     ("signal",),
 )
 def _list_changed(ctx: Context) -> Outcome:
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
     roots = ctx.roots_capability
     if roots is None:
         return Outcome("no-roots", "no roots capability", _ev(ctx.initialize))
@@ -396,10 +533,21 @@ def _list_changed(ctx: Context) -> Outcome:
 
 @rule(
     "new-root-listed",
-    ("listed", "listed-non-strict", "listed-misencoded", "missing", "no-result", "no-roots"),
+    (
+        "listed",
+        "listed-non-strict",
+        "listed-misencoded",
+        "missing",
+        "no-result",
+        "no-roots",
+        *EARLY,
+    ),
     ("after",),
 )
 def _new_root(ctx: Context) -> Outcome:
+    early = stopped_early(ctx)
+    if early is not None:
+        return early
     if ctx.roots_capability is None:
         return Outcome("no-roots", "no roots capability", _ev(ctx.initialize))
     result, line = _roots_result(ctx, "after")

@@ -252,7 +252,9 @@ def test_mrtr_is_informational_for_an_initialize_era_client(
         k: c["verdict"] for k, c in result["checks"].items() if not k.startswith(("wire", "client"))
     }
     assert set(graded.values()) == {"informational"}
-    assert result["verdict"] == "pass"  # the wire checks pass; informational never degrades
+    # Nothing the scenario grades happened: a clean wire alone must not make the cell a pass.
+    assert result["verdict"] == "informational"
+    assert result["reason"].startswith("speaks-modern: ")
 
 
 def test_damaged_transcript_is_judged_not_raised(

@@ -68,6 +68,8 @@ checks:
       silence: {verdict: fail, means: silence}
       not-asked: {verdict: fail, means: not asked}
       undeclared: {verdict: informational, means: undeclared}
+      no-initialize: {verdict: error, means: "not run, because no initialize"}
+      version-refused: {verdict: informational, means: refused}
     refs: []
 """
 
@@ -89,7 +91,7 @@ def test_base_scenario_loads(tmp_path: Path) -> None:
         (
             "      undeclared: {verdict: informational, means: undeclared}\n",
             "",
-            "ungraded: undeclared",
+            "ungraded: undeclared;",
         ),
         ("verdict: pass", "verdict: great", "checks.0.outcomes.result.verdict"),
         ("label: roots", "label: other", "needs a step labelled 'roots'"),
