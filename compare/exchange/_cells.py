@@ -14,15 +14,39 @@ from typing import Any
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import COMMAND_SLOT, Target
 
-#: Bumped when the harness or judge changes what a verdict means; invalidates cached cells.
+#: Bumped when the harness changes how a cell is played; invalidates cached cells.
 HARNESS_VERSION = "1"
-_PEER_SOURCE = Path(__file__).resolve().parent / "peer.py"
+HERE = Path(__file__).resolve().parent
+_PEER_SOURCE = HERE / "peer.py"
+#: The code that turns a transcript into checks: a change here means re-judging, not re-running.
+JUDGE_SOURCES = (
+    "_judge.py",
+    "_rules.py",
+    "_uri.py",
+    "_validate.py",
+    "_transcript.py",
+    "_scenarios.py",
+)
+#: Scenario keys that only grade (checks) or describe; every other key shapes the peer's play.
+_JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description"})
 
 
 def harness_version() -> str:
     """The version plus the peer's source hash: a changed peer plays differently."""
     peer = hashlib.sha256(_PEER_SOURCE.read_bytes()).hexdigest()[:16]
     return f"{HARNESS_VERSION}+peer.{peer}"
+
+
+def judge_version() -> str:
+    """sha256 over the judging code, so an edited rule re-judges every cached cell."""
+    digest = hashlib.sha256()
+    for name in JUDGE_SOURCES:
+        digest.update(name.encode() + b"\0" + (HERE / name).read_bytes())
+    return digest.hexdigest()
+
+
+def _digest(material: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
 DEFAULT_VARIANT = "default"
@@ -46,17 +70,36 @@ class Cell:
         )
         return results / self.target.id / self.target.version / self.scenario.id / leaf
 
+    def play_key(self) -> str:
+        """What the client and the peer did: target entry, peer, harness and scenario steps.
+
+        A change here re-runs the client; a change only in the judge does not (see key).
+        """
+        steps = {k: v for k, v in self.scenario.raw.items() if k not in _JUDGE_ONLY_KEYS}
+        return _digest(
+            {
+                "target": self.target.entry_hash,
+                "harness": harness_version(),
+                "steps": steps,
+                "revision": self.revision,
+                "variant": self.variant,
+            }
+        )
+
+    def judge_key(self, spec_commit: str) -> str:
+        """What judged it: spec commit (the models), scenario file with the common checks,
+        and the judging code."""
+        return _digest(
+            {
+                "spec_commit": spec_commit,
+                "scenario": self.scenario.file_hash,
+                "judge": judge_version(),
+            }
+        )
+
     def key(self, spec_commit: str) -> str:
         """What produced this cell: a changed input means the cached verdict is stale."""
-        material = {
-            "spec_commit": spec_commit,
-            "scenario": self.scenario.file_hash,
-            "target": self.target.entry_hash,
-            "harness": harness_version(),
-            "revision": self.revision,
-            "variant": self.variant,
-        }
-        return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+        return _digest({"play": self.play_key(), "judge": self.judge_key(spec_commit)})
 
     def not_run_reason(self) -> str | None:
         """Why this cell cannot be played, phrased "not run, because …"; None when it can."""

@@ -71,6 +71,7 @@ def _base_verdict(cell: Cell, key: str) -> dict[str, Any]:
         "scenario": cell.scenario.id,
         "revision": cell.revision,
         "key": key,
+        "play_key": cell.play_key(),
         "checks": [],
         "client_info": None,
         "client_protocol_version": None,
@@ -285,6 +286,16 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     if existing and existing.get("key") == key and not settings.force:
         existing["cached"] = True
         return existing
+    if (
+        existing
+        and not settings.force
+        and existing.get("play_key") == cell.play_key()
+        and (final / "transcript.jsonl").is_file()
+        and (final / "plan.json").is_file()
+    ):
+        # Only the judge (rules, grading, models) changed: the stored transcript still says
+        # what the client did, so judge it again instead of running the client again.
+        return _rejudge(cell, final, key, existing, settings)
     verdict = _base_verdict(cell, key)
     reason = cell.not_run_reason()
     if reason:
@@ -333,7 +344,7 @@ def _rejudge(
         return verdict
     verdict = _base_verdict(cell, key)
     if existing:
-        for name in ("started_at", "duration_s", "process"):
+        for name in ("started_at", "duration_s", "process", "play_key"):
             verdict[name] = existing.get(name)
     try:
         _judge_into(cell, final, verdict, settings)

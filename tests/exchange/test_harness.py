@@ -206,3 +206,61 @@ def test_shipped_targets_plan_cleanly() -> None:
     assert sdk_list_changed and all(
         c.not_run_reason() is None for c in sdk_list_changed if c.revision <= "2025-11-25"
     )
+
+
+def _scenario_copy(tmp_path: Path, sid: str, old: str = "", new: str = "") -> exchange.Scenario:
+    """A shipped scenario file copied (and optionally edited) into a folder of its own."""
+    from compare.exchange._scenarios import SCENARIOS_DIR, load_scenario_file
+
+    folder = tmp_path / "scenarios"
+    folder.mkdir(exist_ok=True)
+    text = (SCENARIOS_DIR / f"{sid}.yaml").read_text(encoding="utf-8")
+    assert old in text
+    path = folder / f"{sid}.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return load_scenario_file(path)
+
+
+def test_a_judge_change_rejudges_cached_cells_without_rerunning_the_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compare.exchange import _cells
+
+    cell = Cell(fake_target("good"), "default", _scenario("handshake"), "2025-11-25")
+    [first] = run_cells([cell], _settings(tmp_path))
+    folder = cell.folder(tmp_path / "results")
+    transcript = (folder / "transcript.jsonl").read_bytes()
+    monkeypatch.setattr(_cells, "judge_version", lambda: "edited rules")
+    [again] = run_cells([cell], _settings(tmp_path))
+    assert again["key"] != first["key"]
+    assert not again.get("cached") and again.get("rejudged_at")
+    assert again["play_key"] == first["play_key"]
+    assert again["started_at"] == first["started_at"]  # the client did not run again
+    assert again["process"] == first["process"]
+    assert (folder / "transcript.jsonl").read_bytes() == transcript
+    [third] = run_cells([cell], _settings(tmp_path))
+    assert third["cached"] is True and third["key"] == again["key"]
+
+
+def test_a_grading_edit_in_the_scenario_rejudges_but_a_step_edit_reruns(tmp_path: Path) -> None:
+    target = fake_target("good")
+    base = _scenario_copy(tmp_path, "handshake")
+    cell = Cell(target, "default", base, "2025-11-25")
+    [first] = run_cells([cell], _settings(tmp_path))
+    assert first["verdict"] == "pass"
+    graded = _scenario_copy(
+        tmp_path,
+        "handshake",
+        'present: {verdict: pass, means: "name and version given"}',
+        'present: {verdict: pass, means: "clientInfo names it (regraded)"}',
+    )
+    [rejudged] = run_cells([Cell(target, "default", graded, "2025-11-25")], _settings(tmp_path))
+    assert rejudged.get("rejudged_at") and rejudged["started_at"] == first["started_at"]
+    info = next(c for c in rejudged["checks"] if c["id"] == "client-info")
+    assert info["reason"].startswith("clientInfo names it (regraded)")
+    stepped = _scenario_copy(tmp_path, "handshake", "{observe_s: 0.3}", "{observe_s: 0.4}")
+    [rerun] = run_cells([Cell(target, "default", stepped, "2025-11-25")], _settings(tmp_path))
+    assert not rerun.get("rejudged_at") and not rerun.get("cached")
+    assert rerun["play_key"] != first["play_key"]
+    plan = json.loads((cell.folder(tmp_path / "results") / "plan.json").read_text())
+    assert {"observe_s": 0.4} in plan["steps"]
