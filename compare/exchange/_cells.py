@@ -163,8 +163,13 @@ def _version_key(version: str) -> tuple[tuple[int, str], ...]:
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.+-]", version))
 
 
-def load_cells(results: Path) -> list[CellResult]:
-    """Every readable ``verdict.json`` under ``results``; damaged ones are skipped, not raised."""
+def load_cells(results: Path, pinned: dict[str, str] | None = None) -> list[CellResult]:
+    """Every readable ``verdict.json`` under ``results``; damaged ones are skipped, not raised.
+
+    Older versions' folders stay as history. ``current`` marks, per target, the version in
+    ``pinned`` (target id -> pinned version, e.g. from ``load_targets()``) when given, else
+    the newest version found — a pinned downgrade must not leave the newer cells current.
+    """
     found: list[tuple[Path, dict[str, Any]]] = []
     for path in sorted(results.glob("*/*/*/*/verdict.json")):
         if any(part.startswith(".") or ".old-" in part for part in path.parts[-5:-1]):
@@ -180,6 +185,7 @@ def load_cells(results: Path) -> list[CellResult]:
         target, version = str(v.get("target")), str(v.get("target_version"))
         if target not in newest or _version_key(version) > _version_key(newest[target]):
             newest[target] = version
+    newest.update(pinned or {})
     return [
         CellResult(p, v, newest.get(str(v.get("target"))) == str(v.get("target_version")))
         for p, v in found

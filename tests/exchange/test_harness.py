@@ -264,3 +264,73 @@ def test_a_grading_edit_in_the_scenario_rejudges_but_a_step_edit_reruns(tmp_path
     assert rerun["play_key"] != first["play_key"]
     plan = json.loads((cell.folder(tmp_path / "results") / "plan.json").read_text())
     assert {"observe_s": 0.4} in plan["steps"]
+
+
+def _command_target_file(folder: Path, tag: str) -> Path:
+    """A target file for the fake client; ``tag`` changes its launch line, hence its version."""
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, str(FAKE_CLIENT), "--mode", "good", "--tag", tag]
+    argv += ["--control", "{control}", "--", "{server_argv}"]
+    text = (
+        "id: fake-history\nname: fake client (history)\nkind: command\n"
+        f"launch:\n  argv: {json.dumps(argv)}\nends: harness\ntimeout_s: 20\n"
+    )
+    path = folder / "fake-history.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_new_pinned_version_keeps_the_old_cells_as_history(tmp_path: Path) -> None:
+    from compare.exchange import load_targets
+
+    settings = _settings(tmp_path)
+    _command_target_file(tmp_path / "targets-old", "v1")
+    _command_target_file(tmp_path / "targets-new", "v2")
+    [old_target] = load_targets(tmp_path / "targets-old")
+    [new_target] = load_targets(tmp_path / "targets-new")
+    assert old_target.version != new_target.version
+    scenario = _scenario("handshake")
+    [old] = run_cells([Cell(old_target, "default", scenario, "2025-11-25")], settings)
+    old_file = Cell(old_target, "default", scenario, "2025-11-25").folder(settings.results)
+    kept = (old_file / "verdict.json").read_bytes()
+    [new] = run_cells([Cell(new_target, "default", scenario, "2025-11-25")], settings)
+    assert not new.get("cached") and old["verdict"] == new["verdict"] == "pass"
+    base = settings.results / "fake-history"
+    assert sorted(p.name for p in base.iterdir()) == sorted(
+        [old_target.version, new_target.version]
+    )
+    assert (old_file / "verdict.json").read_bytes() == kept  # history untouched
+    cells = load_cells(settings.results, pinned={new_target.id: new_target.version})
+    assert {(c.version, c.current) for c in cells} == {
+        (old_target.version, False),
+        (new_target.version, True),
+    }
+    # Pinned back to the old version: only it is current, whatever sorts newest.
+    back = load_cells(settings.results, pinned={old_target.id: old_target.version})
+    assert {(c.version, c.current) for c in back} == {
+        (old_target.version, True),
+        (new_target.version, False),
+    }
+
+
+def test_a_bumped_package_version_plans_into_a_new_folder(tmp_path: Path) -> None:
+    """A shipped target file copied with a bumped version: its cells go to a new folder."""
+    from compare.exchange import load_targets
+    from compare.exchange._targets import TARGETS_DIR
+
+    text = (TARGETS_DIR / "ts-sdk.yaml").read_text(encoding="utf-8")
+    [shipped] = [t for t in load_targets() if t.id == "ts-sdk"]
+    assert shipped.package is not None
+    pinned = shipped.package["version"]
+    folder = tmp_path / "targets"
+    folder.mkdir()
+    bumped = text.replace(f'version: "{pinned}"', 'version: "99.0.0"', 1)
+    assert bumped != text
+    (folder / "ts-sdk.yaml").write_text(bumped, encoding="utf-8")
+    [target] = load_targets(folder)
+    cell = Cell(target, "roots", _scenario("roots-list"), "2025-11-25")
+    assert (
+        cell.folder(tmp_path) == tmp_path / "ts-sdk" / "99.0.0" / "roots-list" / "2025-11-25~roots"
+    )
+    old = Cell(shipped, "roots", _scenario("roots-list"), "2025-11-25").folder(tmp_path)
+    assert old.parent.parent.name == pinned
