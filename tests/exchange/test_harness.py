@@ -334,3 +334,47 @@ def test_a_bumped_package_version_plans_into_a_new_folder(tmp_path: Path) -> Non
     )
     old = Cell(shipped, "roots", _scenario("roots-list"), "2025-11-25").folder(tmp_path)
     assert old.parent.parent.name == pinned
+
+
+def test_a_client_that_stops_its_server_is_ended_at_once_not_at_the_bound(
+    tmp_path: Path,
+) -> None:
+    """Gemini prompt mode refusing 2025-11-25: it SIGTERMs the peer and keeps running. The
+    peer's done.json (written on SIGTERM) lets the harness end it instead of timing out."""
+    target = fake_target("refuse", ends="harness", timeout_s=60)
+    cells = [
+        Cell(target, "default", _scenario(sid), "2025-11-25")
+        for sid in ("handshake", "unknown-notification")
+    ]
+    verdicts = run_cells(cells, _settings(tmp_path))
+    for verdict in verdicts:
+        where = f"{verdict['scenario']}: {verdict['reason']}"
+        assert verdict["process"]["ended_by"] == "harness", where
+        # handshake: the initialize itself is graded (valid), the refusal is informational
+        want = "pass" if verdict["scenario"] == "handshake" else "informational"
+        assert verdict["verdict"] == want, where
+        refused = [c for c in verdict["checks"] if c["outcome"] == "version-refused"]
+        assert refused and "client does not accept 2025-11-25" in refused[0]["reason"], where
+        assert "SIGTERM" in verdict["peer_done"]["reason"], where
+        assert all(c["verdict"] != "fail" for c in verdict["checks"]), where
+    # where the server answers the version it asked for, the same client goes on
+    [same] = run_cells(
+        [Cell(target, "default", _scenario("handshake"), "2025-06-18")], _settings(tmp_path)
+    )
+    assert same["verdict"] == "pass", same["reason"]
+
+
+def test_a_client_that_exits_before_initialize_gets_errors_not_informational(
+    tmp_path: Path,
+) -> None:
+    target = fake_target("exit-early", ends="self")
+    cells = [
+        Cell(target, "default", _scenario(sid), "2025-11-25")
+        for sid in ("roots-list", "roots-undeclared", "unknown-notification")
+    ]
+    for verdict in run_cells(cells, _settings(tmp_path)):
+        where = f"{verdict['scenario']}: {verdict['reason']}"
+        assert verdict["verdict"] == "error", where
+        assert "the client ended before initialize (it exited with 1)" in verdict["reason"], where
+        own = [c for c in verdict["checks"] if not c["id"].startswith(("wire", "client"))]
+        assert all(c["verdict"] in ("error", "fail") for c in own), where

@@ -6,8 +6,9 @@ It starts the server (our peer) over stdio like any host would, with its working
 its root. ``good`` answers everything per spec (so verdicts can be ``pass``); ``modern`` also
 speaks 2026-07-28 (server/discover, per-request _meta, InputRequiredResult retries). The other
 modes are faults the real clients will not produce on demand: garbage, wrong ids, silence,
-floods, a 10 MB line, a crash, and a client that never exits (ignoring SIGTERM, with a
-grandchild in a session of its own).
+floods, a 10 MB line, a crash (after the handshake, or ``exit-early`` before it), a client
+that refuses the server's version by stopping its server (``refuse``), and a client that
+never exits (ignoring SIGTERM, with a grandchild in a session of its own).
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ class Client:
             self.send({"jsonrpc": "2.0", "id": rid, "error": error})
 
     def handshake(self) -> bool:
+        if self.mode == "refuse":
+            return self.refuse()
         if self.mode == "modern":
             reply = self.call("server/discover", {"_meta": self.meta()})
             if reply and isinstance(reply.get("result"), dict):
@@ -129,6 +132,25 @@ class Client:
             return False
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return True
+
+    def refuse(self) -> bool:
+        """Like Gemini CLI: ask for 2025-06-18; if the server answers another version, stop
+        the server with SIGTERM and stay running (only the harness ends this client)."""
+        asked = "2025-06-18"
+        params = {
+            "protocolVersion": asked,
+            "capabilities": {},
+            "clientInfo": {"name": "r", "version": "1"},
+        }
+        reply = self.call("initialize", params)
+        got = reply.get("result", {}).get("protocolVersion") if reply else None
+        if got == asked:
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            return True
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(timeout=30)
+        while True:
+            time.sleep(1)
 
     def use_tools(self) -> None:
         params: dict[str, Any] = {"_meta": self.meta()} if self.modern else {}
@@ -188,6 +210,8 @@ def main() -> int:
     mode = opts[opts.index("--mode") + 1]
     control = opts[opts.index("--control") + 1] if "--control" in opts else None
     client = Client(server, mode, control, roots="--no-roots" not in opts)
+    if mode == "exit-early":
+        return 1  # a crash at start: the server was launched, initialize never sent
     if mode == "garbage":
         client.write_raw(b"}{ this is not json\n\xff\xfe\x00 not utf-8 either\n")
     if not client.handshake():
