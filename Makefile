@@ -77,6 +77,7 @@ serve: venv
 	$(MC) site --serve
 
 bench: venv tools
+	$(BIN)/python bench/pipeline.py
 	$(BIN)/python bench/harness_overhead.py
 
 # Re-resolve the exact Python versions (run after changing pyproject.toml dependencies).
