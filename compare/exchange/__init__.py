@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from compare.exchange._cells import Cell, CellResult, load_cells, plan_cells
+    from compare.exchange._cells import (
+        VERDICTS,
+        Cell,
+        CellResult,
+        CellScan,
+        Unreadable,
+        load_cells,
+        pinned_versions,
+        plan_cells,
+        scan_cells,
+    )
     from compare.exchange._harness import RunSettings, run_cell, run_cells
     from compare.exchange._run import run, select, summary
     from compare.exchange._scenarios import Scenario, load_scenarios
@@ -19,8 +29,13 @@ if TYPE_CHECKING:
 _WHERE = {
     "Cell": "_cells",
     "CellResult": "_cells",
+    "CellScan": "_cells",
+    "Unreadable": "_cells",
+    "VERDICTS": "_cells",
     "load_cells": "_cells",
+    "pinned_versions": "_cells",
     "plan_cells": "_cells",
+    "scan_cells": "_cells",
     "RunSettings": "_harness",
     "run_cell": "_harness",
     "run_cells": "_harness",
@@ -35,19 +50,24 @@ _WHERE = {
 }
 
 __all__ = [
+    "VERDICTS",
     "Cell",
     "CellResult",
+    "CellScan",
     "RunSettings",
     "Scenario",
     "Target",
+    "Unreadable",
     "command_target",
     "load_cells",
     "load_scenarios",
     "load_targets",
+    "pinned_versions",
     "plan_cells",
     "run",
     "run_cell",
     "run_cells",
+    "scan_cells",
     "select",
     "summary",
 ]

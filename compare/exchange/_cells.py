@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -142,9 +142,20 @@ def plan_cells(
     return cells
 
 
+#: Every verdict a cell may carry (CONTRACTS.md §4).
+VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error")
+#: A verdict file larger than this is not read: a flooding client must not stall later stages.
+MAX_VERDICT_BYTES = 4 * 1024 * 1024
+#: What deciding the current version needs; without them a verdict file is unreadable.
+_IDENTITY = ("target", "target_version")
+#: What placing a cell in the matrix needs besides its identity (see ``CellResult.unplaced``).
+_PLACE = ("scenario", "revision", "verdict")
+
+
 @dataclass(frozen=True)
 class CellResult:
-    """One ``verdict.json`` as read back; ``current`` marks the newest version of its target."""
+    """One ``verdict.json`` as read back; ``current`` marks the pinned (or newest) version of
+    its target, the other versions being history."""
 
     path: Path
     verdict: dict[str, Any]
@@ -158,35 +169,95 @@ class CellResult:
     def version(self) -> str:
         return str(self.verdict.get("target_version"))
 
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def unplaced(self) -> str | None:
+        """Why this cell cannot be placed in the matrix (no scenario, revision or known
+        verdict), phrased for a reader; None when it can. The later stages list such a cell
+        as unreadable instead of guessing where it belongs."""
+        for key in _PLACE:
+            if not isinstance(self.verdict.get(key), str) or not self.verdict[key]:
+                return f"missing or non-string {key!r}"
+        if self.verdict["verdict"] not in VERDICTS:
+            return f"unknown verdict {self.verdict['verdict']!r}"
+        return None
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A ``verdict.json`` that could not be used, and why, so a later stage can show it."""
+
+    path: Path
+    why: str
+
+
+@dataclass
+class CellScan:
+    """Everything under a results folder: usable cells and the files that were not."""
+
+    cells: list[CellResult] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)
+
 
 def _version_key(version: str) -> tuple[tuple[int, str], ...]:
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.+-]", version))
 
 
-def load_cells(results: Path, pinned: dict[str, str] | None = None) -> list[CellResult]:
-    """Every readable ``verdict.json`` under ``results``; damaged ones are skipped, not raised.
+def _read_verdict(path: Path) -> dict[str, Any]:
+    """Parse and check one verdict file; raises ``ValueError`` saying what is wrong."""
+    if path.stat().st_size > MAX_VERDICT_BYTES:
+        raise ValueError(f"larger than {MAX_VERDICT_BYTES} bytes")
+    value = json.loads(path.read_bytes().decode("utf-8"))
+    if not isinstance(value, dict) or value.get("format") != 1:
+        raise ValueError("not a format-1 verdict object")
+    for key in _IDENTITY:
+        if not isinstance(value.get(key), str) or not value[key]:
+            raise ValueError(f"missing or non-string {key!r}")
+    return value
+
+
+def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
+    """Every ``verdict.json`` under ``results`` (a missing folder is no cells), each either a
+    cell or an unreadable file with the reason — never raised, so one damaged file cannot
+    hide the others.
 
     Older versions' folders stay as history. ``current`` marks, per target, the version in
-    ``pinned`` (target id -> pinned version, e.g. from ``load_targets()``) when given, else
-    the newest version found — a pinned downgrade must not leave the newer cells current.
+    ``pinned`` (target id -> pinned version, see ``pinned_versions``) when given, else the
+    newest version found — a pinned downgrade must not leave the newer cells current.
     """
+    scan = CellScan()
     found: list[tuple[Path, dict[str, Any]]] = []
     for path in sorted(results.glob("*/*/*/*/verdict.json")):
         if any(part.startswith(".") or ".old-" in part for part in path.parts[-5:-1]):
             continue  # a staging or superseded folder left by an interrupted run
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(value, dict) and value.get("format") == 1:
-            found.append((path, value))
+            found.append((path, _read_verdict(path)))
+        except (OSError, ValueError) as err:  # UnicodeDecodeError is a ValueError
+            scan.unreadable.append(Unreadable(path, str(err)))
     newest: dict[str, str] = {}
     for _, v in found:
-        target, version = str(v.get("target")), str(v.get("target_version"))
+        target, version = str(v["target"]), str(v["target_version"])
         if target not in newest or _version_key(version) > _version_key(newest[target]):
             newest[target] = version
     newest.update(pinned or {})
-    return [
-        CellResult(p, v, newest.get(str(v.get("target"))) == str(v.get("target_version")))
-        for p, v in found
+    scan.cells = [
+        CellResult(p, v, newest.get(str(v["target"])) == str(v["target_version"])) for p, v in found
     ]
+    return scan
+
+
+def load_cells(results: Path, pinned: dict[str, str] | None = None) -> list[CellResult]:
+    """The readable cells of ``scan_cells``; damaged files are skipped, not raised."""
+    return scan_cells(results, pinned).cells
+
+
+def pinned_versions(targets: list[Target]) -> dict[str, str]:
+    """Target id -> pinned package version, the ``pinned`` argument of ``scan_cells``.
+
+    Only targets with a package have one: a cited target never runs and an ad-hoc
+    ``--command`` target's version is a hash of its launch line, so for those the newest
+    results found stay current.
+    """
+    return {t.id: t.version for t in targets if t.package}

@@ -132,7 +132,13 @@ def _target_status(
     variant, revisions = query.get("variant"), query.get("revisions")
     what = f"{scenario}/{check}" + (f" (variant {variant})" if variant else "")
     if version is None:
-        why = f"not run, because there are no results for {target} at all"
+        history = sorted({c.version for c in cells.cells if c.target == target})
+        why = (
+            f"not run, because {target} has results only for versions that are not current"
+            f" ({', '.join(history)})"
+            if history
+            else f"not run, because there are no results for {target} at all"
+        )
         return {"state": "not-run", "label": STATE_LABELS["not-run"], "reason": why}
     mine = [
         c
@@ -278,7 +284,7 @@ def compute(
     """Lint and compute every area; the returned document is what ``rows.json`` holds."""
     known = known or gather()
     root = results or results_dir()
-    cells = read_cells(root)
+    cells = read_cells(root, known.pinned)
     areas: list[dict[str, Any]] = []
     issues: list[Issue] = []
     implementations: dict[str, dict[str, Any]] = {}

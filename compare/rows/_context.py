@@ -14,6 +14,7 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
+from compare.exchange import load_targets, pinned_versions
 from compare.rows._load import load_yaml
 
 EXCHANGE_DIR = PROJECT_ROOT / "compare" / "exchange"
@@ -27,6 +28,9 @@ class Known:
     scenarios: dict[str, set[str]] = field(default_factory=dict)
     diff: dict[str, Any] | None = None
     missing: dict[str, str] = field(default_factory=dict)
+    #: Target id -> pinned version (``compare.exchange.pinned_versions``): which cells are
+    #: current. Empty means the newest version found counts, as the exchange reader does.
+    pinned: dict[str, str] = field(default_factory=dict)
 
 
 def _yaml_files(folder: Path) -> list[Path]:
@@ -102,6 +106,10 @@ def gather(
         known.missing["targets"] = err.message
     if not known.targets and "targets" not in known.missing:
         known.missing["targets"] = "no target files in compare/exchange/targets/ yet"
+    try:  # validated by the exchange's own reader, so rows and site agree on what is current
+        known.pinned = pinned_versions(load_targets(targets))
+    except CompareError as err:
+        known.missing["pinned"] = err.message
     try:
         known.scenarios = load_scenario_checks(scenarios)
     except CompareError as err:

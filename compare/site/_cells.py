@@ -1,9 +1,10 @@
 """Exchange results as the site sees them: each cell's ``verdict.json`` and its transcript.
 
-Read straight from the files CONTRACTS.md §4 fixes (not through the engine's Python API), so
-the site can be rebuilt from a results folder alone — e.g. one copied from CI. A cell whose
-files are unreadable or malformed becomes a recorded problem shown on the site, never a
-traceback and never a silently missing cell.
+Which cells exist and which are current comes from ``compare.exchange.scan_cells``, the reader
+the rows stage uses too; it needs only the results folder, so the site can still be rebuilt
+from one copied from CI. What is the site's own: the page view of a cell, transcript
+excerpts capped against floods. A cell whose files are unreadable or malformed becomes a
+recorded problem shown on the site, never a traceback and never a silently missing cell.
 """
 
 from __future__ import annotations
@@ -11,18 +12,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compare._errors import CompareError
+from compare.exchange import CellResult, load_targets, pinned_versions, scan_cells
 from compare.site._escape import slug
 
-VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error")
 #: How much of a transcript a page shows: a flooding client must not make a 1 GB page.
 MAX_TRANSCRIPT_LINES = 400
 MAX_RAW_CHARS = 2000
-MAX_VERDICT_BYTES = 4 * 1024 * 1024
 MAX_LINE_BYTES = 1024 * 1024
 
 
@@ -108,13 +108,6 @@ def _str(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _version_key(version: str) -> tuple[tuple[int, str], ...]:
-    """Order versions numerically where they are numbers (1.10 after 1.9)."""
-    return tuple(
-        (int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.\-+]", version) if p
-    )
-
-
 def _check(raw: object) -> Check:
     item = raw if isinstance(raw, dict) else {}
     refs = []
@@ -138,24 +131,17 @@ def _check(raw: object) -> Check:
     )
 
 
-def _load_verdict(path: Path, root: Path) -> Cell:
-    """Parse one ``verdict.json``; raises ``ValueError`` with what is wrong."""
-    if path.stat().st_size > MAX_VERDICT_BYTES:
-        raise ValueError(f"larger than {MAX_VERDICT_BYTES} bytes")
-    data = json.loads(path.read_bytes().decode("utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
-    for key in ("target", "scenario", "revision", "verdict"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise ValueError(f"missing or non-string {key!r}")
-    if data["verdict"] not in VERDICTS:
-        raise ValueError(f"unknown verdict {data['verdict']!r}")
-    folder = path.parent
+def _site_cell(result: CellResult, root: Path) -> Cell:
+    """The site's view of one cell; raises ``ValueError`` when it cannot be placed."""
+    why = result.unplaced()
+    if why:
+        raise ValueError(why)
+    data = result.verdict
     return Cell(
-        rel=folder.relative_to(root).as_posix(),
-        folder=folder,
-        target=data["target"],
-        version=_str(data.get("target_version")) or "unknown",
+        rel=result.folder.relative_to(root).as_posix(),
+        folder=result.folder,
+        target=result.target,
+        version=result.version,
         variant=_str(data.get("variant")),
         scenario=data["scenario"],
         revision=data["revision"],
@@ -163,28 +149,39 @@ def _load_verdict(path: Path, root: Path) -> Cell:
         reason=_str(data.get("reason")),
         checks=[_check(c) for c in data.get("checks") or [] if isinstance(c, dict)],
         data=data,
+        current=result.current,
     )
 
 
+def _pinned(problems: list[Problem]) -> dict[str, str]:
+    """Pinned versions from the target files; unreadable ones are a problem, not a crash."""
+    try:
+        return pinned_versions(load_targets())
+    except CompareError as err:
+        problems.append(
+            Problem(
+                "compare/exchange/targets/",
+                f"unreadable target files ({err.message}): the newest version counts as current",
+            )
+        )
+        return {}
+
+
 def load_cells(results: Path) -> tuple[list[Cell], list[Problem]]:
-    """Every cell under ``results``; the newest version of each target is marked current."""
+    """Every cell under ``results``, found and marked current (the pinned version of each
+    target) by the exchange's own reader, so the site agrees with the rows."""
     cells: list[Cell] = []
     problems: list[Problem] = []
-    if not results.is_dir():
-        return cells, problems
-    for path in sorted(results.glob("*/*/*/*/verdict.json")):
-        where = path.relative_to(results).as_posix()
+    scan = scan_cells(results, _pinned(problems))
+    bad = [(u.path, u.why) for u in scan.unreadable]
+    for result in scan.cells:
         try:
-            cells.append(_load_verdict(path, results))
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            problems.append(Problem(f"results/{where}", f"unreadable verdict: {err}"))
-    newest: dict[str, str] = {}
-    for cell in cells:
-        best = newest.get(cell.target)
-        if best is None or _version_key(cell.version) > _version_key(best):
-            newest[cell.target] = cell.version
-    for cell in cells:
-        cell.current = newest[cell.target] == cell.version
+            cells.append(_site_cell(result, results))
+        except ValueError as err:
+            bad.append((result.path, str(err)))
+    for path, why in sorted(bad):
+        where = path.relative_to(results).as_posix()
+        problems.append(Problem(f"results/{where}", f"unreadable verdict: {why}"))
     by_slug: dict[str, list[Cell]] = {}
     for cell in cells:
         by_slug.setdefault(cell.slug, []).append(cell)
