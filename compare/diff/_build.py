@@ -14,7 +14,8 @@ from typing import Any
 from compare._errors import CompareError
 from compare.diff._items import COMPARED, Record, describe, fields
 from compare.diff._lines import key_lines
-from compare.diff._select import definitions, select
+from compare.diff._select import select
+from compare.models import definitions
 from compare.pin import load_pins, pinned_text
 from compare.pin._pins import Revision
 

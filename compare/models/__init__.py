@@ -1,11 +1,13 @@
 """Pipeline stage `models`: typed pydantic models per spec revision, and validation with them.
 
 Other stages use :func:`validate_line` and :func:`validate_as` (returning a
-:class:`Validation`); :func:`generate_models` is behind ``mcp-compare models``.
+:class:`Validation`); :func:`generate_models` is behind ``mcp-compare models``; the diff
+stage walks schemas with :func:`definitions` and :func:`refs`.
 """
 
 from compare.models._generate import ModelsReport, generate_models, models_dir, module_path
 from compare.models._load import SchemaIndex, model_class, models_module, schema_index
+from compare.models._schema import definitions, refs
 from compare.models._validate import Issue, Kind, Validation, validate_as, validate_line
 
 __all__ = [
@@ -14,11 +16,13 @@ __all__ = [
     "ModelsReport",
     "SchemaIndex",
     "Validation",
+    "definitions",
     "generate_models",
     "model_class",
     "models_dir",
     "models_module",
     "module_path",
+    "refs",
     "schema_index",
     "validate_as",
     "validate_line",

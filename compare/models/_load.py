@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from compare._errors import CompareError
 from compare.models._generate import load_schema, module_name, module_path
+from compare.models._schema import definitions, refs
 from compare.pin._access import current_pins
 
 
@@ -81,25 +82,6 @@ class SchemaIndex:
     batches: bool  # JSONRPCMessage admits arrays (JSON-RPC batches, 2025-03-26 only)
 
 
-def _defs(schema: dict[str, Any]) -> dict[str, Any]:
-    found = schema.get("$defs", schema.get("definitions"))
-    return found if isinstance(found, dict) else {}
-
-
-def _refs(node: Any) -> set[str]:
-    out: set[str] = set()
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            out.add(ref.rsplit("/", 1)[-1])
-        for value in node.values():
-            out |= _refs(value)
-    elif isinstance(node, list):
-        for value in node:
-            out |= _refs(value)
-    return out
-
-
 def _method_map(defs: dict[str, Any]) -> dict[str, str]:
     """``method`` const → definition; when several carry one, prefer the one others refer to.
 
@@ -108,7 +90,7 @@ def _method_map(defs: dict[str, Any]) -> dict[str, str]:
     """
     referenced: set[str] = set()
     for body in defs.values():
-        referenced |= _refs(body)
+        referenced |= refs(body)
     candidates: dict[str, list[str]] = {}
     for name, body in defs.items():
         method = body.get("properties", {}).get("method", {}) if isinstance(body, dict) else {}
@@ -128,7 +110,7 @@ def _leaves(defs: dict[str, Any], name: str, seen: frozenset[str] = frozenset())
     if isinstance(members, list):
         out: list[str] = []
         for member in members:
-            for ref in sorted(_refs(member)) if "$ref" in member else []:
+            for ref in sorted(refs(member)) if "$ref" in member else []:
                 out += _leaves(defs, ref, seen | {name})
         return out
     return [name] if body.get("type") == "object" else []
@@ -156,7 +138,7 @@ def _envelopes(defs: dict[str, Any]) -> dict[str, str]:
 @lru_cache(maxsize=16)
 def _index(revision: str, _schema_sha: str) -> SchemaIndex:
     rev = current_pins().revision(revision)
-    defs = _defs(load_schema(rev))
+    _, defs = definitions(load_schema(rev))
     envelopes = _envelopes(defs)
     missing = {"request", "notification", "result", "error"} - set(envelopes)
     if missing:
