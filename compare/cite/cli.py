@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from compare._exit import exit_with
+
 _STYLE = {
     "verified": "green",
     "verified-normalised": "green",
@@ -17,14 +19,6 @@ _STYLE = {
     "mismatch": "red",
     "unavailable": "magenta",
 }
-
-
-def _exit(code: int) -> None:
-    """Exit with ``code``. typer.Exit is swallowed by ``app(standalone_mode=False)`` in
-    compare/cli.py (click returns the code instead of exiting), so a failing check must
-    raise SystemExit itself to reach the shell."""
-    if code:
-        raise SystemExit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -84,7 +78,7 @@ def register(app: typer.Typer) -> None:
                 console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
             tally = ", ".join(f"{k}: {v}" for k, v in report.tally().items())
             console.print(f"{len(report.checked)} citations — {tally}", highlight=False)
-        _exit(1 if report.failed(allow_moved) else 0)
+        exit_with(1 if report.failed(allow_moved) else 0)
 
 
 def _show(ref: str, as_json: bool, console: Console) -> None:

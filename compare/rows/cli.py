@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from compare._exit import exit_with
 from compare.rows._load import Issue
 
 
@@ -38,14 +39,6 @@ def _print_rows(console: Console, document: dict[str, Any]) -> None:
             states = [f"{t} {c['label']}" for t, c in row["status"].items()]
             console.print("   status: " + escape(" · ".join(states)), highlight=False)
     console.print("wrote build/rows.json", highlight=False)
-
-
-def _exit(code: int) -> None:
-    """Exit with ``code``. typer.Exit is swallowed by ``app(standalone_mode=False)`` in
-    compare/cli.py (click returns the code instead of exiting), so a failing check must
-    raise SystemExit itself to reach the shell."""
-    if code:
-        raise SystemExit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -78,7 +71,7 @@ def register(app: typer.Typer) -> None:
                 _print_issues(console, issues)
                 if not issues:
                     console.print("[green]✓[/] area files are clean")
-            _exit(1 if issues else 0)
+            exit_with(1 if issues else 0)
             return
         document = write_rows(list(area) or None)
         if as_json:
@@ -87,4 +80,4 @@ def register(app: typer.Typer) -> None:
             _print_rows(console, document)
             _print_issues(console, [Issue(**i) for i in document["issues"]])
         failing = [i for i in document["issues"] if strict or i["severity"] == "error"]
-        _exit(1 if failing else 0)
+        exit_with(1 if failing else 0)
