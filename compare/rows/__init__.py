@@ -6,8 +6,9 @@ Public names other stages use: :func:`compute` (the ``rows.json`` document),
 """
 
 from compare.rows._citations import Placed, placed_citations
-from compare.rows._compute import STATE_LABELS, compute, verify_area
+from compare.rows._compute import STATE_LABELS, compute
 from compare.rows._context import Known, gather
+from compare.rows._lint import verify_area
 from compare.rows._load import AREAS_DIR, SCHEMA_PATH, Issue, area_files, load_yaml, schema_issues
 from compare.rows._run import lint_all, write_rows
 

@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare._errors import CompareError
 from compare._paths import results_dir
 from compare.rows._cells import Cell, Cells, read_cells
-from compare.rows._citations import placed_citations
 from compare.rows._context import Known, gather
-from compare.rows._lint import lint_file
-from compare.rows._load import Issue, area_files, load_yaml, schema_issues
+from compare.rows._lint import lint_areas
+from compare.rows._load import Issue, schema_issues
 
 #: Symbol-free state names (the site maps them to words and styles).
 STATE_LABELS = {
@@ -30,22 +28,6 @@ STATE_LABELS = {
     "error": "harness error",
     "cited": "cited, not run",
 }
-
-
-def verify_area(area: dict[str, Any]) -> dict[str, Any]:
-    """Citation string → ``compare.cite.Result`` (``None`` when it does not parse)."""
-    from compare.cite import SourceCache, parse_citation
-
-    cache = SourceCache()
-    out: dict[str, Any] = {}
-    for placed in placed_citations(area):
-        if placed.ref in out:
-            continue
-        try:
-            out[placed.ref] = cache.verify(parse_citation(placed.ref))
-        except CompareError:
-            out[placed.ref] = None
-    return out
 
 
 def _where(row: dict[str, Any], diff: dict[str, Any] | None, reason: str | None) -> dict[str, Any]:
@@ -296,15 +278,10 @@ def compute(
             "kind": "run",
             "version": current.get(target),
         }
-    for path in files or area_files():
-        try:
-            area = load_yaml(path)
-        except CompareError:
-            area = None  # lint_file reports it with its fix
-        verified = verify_area(area) if isinstance(area, dict) else {}
-        file_issues = lint_file(path, known, verified)
-        issues += file_issues
-        if not isinstance(area, dict) or schema_issues(area, path.name):
+    for linted in lint_areas(files, known):
+        path, area, verified = linted.path, linted.area, linted.verified
+        issues += linted.issues
+        if area is None or schema_issues(area, path.name):
             continue  # the issues say what to fix; computing a malformed file would guess
         for impl in area.get("implementations") or []:
             implementations[impl["id"]] = {

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
 from compare.rows._citations import placed_citations
 from compare.rows._context import Known
-from compare.rows._load import Issue, load_yaml, schema_issues
+from compare.rows._load import Issue, area_files, load_yaml, schema_issues
 
 _GOOD = {"verified", "verified-normalised"}
 
@@ -196,3 +198,43 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     issues += _lint_where(area, file, known)
     issues += lint_citations(area, file, verified)
     return _collapse(issues)
+
+
+def verify_area(area: dict[str, Any]) -> dict[str, Any]:
+    """Citation string → ``compare.cite.Result`` (``None`` when it does not parse)."""
+    from compare.cite import SourceCache, parse_citation
+
+    cache = SourceCache()
+    out: dict[str, Any] = {}
+    for placed in placed_citations(area):
+        if placed.ref in out:
+            continue
+        try:
+            out[placed.ref] = cache.verify(parse_citation(placed.ref))
+        except CompareError:
+            out[placed.ref] = None
+    return out
+
+
+@dataclass(frozen=True)
+class LintedArea:
+    """One area file as loaded and linted; ``area`` is None when it did not load (``issues``
+    say why)."""
+
+    path: Path
+    area: dict[str, Any] | None
+    verified: dict[str, Any]
+    issues: list[Issue]
+
+
+def lint_areas(files: list[Path] | None, known: Known) -> Iterator[LintedArea]:
+    """Load, verify the citations of and lint each area file (default: every one), the
+    common first step of a lint-only run and of computing the rows."""
+    for path in files or area_files():
+        try:
+            area = load_yaml(path)
+        except CompareError:
+            area = None  # lint_file reports it with its fix
+        verified = verify_area(area) if isinstance(area, dict) else {}
+        issues = lint_file(path, known, verified)
+        yield LintedArea(path, area if isinstance(area, dict) else None, verified, issues)
