@@ -141,6 +141,8 @@ class Outcome:
 
 
 RuleFn = Callable[[Context], Outcome]
+#: Runs before a rule: an outcome when the exchange never reached what the rule reads.
+Gate = Callable[[Context], Outcome | None]
 
 
 @dataclass(frozen=True)
@@ -155,13 +157,24 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(
-    name: str, outcomes: tuple[str, ...], labels: tuple[str, ...] = ()
+    name: str, outcomes: tuple[str, ...], labels: tuple[str, ...] = (), gate: Gate | None = None
 ) -> Callable[[RuleFn], RuleFn]:
+    """Register ``fn`` as rule ``name``; with a ``gate``, the gate's outcome (when it names
+    one) is the rule's, so the rule body only reads an exchange that got far enough."""
+
     def register(fn: RuleFn) -> RuleFn:
-        RULES[name] = Rule(name, outcomes, labels, fn)
+        RULES[name] = Rule(name, outcomes, labels, fn if gate is None else _gated(gate, fn))
         return fn
 
     return register
+
+
+def _gated(gate: Gate, fn: RuleFn) -> RuleFn:
+    def gated(ctx: Context) -> Outcome:
+        early = gate(ctx)
+        return early if early is not None else fn(ctx)
+
+    return gated
 
 
 #: Outcomes of rules that need the exchange past initialization when it never got there.
@@ -287,27 +300,32 @@ def _discover_first(ctx: Context) -> Outcome:
 UNDECLARED = "no roots capability; see roots-undeclared"
 
 
-def _early_or_undeclared(ctx: Context) -> Outcome | None:
-    """The handshake never completed, or the client has no roots: roots-list does not apply."""
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
-    if ctx.roots_capability is None:
-        return Outcome("undeclared", UNDECLARED, _ev(ctx.initialize))
-    return None
+def _without_roots(name: str, observed: str) -> Gate:
+    """A gate: the handshake never completed, or the client has no roots capability (outcome
+    ``name``), so a rule about its roots does not apply."""
+
+    def gate(ctx: Context) -> Outcome | None:
+        early = stopped_early(ctx)
+        if early is not None:
+            return early
+        if ctx.roots_capability is None:
+            return Outcome(name, observed, _ev(ctx.initialize))
+        return None
+
+    return gate
+
+
+_early_or_undeclared = _without_roots("undeclared", UNDECLARED)
+_early_or_no_roots = _without_roots("no-roots", "no roots capability")
 
 
 @rule(
     "roots-answered",
     ("result", "error", "silence", "not-asked", "undeclared", *EARLY),
     ("roots",),
+    gate=_without_roots("undeclared", "the client did not declare roots"),
 )
 def _roots_answered(ctx: Context) -> Outcome:
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
-    if ctx.roots_capability is None:
-        return Outcome("undeclared", "the client did not declare roots", _ev(ctx.initialize))
     kind, line = ctx.reply("roots")
     observed = line.raw[:300] if line and line.raw else "no response"
     return Outcome(kind, observed, _ev(line))
@@ -320,11 +338,13 @@ def _roots_result(ctx: Context, label: str) -> tuple[Any, Line | None]:
     return line.obj.get("result"), line
 
 
-@rule("roots-result-valid", ("valid", "invalid", "no-result", "undeclared", *EARLY), ("roots",))
+@rule(
+    "roots-result-valid",
+    ("valid", "invalid", "no-result", "undeclared", *EARLY),
+    ("roots",),
+    gate=_early_or_undeclared,
+)
 def _roots_result_valid(ctx: Context) -> Outcome:
-    skip = _early_or_undeclared(ctx)
-    if skip is not None:
-        return skip
     result, line = _roots_result(ctx, "roots")
     if line is None:
         return Outcome("no-result", "no roots/list result")
@@ -334,11 +354,13 @@ def _roots_result_valid(ctx: Context) -> Outcome:
     return Outcome("invalid", f"at {ctx.negotiated}: " + "; ".join(errors[:5]), _ev(line))
 
 
-@rule("workspace-root", ("present", "absent", "no-result", "undeclared", *EARLY), ("roots",))
+@rule(
+    "workspace-root",
+    ("present", "absent", "no-result", "undeclared", *EARLY),
+    ("roots",),
+    gate=_early_or_undeclared,
+)
 def _workspace_root(ctx: Context) -> Outcome:
-    skip = _early_or_undeclared(ctx)
-    if skip is not None:
-        return skip
     result, line = _roots_result(ctx, "roots")
     if line is None:
         return Outcome("no-result", "no roots/list result")
@@ -364,11 +386,9 @@ def _workspace_root(ctx: Context) -> Outcome:
         *EARLY,
     ),
     ("roots",),
+    gate=_early_or_undeclared,
 )
 def _root_uri_encoding(ctx: Context) -> Outcome:
-    skip = _early_or_undeclared(ctx)
-    if skip is not None:
-        return skip
     result, line = _roots_result(ctx, "roots")
     roots = _roots(result)
     if line is None or not roots:
@@ -377,11 +397,13 @@ def _root_uri_encoding(ctx: Context) -> Outcome:
     return Outcome(outcome, why, _ev(line))
 
 
-@rule("root-name", ("named", "unnamed", "no-result", "undeclared", *EARLY), ("roots",))
+@rule(
+    "root-name",
+    ("named", "unnamed", "no-result", "undeclared", *EARLY),
+    ("roots",),
+    gate=_early_or_undeclared,
+)
 def _root_name(ctx: Context) -> Outcome:
-    skip = _early_or_undeclared(ctx)
-    if skip is not None:
-        return skip
     result, line = _roots_result(ctx, "roots")
     _, _, root = best_root(_roots(result), ctx.workspace)
     if line is None or root is None:
@@ -406,11 +428,9 @@ def _root_name(ctx: Context) -> Outcome:
         *EARLY,
     ),
     ("roots",),
+    gate=stopped_early,
 )
 def _undeclared_answer(ctx: Context) -> Outcome:
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
     if ctx.roots_capability is not None:
         return Outcome("declared", f"roots = {ctx.roots_capability}", _ev(ctx.initialize))
     kind, line = ctx.reply("roots")
@@ -438,11 +458,13 @@ def _probe_sent(ctx: Context) -> int | None:
     return None if start is None or ctx.write_failed(start) else start
 
 
-@rule("unknown-notification-reply", ("no-reply", "replied", "not-sent", *EARLY), ("probe", "ping"))
+@rule(
+    "unknown-notification-reply",
+    ("no-reply", "replied", "not-sent", *EARLY),
+    ("probe", "ping"),
+    gate=stopped_early,
+)
 def _unknown_reply(ctx: Context) -> Outcome:
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
     start = _probe_sent(ctx)
     if start is None:
         return Outcome("not-sent", "the notification was never sent: the client closed first")
@@ -465,13 +487,11 @@ def _unknown_reply(ctx: Context) -> Outcome:
     "still-responsive",
     ("answered", "silent", "closed-after-probe", "closed-before-probe", *EARLY),
     ("probe", "ping"),
+    gate=stopped_early,
 )
 def _still_responsive(ctx: Context) -> Outcome:
     """Only a connection that broke after the notification reached the client is its fault;
     one that closed before the notification went out never played the scenario."""
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
     kind, line = ctx.reply("ping")
     if line is not None:
         return Outcome("answered", (line.raw or "")[:200], _ev(line))
@@ -507,14 +527,10 @@ def _still_responsive(ctx: Context) -> Outcome:
         *EARLY,
     ),
     ("signal",),
+    gate=_early_or_no_roots,
 )
 def _list_changed(ctx: Context) -> Outcome:
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
-    roots = ctx.roots_capability
-    if roots is None:
-        return Outcome("no-roots", "no roots capability", _ev(ctx.initialize))
+    roots = ctx.roots_capability or {}  # the gate saw it declared
     signal = ctx.tx.steps.get("signal")
     after = signal.start_n if signal else 10**12
     note = next(
@@ -543,13 +559,9 @@ def _list_changed(ctx: Context) -> Outcome:
         *EARLY,
     ),
     ("after",),
+    gate=_early_or_no_roots,
 )
 def _new_root(ctx: Context) -> Outcome:
-    early = stopped_early(ctx)
-    if early is not None:
-        return early
-    if ctx.roots_capability is None:
-        return Outcome("no-roots", "no roots capability", _ev(ctx.initialize))
     result, line = _roots_result(ctx, "after")
     if line is None:
         return Outcome("no-result", "no answer to the second roots/list")
