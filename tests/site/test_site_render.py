@@ -86,11 +86,17 @@ def test_legend_page_lists_symbols_of_every_page(site_env: Path) -> None:
     render()
     legend = html.unescape((_docs(site_env) / "legend.md").read_text(encoding="utf-8"))
     assert "<code>non-strict</code>" in legend  # only on the py-sdk cell page
-    assert "<code>error</code>" not in legend
-    write_cell(site_env / "results", "py-sdk", "2.3.0", "handshake", "2025-11-25", "error")
+    # Cell pages list each check's acceptable outcomes, and the scenarios grade a client that
+    # ended before initialize as error, so that symbol occurs without any error cell.
+    assert "<code>error</code>" in legend
+    assert "<code>observed</code>" not in legend  # no row state is "observed" yet
+    rows_path = site_env / "build" / "rows.json"
+    rows = json.loads(rows_path.read_text(encoding="utf-8"))
+    rows["areas"][0]["rows"][1]["status"]["ts-sdk"]["state"] = "observed"
+    rows_path.write_text(json.dumps(rows), encoding="utf-8")
     render()
     legend = html.unescape((_docs(site_env) / "legend.md").read_text(encoding="utf-8"))
-    assert "<code>error</code>" in legend
+    assert "<code>observed</code>" in legend
 
 
 def test_hostile_client_info_is_escaped_in_markdown(site_env: Path) -> None:
