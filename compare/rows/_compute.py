@@ -16,7 +16,7 @@ from compare._paths import results_dir
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._lint import lint_areas
-from compare.rows._load import Issue, schema_issues
+from compare.rows._load import Issue, query_checks, schema_issues
 
 #: Symbol-free state names (the site maps them to words and styles).
 STATE_LABELS = {
@@ -96,6 +96,10 @@ class _Agg:
     evidence: list[str] = field(default_factory=list)
 
 
+#: Which check speaks for a cell when a row names several: the worst one.
+_SEVERITY = {"informational": 0, "pass": 1, "non-strict": 2, "fail": 3, "error": 4}
+
+
 def _cell_key(cell: Cell, with_variant: bool) -> str:
     return f"{cell.revision}~{cell.variant}" if with_variant and cell.variant else cell.revision
 
@@ -110,9 +114,9 @@ def _display(path: Path, root: Path) -> str:
 def _target_status(
     query: dict[str, Any], target: str, version: str | None, cells: Cells, root: Path
 ) -> dict[str, Any]:
-    scenario, check = query["scenario"], query["check"]
+    scenario, checks = query["scenario"], query_checks(query)
     variant, revisions = query.get("variant"), query.get("revisions")
-    what = f"{scenario}/{check}" + (f" (variant {variant})" if variant else "")
+    what = f"{scenario}/{'+'.join(checks)}" + (f" (variant {variant})" if variant else "")
     if version is None:
         history = sorted({c.version for c in cells.cells if c.target == target})
         why = (
@@ -141,24 +145,32 @@ def _target_status(
         }
     several_variants = variant is None and len({c.variant for c in mine}) > 1
     agg = _Agg()
+    # Every verdict of every named check counts toward the row state (a pass on one check and
+    # a fail on another is "partial"); each cell shows its worst check.
+    verdicts: set[str] = set()
     for cell in sorted(mine, key=lambda c: (c.revision, c.variant or "")):
         entry: dict[str, Any] = {"cell": _display(cell.path, root)}
-        found = cell.checks.get(check)
+        got = {one: cell.checks.get(one) for one in checks}
+        found = [(one, check) for one, check in got.items() if check is not None]
+        missing = [one for one, check in got.items() if check is None]
         if cell.verdict == "not-run":
             entry |= {"verdict": "not-run", "reason": cell.reason}
-        elif found is None:
-            entry |= {"verdict": "not-run", "reason": f"the cell has no check {check}"}
+        elif missing:
+            entry |= {"verdict": "not-run", "reason": f"the cell has no check {missing[0]}"}
         else:
+            name, worst = max(found, key=lambda pair: _SEVERITY.get(str(pair[1]["verdict"]), 0))
+            verdicts |= {str(check["verdict"]) for _, check in found}
+            said = worst.get("reason")
             entry |= {
-                "verdict": found["verdict"],
-                "observed": found.get("observed"),
-                "expected": found.get("expected"),
-                "reason": found.get("reason"),
-                "evidence_lines": found.get("evidence") or [],
+                "verdict": worst["verdict"],
+                "observed": worst.get("observed"),
+                "expected": worst.get("expected"),
+                "reason": f"{name}: {said}" if len(checks) > 1 else said,
+                "evidence_lines": worst.get("evidence") or [],
             }
+        verdicts.add(str(entry["verdict"]))
         agg.revisions[_cell_key(cell, several_variants)] = entry
         agg.evidence.append(entry["cell"])
-    verdicts = {e["verdict"] for e in agg.revisions.values()}
     judged = verdicts - {"not-run", "error"}
     reason: str | None = None
     if not judged:

@@ -17,7 +17,7 @@ from typing import Any
 from compare._errors import CompareError
 from compare.rows._citations import placed_citations
 from compare.rows._context import Known
-from compare.rows._load import Issue, area_files, load_yaml, schema_issues
+from compare.rows._load import Issue, area_files, load_yaml, query_checks, schema_issues
 
 _GOOD = {"verified", "verified-normalised"}
 
@@ -95,7 +95,7 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
                 issues.append(Issue(file, where, "a partial status needs a note", tip))
         query = status.get("query")
         if isinstance(query, dict):
-            scenario, check = query.get("scenario"), query.get("check")
+            scenario = query.get("scenario")
             if "scenarios" in known.missing:
                 msg = f"cannot check scenario {scenario!r}, because {known.missing['scenarios']}"
                 tip = "build compare/exchange/scenarios/ first"
@@ -107,12 +107,14 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
                 issues.append(
                     Issue(file, f"{rid}/status/query", f"unknown scenario {scenario!r}", tip)
                 )
-            elif check not in known.scenarios[str(scenario)]:
+            else:
                 tip = f"use a check id of {scenario}: " + ", ".join(
                     sorted(known.scenarios[str(scenario)])
                 )
-                issues.append(
-                    Issue(file, f"{rid}/status/query", f"{scenario} has no check {check!r}", tip)
+                issues.extend(
+                    Issue(file, f"{rid}/status/query", f"{scenario} has no check {one!r}", tip)
+                    for one in query_checks(query)
+                    if one not in known.scenarios[str(scenario)]
                 )
         elif not status.get("unmeasured"):
             tip = "add status.query (scenario + check), or say why not in status.unmeasured"

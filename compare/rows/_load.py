@@ -107,3 +107,13 @@ def schema_issues(data: Any, file: str) -> list[Issue]:
         where = "/".join(str(part) for part in error.path) or "(top)"
         issues.append(Issue(file, where, error.message, _tip(error)))
     return issues
+
+
+def query_checks(query: dict[str, Any]) -> list[str]:
+    """The check ids a status query names: one string, or a list when a row rests on several."""
+    check = query.get("check")
+    if isinstance(check, str):
+        return [check]
+    if isinstance(check, list):
+        return [str(one) for one in check]
+    return []

@@ -220,3 +220,24 @@ def test_partial_without_note_warns_and_fails_only_with_strict(
     assert relaxed.returncode == 0, relaxed.stdout + relaxed.stderr
     assert "partial and has no note" in relaxed.stdout.replace("\n", " ")
     assert rows("--strict").returncode == 1
+
+
+def test_a_row_on_several_checks_shows_the_worst_and_is_partial_when_they_disagree(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """A row resting on two checks (e.g. list_changed sent, but the new root not listed) must
+    not read "supported" from the check that passed alone."""
+    results = isolated / "results"
+    for rev in REVS[:2]:
+        cell(
+            results, "codex", "0.171.0", rev, [("answered", "pass"), ("root-uri-encoding", "fail")]
+        )
+    both = row(
+        status={"query": {"scenario": "roots-list", "check": ["answered", "root-uri-encoding"]}}
+    )
+    column = status_of(run(tmp_path, results, area(rows=[both])), "codex")
+    assert column["state"] == "partial"
+    shown = column["revisions"][REVS[0]]
+    assert shown["verdict"] == "fail" and shown["reason"].startswith("root-uri-encoding:")
+    single = row(status={"query": {"scenario": "roots-list", "check": "answered"}})
+    assert status_of(run(tmp_path, results, area(rows=[single])), "codex")["state"] == "supported"

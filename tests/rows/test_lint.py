@@ -179,7 +179,7 @@ def test_lint_cli_prints_each_issue_with_its_fix_and_exits_1(
         (("rows",), 1),
         (("rows", 0, "sources"), 1),
         (("rows", 0, "where", "items", 0), [1, "a"]),
-        (("rows", 0, "status", "query", "check"), ["x"]),
+        (("rows", 0, "status", "query", "check"), [1]),
         (("rows", 0, "status", "cited"), ["x"]),
         (("id_prefix",), True),
         (("implementations",), 1),
