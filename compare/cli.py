@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.console import Console
 
 from compare import __version__
+from compare._console import make_console
 from compare._errors import CompareError
 
 app = typer.Typer(
@@ -77,7 +77,7 @@ def main() -> None:
     try:
         app()
     except CompareError as err:
-        console = Console(stderr=True)
+        console = make_console(stderr=True)
         console.print(f"[bold red]error:[/] {err.message}", highlight=False, markup=True)
         if err.hint:
             console.print(f"[yellow]hint:[/] {err.hint}", highlight=False)

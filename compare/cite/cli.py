@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from compare._console import make_console
 from compare._exit import exit_with
 
 _STYLE = {
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
         """
         from compare._errors import CompareError
 
-        console = Console(stderr=as_json)
+        console = make_console(stderr=as_json)
         if ref is not None and (check or fix):
             raise CompareError("give either a REF to show or --check/--fix", "not both")
         if ref is not None:

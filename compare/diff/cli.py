@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from compare._console import make_console
 
 _MARK = {"added": "+", "removed": "−"}
 
@@ -62,9 +63,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
             return
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=160)
+        console = make_console(highlight=False)
         if not quiet:
             console.print(_table(result))
             console.print("+ added  − removed  ~ changed (required, type, ref, items, const)")

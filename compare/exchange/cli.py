@@ -45,13 +45,13 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option("--results", help="Results folder (default: results/).")
         ] = None,
     ) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+        from compare._console import make_console
         from compare.exchange._run import run, select, summary
 
         cells, commit, revisions = select(target, scenario, revision, variant, command)
-        console = Console(stderr=as_json)
+        console = make_console(stderr=as_json)
         with Progress(
             TextColumn("{task.description}"),
             BarColumn(),

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
+from compare._console import make_console
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT
 
-_out = Console(highlight=False)
+_out = make_console(highlight=False)
 
 
 def _show(path: object) -> str:

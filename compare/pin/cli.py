@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from compare._console import make_console
 from compare.pin import _add, _fetch
 from compare.pin._pins import load_pins
 
-_out = Console(highlight=False)
-_err = Console(stderr=True, highlight=False)
+_out = make_console(highlight=False)
+_err = make_console(stderr=True, highlight=False)
 
 SPEC_HELP = (
     "Spec source: git URL, local git repository, or plain folder laid out like upstream "

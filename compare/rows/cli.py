@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from compare._console import make_console
 from compare._exit import exit_with
 from compare.rows._load import Issue
 
@@ -62,7 +63,7 @@ def register(app: typer.Typer) -> None:
         """
         from compare.rows import lint_all, write_rows
 
-        console = Console(stderr=as_json)
+        console = make_console(stderr=as_json)
         if lint:
             issues = lint_all(list(area) or None)
             if as_json:

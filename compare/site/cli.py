@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
+from compare._console import make_console
 from compare._errors import CompareError
 
 
@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
         """Generate the Markdown pages under site/docs/ from the pipeline's data."""
         from compare import site
 
-        console = Console()
+        console = make_console()
         if check:
             drift = site.check()
             if as_json:
@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
         """Build the static site with `mkdocs build --strict` (Material theme)."""
         from compare import site
 
-        console = Console()
+        console = make_console()
         if not serve:
             built = site.build_site()
             console.print(
@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(matrix, indent=2, ensure_ascii=False))
         else:
-            Console().print(
+            make_console().print(
                 f"wrote {path}: {len(matrix['rows'])} rows, {len(matrix['cells'])} cells, "
                 f"{len(matrix['citations'])} citations"
             )

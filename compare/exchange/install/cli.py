@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from compare._console import make_console
 from compare.exchange.install._tools import (
     InstallReport,
     check_status,
@@ -31,7 +31,7 @@ def _print_report(report: InstallReport, as_json: bool) -> None:
         }
         typer.echo(json.dumps(value, indent=2))
         return
-    console = Console()
+    console = make_console()
     for step in report.steps:
         console.print(step, highlight=False)
     console.print(
@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
             for s in statuses:
                 mark = s.installed if s.ok else f"[red]{s.installed or 'missing'}[/]"
                 table.add_row(s.target, s.registry, s.name, s.pinned, mark)
-            Console().print(table)
+            make_console().print(table)
         check_status(statuses)
 
     app.add_typer(tools, name="tools")

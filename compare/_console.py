@@ -1,0 +1,25 @@
+"""Rich consoles that stay readable when output goes to a file or a CI log.
+
+Rich falls back to 80 columns when it is not writing to a terminal, which folds the run's
+summary table (one column per revision) into unreadable stubs in `make compare` logs. Off a
+terminal, and unless COLUMNS says otherwise, the consoles here are 160 columns wide.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from rich.console import Console
+
+#: Width used when the stream is not a terminal and COLUMNS is unset.
+LOG_WIDTH = 160
+
+
+def make_console(*, stderr: bool = False, **options: Any) -> Console:
+    """A Console for stdout (or stderr) with a log-friendly width off a terminal."""
+    stream = sys.stderr if stderr else sys.stdout
+    if "width" not in options and not os.environ.get("COLUMNS") and not stream.isatty():
+        options["width"] = LOG_WIDTH
+    return Console(stderr=stderr, **options)
