@@ -1,7 +1,6 @@
-"""Loading the exchange stage's data files (targets, scenarios) with one strict loader.
+"""Checking the exchange stage's data files (targets, scenarios) against their JSON Schemas.
 
-ruamel.yaml's pure safe loader speaks YAML 1.2, so ``no``/``on`` stay strings; duplicate keys
-and syntax errors become a :class:`CompareError` naming the file, never a traceback.
+The files are read with the project's one YAML 1.2 loader (:mod:`compare._yaml`).
 """
 
 from __future__ import annotations
@@ -12,27 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from compare._errors import CompareError
+from compare._yaml import load_yaml
 
-
-def load_yaml(path: Path) -> Any:
-    """Parse one YAML file into plain Python values."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise CompareError(
-            f"cannot read {path}: {err}", "check the file exists and is UTF-8"
-        ) from None
-    try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError as err:
-        raise CompareError(
-            f"{path}: not valid YAML: {str(err).splitlines()[0]}",
-            "fix the syntax (YAML 1.2; duplicate keys are rejected)",
-        ) from None
+__all__ = ["check_schema", "check_schema_value", "load_yaml"]
 
 
 @cache

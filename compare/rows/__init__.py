@@ -5,11 +5,12 @@ Public names other stages use: :func:`compute` (the ``rows.json`` document),
 :data:`AREAS_DIR`, :data:`SCHEMA_PATH`, :data:`STATE_LABELS`.
 """
 
+from compare._yaml import load_yaml
 from compare.rows._citations import Placed, placed_citations
 from compare.rows._compute import STATE_LABELS, compute
 from compare.rows._context import Known, gather
 from compare.rows._lint import verify_area
-from compare.rows._load import AREAS_DIR, SCHEMA_PATH, Issue, area_files, load_yaml, schema_issues
+from compare.rows._load import AREAS_DIR, SCHEMA_PATH, Issue, area_files, schema_issues
 from compare.rows._run import lint_all, write_rows
 
 __all__ = [

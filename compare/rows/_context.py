@@ -14,8 +14,8 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
+from compare._yaml import load_yaml
 from compare.exchange import load_targets, pinned_versions
-from compare.rows._load import load_yaml
 
 EXCHANGE_DIR = PROJECT_ROOT / "compare" / "exchange"
 

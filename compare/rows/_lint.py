@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
+from compare._yaml import load_yaml
 from compare.rows._citations import placed_citations
 from compare.rows._context import Known
-from compare.rows._load import Issue, area_files, load_yaml, query_checks, schema_issues
+from compare.rows._load import Issue, area_files, query_checks, schema_issues
 
 _GOOD = {"verified", "verified-normalised"}
 

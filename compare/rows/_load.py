@@ -15,8 +15,6 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from compare._errors import CompareError
 
@@ -53,24 +51,6 @@ def area_files(directory: Path | None = None) -> list[Path]:
     if not files:
         raise CompareError(f"no area files in {folder}", "add <area>.yaml (see area.schema.json)")
     return files
-
-
-def load_yaml(path: Path) -> Any:
-    """Load one YAML file with the safe YAML 1.2 loader; bad input is a CompareError."""
-    yaml = YAML(typ="safe", pure=True)
-    yaml.version = (1, 2)
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise CompareError(
-            f"cannot read {path}: {err}", "check the file exists and is UTF-8"
-        ) from None
-    try:
-        return yaml.load(text)
-    except YAMLError as err:
-        raise CompareError(
-            f"{path} is not valid YAML: {err}", "fix the YAML syntax at that line"
-        ) from None
 
 
 @cache

@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from compare import _paths
 from compare._errors import CompareError
+from compare._yaml import parse_yaml, read_text
 from compare.site._cells import Cell, Problem, load_cells
 
 TARGETS_DIR = Path(__file__).resolve().parent.parent / "exchange" / "targets"
@@ -241,15 +239,10 @@ def _citations(raw: object) -> dict[str, Citation]:
 
 def _yaml_files(folder: Path) -> dict[str, dict[str, Any]]:
     """The engine's data files (targets, scenarios) keyed by id, with their own text kept."""
-    yaml = YAML(typ="safe", pure=True)
-    yaml.version = (1, 2)
     out: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.glob("*.yaml")):
-        try:
-            text = path.read_text(encoding="utf-8")
-            data = yaml.load(text)
-        except (OSError, UnicodeDecodeError, YAMLError) as err:
-            raise CompareError(f"{path} is not readable YAML: {err}", "fix that file") from err
+        text = read_text(path)
+        data = parse_yaml(text, path)
         if isinstance(data, dict):
             out[str(data.get("id") or path.stem)] = {**data, "_file": path.name, "_text": text}
     return out
