@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 #: Width used when the stream is not a terminal and COLUMNS is unset.
 LOG_WIDTH = 160
@@ -23,3 +24,13 @@ def make_console(*, stderr: bool = False, **options: Any) -> Console:
     if "width" not in options and not os.environ.get("COLUMNS") and not stream.isatty():
         options["width"] = LOG_WIDTH
     return Console(stderr=stderr, **options)
+
+
+def labelled(label: str, style: str, text: str) -> Text:
+    """``label`` styled, then ``text`` exactly as given.
+
+    Messages carry paths, refs and what a peer sent; read as Rich markup, ``[abc]`` in them
+    vanishes and ``[/x]`` raises. A Text object is never parsed for markup, so they print
+    verbatim.
+    """
+    return Text.assemble((label, style), " ", text)

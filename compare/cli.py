@@ -11,7 +11,7 @@ import sys
 import typer
 
 from compare import __version__
-from compare._console import make_console
+from compare._console import labelled, make_console
 from compare._errors import CompareError
 
 app = typer.Typer(
@@ -78,7 +78,8 @@ def main() -> None:
         app()
     except CompareError as err:
         console = make_console(stderr=True)
-        console.print(f"[bold red]error:[/] {err.message}", highlight=False, markup=True)
+        # Plain text: messages name user paths and peer output, never markup.
+        console.print(labelled("error:", "bold red", err.message), highlight=False, soft_wrap=True)
         if err.hint:
-            console.print(f"[yellow]hint:[/] {err.hint}", highlight=False)
+            console.print(labelled("hint:", "yellow", err.hint), highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)

@@ -17,3 +17,11 @@ def test_columns_and_an_explicit_width_win(monkeypatch: pytest.MonkeyPatch) -> N
     assert make_console().width == 90
     monkeypatch.delenv("COLUMNS")
     assert make_console(width=70).width == 70
+
+
+def test_labelled_text_is_never_read_as_markup() -> None:
+    from compare._console import labelled
+
+    console = make_console(width=200, record=True)
+    console.print(labelled("error:", "bold red", "a [abc] b [/x] c [bold]d"))
+    assert console.export_text() == "error: a [abc] b [/x] c [bold]d\n"

@@ -6,12 +6,13 @@ from typing import Annotated
 
 import typer
 
-from compare._console import make_console
+from compare._console import labelled, make_console
 from compare.pin import _add, _fetch
 from compare.pin._pins import load_pins
 
-_out = make_console(highlight=False)
-_err = make_console(stderr=True, highlight=False)
+# No markup: every line carries paths or a source description the user typed.
+_out = make_console(highlight=False, markup=False)
+_err = make_console(stderr=True, highlight=False, markup=False)
 
 SPEC_HELP = (
     "Spec source: git URL, local git repository, or plain folder laid out like upstream "
@@ -20,7 +21,7 @@ SPEC_HELP = (
 
 
 def _announce(message: str) -> None:
-    _err.print(f"[yellow]note:[/] {message}")
+    _err.print(labelled("note:", "yellow", message))
 
 
 def _print_report(report: _fetch.PinReport) -> None:
@@ -30,8 +31,12 @@ def _print_report(report: _fetch.PinReport) -> None:
         _out.print(f"replaced altered cache file {path} (was sha256 {wrong[:16]}…)")
     total = len(report.verified) + len(report.fetched)
     _out.print(
-        f"[green]ok[/] {total} pinned files verified at {report.commit[:12]} in {report.cache}"
-        f" ({len(report.fetched)} fetched, {len(report.verified)} already cached)"
+        labelled(
+            "ok",
+            "green",
+            f"{total} pinned files verified at {report.commit[:12]} in {report.cache}"
+            f" ({len(report.fetched)} fetched, {len(report.verified)} already cached)",
+        )
     )
 
 
