@@ -34,6 +34,8 @@ class Checked:
     context: str | None
     result: Result | None
     error: str | None = None
+    #: ``area`` (a row's citation) or ``scenario`` (a scenario check's ref).
+    origin: str = "area"
 
     @property
     def status(self) -> str:

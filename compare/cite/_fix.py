@@ -1,25 +1,37 @@
 """``cite --fix``: rewrite the line numbers of moved citations, and nothing else.
 
 The area file is edited as text, not re-dumped from YAML, so comments, quoting, key order
-and wrapping stay exactly as the author wrote them; only ``source:OLD`` becomes
-``source:NEW`` inside the moved citation. The write is atomic.
+and wrapping stay exactly as the author wrote them. Only the moved citation itself changes:
+the YAML is composed into nodes (which know where in the text each value starts and ends),
+the citation's node is found from its row and field, and ``source:OLD`` becomes
+``source:NEW`` inside that node alone. The same ``path:line`` elsewhere — another citation
+with another quote that did not move, or prose that mentions the place — is left alone. The
+write is atomic.
+
+Scenario references are reported by ``cite --check`` but not rewritten here: their files
+belong to the exchange stage, and their ``cite:`` keeps the line apart from the quote.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
 from compare._atomic import write_text
+from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT
-from compare.cite._check import Report
+from compare.cite._check import Checked, Report
 
 
 @dataclass(frozen=True)
 class Fix:
-    """One rewrite: in ``file``, ``old`` became ``new``, ``count`` times."""
+    """One rewrite: in ``file``, ``old`` became ``new`` in ``count`` citations."""
 
     file: str
     old: str
@@ -32,34 +44,103 @@ def _path(file: str) -> Path:
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
-def _swap(match: re.Match[str], rewrites: dict[str, str], counts: dict[str, int]) -> str:
-    counts[match[1]] += 1
-    return rewrites[match[1]]
+def _get(node: Node, key: str) -> Node | None:
+    if isinstance(node, MappingNode):
+        for k, v in node.value:
+            if isinstance(k, ScalarNode) and k.value == key:
+                return v  # type: ignore[no-any-return]
+    return None
+
+
+def _row(root: Node, row_id: str) -> Node | None:
+    rows = _get(root, "rows")
+    for row in rows.value if isinstance(rows, SequenceNode) else []:
+        rid = _get(row, "id")
+        if isinstance(rid, ScalarNode) and rid.value == row_id:
+            return row  # type: ignore[no-any-return]
+    return None
+
+
+def _placed_node(root: Node, checked: Checked) -> ScalarNode | None:
+    """The node holding the citation at ``row`` / ``field`` (``sources[2].contradicted_by``)."""
+    node = _row(root, checked.row)
+    for token in re.findall(r"\[\d+\]|[^.\[\]]+", checked.field):
+        if node is None:
+            return None
+        if token.startswith("["):
+            index = int(token[1:-1])
+            items = node.value if isinstance(node, SequenceNode) else []
+            node = items[index] if index < len(items) else None
+        else:
+            node = _get(node, token)
+    if isinstance(node, MappingNode):  # an entry written as {cite: …, context: …}
+        node = _get(node, "cite")
+    if isinstance(node, ScalarNode) and node.value == checked.ref:
+        return node
+    return None
+
+
+def _scalars(node: Node) -> list[ScalarNode]:
+    if isinstance(node, ScalarNode):
+        return [node]
+    if isinstance(node, MappingNode):
+        return [s for _, v in node.value for s in _scalars(v)]
+    if isinstance(node, SequenceNode):
+        return [s for v in node.value for s in _scalars(v)]
+    return []
+
+
+def _new_location(checked: Checked) -> tuple[str, str] | None:
+    r = checked.result
+    if checked.origin != "area" or r is None or r.status != "moved" or not r.found_at:
+        return None
+    c = r.citation
+    start = r.found_at[0]
+    new = f"{c.source}:{start}" + (f"-{start + c.end - c.start}" if c.end != c.start else "")
+    return c.location, new
+
+
+def _edits(text: str, file: str, moved: list[Checked]) -> list[tuple[int, int, str]]:
+    """(start, end, replacement) for each moved citation's location in ``text``."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.version = (1, 2)
+    try:
+        root = yaml.compose(text)
+    except YAMLError as err:
+        raise CompareError(
+            f"{file}: not valid YAML: {err}", "fix the syntax, then re-run"
+        ) from None
+    edits: dict[int, tuple[int, int, str]] = {}
+    for checked in moved:
+        old, new = _new_location(checked) or ("", "")
+        node = _placed_node(root, checked) if root is not None else None
+        # The field path is the rows stage's; if it cannot be followed, fall back to the
+        # scalars whose whole value is this citation (never to a substring of prose).
+        nodes = [node] if node else [s for s in _scalars(root) if s.value == checked.ref]
+        for n in nodes:
+            begin, end = n.start_mark.index, n.end_mark.index
+            found = re.compile(re.escape(old) + r"(?![\d-])").search(text, begin, end)
+            if found:
+                edits[found.start()] = (found.start(), found.end(), new)
+    return sorted(edits.values(), key=lambda e: e[0])
 
 
 def fix_moved(report: Report) -> list[Fix]:
-    """Apply every ``moved`` result of ``report`` to its area file."""
-    plans: dict[str, dict[str, str]] = {}
+    """Apply every ``moved`` result of ``report`` to its area file, at its place only."""
+    by_file: dict[str, list[Checked]] = {}
     for checked in report.checked:
-        r = checked.result
-        if r is None or r.status != "moved" or not r.found_at:
-            continue
-        c = r.citation
-        new_start = r.found_at[0]
-        new_end = new_start + (c.end - c.start)
-        new = f"{c.source}:{new_start}" + (f"-{new_end}" if c.end != c.start else "")
-        plans.setdefault(checked.file, {})[c.location] = new
+        if _new_location(checked) is not None:
+            by_file.setdefault(checked.file, []).append(checked)
     fixes: list[Fix] = []
-    for file, rewrites in plans.items():
+    for file, moved in by_file.items():
         path = _path(file)
         text = path.read_text("utf-8")
-        # One pass for all rewrites, so a citation moved onto another's old line is not
-        # rewritten twice; each location token must not continue with a digit or a range end.
-        alternatives = sorted(rewrites, key=len, reverse=True)
-        pattern = re.compile("(" + "|".join(map(re.escape, alternatives)) + r")(?![\d-])")
-        counts: dict[str, int] = dict.fromkeys(rewrites, 0)
-
-        text = pattern.sub(partial(_swap, rewrites=rewrites, counts=counts), text)
-        fixes += [Fix(file, old, rewrites[old], n) for old, n in counts.items()]
-        write_text(path, text)
+        edits = _edits(text, file, moved)
+        counts: Counter[tuple[str, str]] = Counter()
+        for begin, end, new in reversed(edits):  # from the end: offsets stay valid
+            counts[(text[begin:end], new)] += 1
+            text = text[:begin] + new + text[end:]
+        fixes += [Fix(file, old, new, n) for (old, new), n in counts.items()]
+        if edits:
+            write_text(path, text)
     return fixes

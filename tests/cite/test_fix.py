@@ -65,3 +65,50 @@ def test_fix_with_nothing_moved_changes_nothing(tools: Path) -> None:
     area.write_text(text)
     assert fix_moved(check_files([area])) == []
     assert area.read_text() == text
+
+
+SAME_PLACE = """area: demo
+rows:
+  - id: DEMO-01
+    detail: >-
+      Prose may name the place, npm:fakepkg@1.0.0/doc.md:1, without citing it.
+    sources:
+      - 'npm:fakepkg@1.0.0/doc.md:1 “one”'
+      - 'npm:fakepkg@1.0.0/doc.md:1 “the moved line”'   # the only one that moved
+  - id: DEMO-02
+    note: "see npm:fakepkg@1.0.0/doc.md:1 “the moved line” in DEMO-01"
+    sources:
+      - cite: 'npm:fakepkg@1.0.0/doc.md:3 “stays put”'
+        contradicted_by: 'npm:fakepkg@1.0.0/doc.md:1 “one”'
+"""
+
+
+def test_fix_rewrites_the_moved_citation_not_the_same_location_elsewhere(tools: Path) -> None:
+    # `cite --fix` used to replace every `doc.md:1` in the file: the unmoved citation with
+    # another quote, the prose and the note all pointed at line 5 afterwards.
+    area = tools / "demo.yaml"
+    area.write_text(SAME_PLACE)
+    report = check_files([area])
+    assert [c.status for c in report.checked] == ["verified", "moved", "verified", "verified"]
+    fixes = fix_moved(report)
+    assert [(f.old.rsplit("/", 1)[1], f.new.rsplit("/", 1)[1], f.count) for f in fixes] == [
+        ("doc.md:1", "doc.md:5", 1)
+    ]
+    moved = "'npm:fakepkg@1.0.0/doc.md:1 “the moved line”'   # the only one"
+    assert area.read_text() == SAME_PLACE.replace(moved, moved.replace("doc.md:1", "doc.md:5"))
+    assert {c.status for c in check_files([area]).checked} == {"verified"}
+
+
+def test_fix_follows_a_moved_citation_written_as_a_mapping(tools: Path) -> None:
+    area = tools / "demo.yaml"
+    text = (
+        "rows:\n  - id: DEMO-01\n    sources:\n"
+        "      - 'npm:fakepkg@1.0.0/doc.md:1 “one”'\n"
+        "      - cite: 'npm:fakepkg@1.0.0/doc.md:1 “the moved line”'\n"
+        "        context: open-question\n"
+        "        contradicted_by: 'npm:fakepkg@1.0.0/doc.md:1 “the moved line”'\n"
+    )
+    area.write_text(text)
+    fixes = fix_moved(check_files([area]))
+    assert sum(f.count for f in fixes) == 2  # the cite and its contradicted_by both moved
+    assert area.read_text() == text.replace("doc.md:1 “the moved", "doc.md:5 “the moved")
