@@ -1,17 +1,19 @@
 """``cite REF``: show a cited place during review — the lines, the pin, the upstream link.
 
 A bare ``path:LINE`` (no quote) is accepted here, unlike in area files: a reviewer looks a
-line up before deciding what to quote.
+line up before deciding what to quote. So are short spec paths (``2025-11-25/client/roots.mdx:78``,
+see ``_short``) and an elided quote (``“…”``), which shows the line without comparing.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from compare._errors import CompareError
 from compare.cite._parse import Citation, parse_citation
+from compare.cite._short import PLACEHOLDERS, expand
 from compare.cite._sources import open_source
 from compare.cite._verify import Result, verify
 
@@ -44,12 +46,14 @@ class Lookup:
 
 
 def _parse_for_lookup(ref: str) -> Citation:
+    ref = expand(ref)
     # Give a lone line a placeholder quote so the parser accepts it, then drop it again.
     if re.search(r":\d+\s*$", ref) and not ref.rstrip().endswith(("”", '"')):
-        from dataclasses import replace
-
         return replace(parse_citation(f"{ref.strip()} “-”"), quote=None, ref=ref.strip())
-    return parse_citation(ref)
+    cit = parse_citation(ref)
+    if cit.quote is not None and cit.quote.strip() in PLACEHOLDERS:
+        return replace(cit, quote=None)  # “…” pasted as "some words here": show the line
+    return cit
 
 
 def lookup(ref: str, context: int = CONTEXT_LINES) -> Lookup:
