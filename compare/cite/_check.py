@@ -36,15 +36,29 @@ class Checked:
     error: str | None = None
     #: ``area`` (a row's citation) or ``scenario`` (a scenario check's ref).
     origin: str = "area"
+    scenario: str | None = None
+    check: str | None = None
+    ref_index: int | None = None
 
     @property
     def status(self) -> str:
-        return self.result.status if self.result else "mismatch"
+        # A citation rejected before or beside verification (unparseable, or a scenario quote
+        # that is a token, not a clause) counts as a mismatch: the claim is not supported.
+        if self.error is not None or self.result is None:
+            return "mismatch"
+        return self.result.status
+
+    @property
+    def message(self) -> str:
+        """Why it was rejected, else what the verifier found."""
+        if self.error is not None:
+            return self.error
+        return self.result.message if self.result else ""
 
     @property
     def failing(self) -> bool:
         """Whether this citation makes ``cite --check`` fail (moved is judged separately)."""
-        if self.result is None:
+        if self.result is None or self.error is not None:
             return True
         if self.result.status in {"mismatch", "ambiguous"}:
             return True
@@ -58,9 +72,12 @@ class Checked:
             "field": self.field,
             "ref": self.ref,
             "status": self.status,
-            "message": r.message if r else self.error,
+            "message": self.message,
             "context": self.context,
+            "origin": self.origin,
         }
+        if self.origin == "scenario":
+            out |= {"scenario": self.scenario, "check": self.check, "ref_index": self.ref_index}
         if r is not None:
             c = r.citation
             out |= {
@@ -128,7 +145,7 @@ def _with_link(src: Source, cit: Citation) -> Source:
     return Source(src.lines, src.provenance, base + anchor, src.reason, src.offline)
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(PROJECT_ROOT))
     except ValueError:
@@ -151,7 +168,7 @@ def check_files(files: list[Path], cache: SourceCache | None = None) -> Report:
             except CompareError as err:
                 report.checked.append(
                     Checked(
-                        _display(path),
+                        display_path(path),
                         placed.row,
                         placed.field,
                         placed.ref,
@@ -163,7 +180,7 @@ def check_files(files: list[Path], cache: SourceCache | None = None) -> Report:
                 continue
             result = sources.verify(cit)
             checked = Checked(
-                _display(path), placed.row, placed.field, placed.ref, placed.context, result
+                display_path(path), placed.row, placed.field, placed.ref, placed.context, result
             )
             report.checked.append(checked)
             if result.open_question and placed.context != "open-question":
@@ -175,11 +192,27 @@ def check_files(files: list[Path], cache: SourceCache | None = None) -> Report:
     return report
 
 
-def check_all(files: list[Path] | None = None, write: bool = True) -> Report:
-    """``cite --check``: every area file, ``build/citations.json`` written atomically."""
+def check_all(
+    files: list[Path] | None = None, write: bool = True, scenarios: Path | bool | None = None
+) -> Report:
+    """``cite --check``: every area file, ``build/citations.json`` written atomically.
+
+    ``scenarios`` adds the refs of the exchange scenarios, verified the same way: a folder of
+    scenario files, True for the shipped ones, False for none. Left None, the shipped ones
+    are checked with the shipped area files, and none when ``files`` names the area files
+    (a check of a hand-picked file should not fail on data it was not asked about).
+    """
     from compare.rows import area_files
 
-    report = check_files(files or area_files())
+    cache = SourceCache()
+    report = check_files(files or area_files(), cache)
+    if scenarios is None:
+        scenarios = files is None
+    if scenarios is not False:
+        from compare.cite._scenario_refs import check_scenarios
+
+        folder = None if scenarios is True else scenarios
+        report.checked += check_scenarios(folder, cache)
     if write:
         write_json(build_dir() / "citations.json", report.as_dict())
     return report

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
-from compare._console import make_console
+from compare._console import labelled, make_console
 from compare._exit import exit_with
 
 _STYLE = {
@@ -35,17 +35,27 @@ def register(app: typer.Typer) -> None:
         area: list[Path] = typer.Option(  # noqa: B008 - typer's way to declare the option
             [], "--area", help="Check these area files instead of compare/rows/areas/*.yaml."
         ),
+        scenarios: Path | None = typer.Option(  # noqa: B008 - as --area
+            None,
+            "--scenarios",
+            help="Check the refs of the scenarios in this folder (default: the shipped "
+            "scenarios, unless --area is given).",
+        ),
     ) -> None:
         """Show a cited place (lines, pin, upstream link) or check all citations.
 
-        --check writes build/citations.json and exits 1 on mismatch, ambiguity, a spec or
+        REF may shorten a spec path to its tail when one pinned file ends with it
+        (2025-11-25/client/roots.mdx:78). --check verifies the rows' citations and the
+        scenarios' refs (each ref's quote must be a clause: 3+ words, 15+ characters);
+        it writes build/citations.json and exits 1 on mismatch, ambiguity, a spec or
         package source that cannot be read, or (unless --allow-moved) a moved line. An
         upstream repository without a local clone in .cache/repos/OWNER/REPO is reported as
         "not verified: source unavailable", never as verified, and does not fail the check.
         """
         from compare._errors import CompareError
 
-        console = make_console(stderr=as_json)
+        # No markup: refs, paths and messages are printed as they are (Text for the styles).
+        console = make_console(stderr=as_json, markup=False, highlight=False)
         if ref is not None and (check or fix):
             raise CompareError("give either a REF to show or --check/--fix", "not both")
         if ref is not None:
@@ -56,29 +66,33 @@ def register(app: typer.Typer) -> None:
         from compare.cite import check_all, fix_moved
 
         files = list(area) or None
-        report = check_all(files)
+        report = check_all(files, scenarios=scenarios)
         if fix:
             fixes = fix_moved(report)
             for f in fixes:
-                console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)", highlight=False)
+                console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)")
             if fixes:
-                report = check_all(files)
+                report = check_all(files, scenarios=scenarios)
         if as_json:
             typer.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
         else:
             for c in report.checked:
                 if c.status == "verified":
                     continue  # the tally counts them; the list is for what needs a look
-                message = c.result.message if c.result else (c.error or "")
+                message = c.message
                 style = _STYLE.get(c.status, "red")
+                # soft_wrap: one line per ref and message, so a log can be searched and copied.
                 console.print(
-                    f"[{style}]{c.status:<19}[/] {escape(c.row)} {escape(c.ref)}", highlight=False
+                    labelled(f"{c.status:<19}", style, f"{c.row} {c.ref}"), soft_wrap=True
                 )
-                console.print(f"{'':<20}{escape(message)}", highlight=False)
+                console.print(" " * 20 + message.replace("\n", "\n" + " " * 20), soft_wrap=True)
             for w in report.warnings:
-                console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+                console.print(labelled("warning:", "yellow", w), soft_wrap=True)
             tally = ", ".join(f"{k}: {v}" for k, v in report.tally().items())
-            console.print(f"{len(report.checked)} citations — {tally}", highlight=False)
+            scenario = sum(c.origin == "scenario" for c in report.checked)
+            console.print(
+                f"{len(report.checked)} citations ({scenario} of them scenario refs) — {tally}"
+            )
         exit_with(1 if report.failed(allow_moved) else 0)
 
 
@@ -89,15 +103,14 @@ def _show(ref: str, as_json: bool, console: Console) -> None:
     if as_json:
         typer.echo(json.dumps(found.as_dict(), indent=2, ensure_ascii=False))
         return
-    console.print(f"[bold]{escape(found.citation.location)}[/]  ({escape(found.provenance)})")
+    console.print(labelled(found.citation.location, "bold", f" ({found.provenance})"))
     if found.link:
-        console.print(f"upstream: {escape(found.link)}", highlight=False)
+        console.print(f"upstream: {found.link}", soft_wrap=True)
     width = len(str(found.lines[-1][0])) if found.lines else 1
     for number, text, cited in found.lines:
         marker = "▶" if cited else " "
-        line = f"{marker} {number:>{width}} │ {escape(text)}"
-        console.print(f"[bold]{line}[/]" if cited else f"[dim]{line}[/]", highlight=False)
+        line = f"{marker} {number:>{width}} │ {text}"
+        console.print(Text(line, style="bold" if cited else "dim"))
     if found.result:
         style = _STYLE.get(found.result.status, "red")
-        msg = escape(found.result.message)
-        console.print(f"[{style}]{found.result.status}[/]: {msg}", highlight=False)
+        console.print(Text.assemble((found.result.status, style), ": ", found.result.message))
