@@ -23,6 +23,9 @@ COMPANION_PAGES = (
     "basic/patterns/mrtr.mdx",
     "deprecated.mdx",
 )
+#: Files beside a revision's schema.json, pinned with it when present: reviewers cite the
+#: TypeScript schema (its doc comments carry the prose the JSON drops).
+SCHEMA_COMPANIONS = ("schema.ts",)
 
 
 @dataclass
@@ -74,8 +77,10 @@ def add_revision(pins: Pins, name: str, spec: str | None, announce: Announce) ->
                 hint="check the revision name, or point --spec-source at a newer checkout",
             )
         found.append(pinned)
-    for page in COMPANION_PAGES:
-        pinned = _read(source, f"docs/specification/{name}/{page}")
+    companions = [f"docs/specification/{name}/{page}" for page in COMPANION_PAGES]
+    companions += [f"schema/{name}/{file}" for file in SCHEMA_COMPANIONS]
+    for path in companions:
+        pinned = _read(source, path)
         if pinned is not None:
             found.append(pinned)
     report = AddReport(source=source.description)
