@@ -29,8 +29,8 @@ from compare._paths import tools_dir
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
-from compare.exchange._rules import FIRST_MODERN
 from compare.exchange._targets import Expansion, Target
+from compare.exchange.peer import FIRST_MODERN, is_modern
 
 HERE = Path(__file__).resolve().parent
 PEER_FILE = HERE / "peer.py"
@@ -138,7 +138,7 @@ def newest_dated(known: list[str]) -> str:
 
 def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[str, Any]:
     scenario = cell.scenario.raw
-    modern = cell.revision >= FIRST_MODERN
+    modern = is_modern(cell.revision)
     answer = scenario.get("answer_revision", cell.revision) if modern else cell.revision
     step_max = sum(
         float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps
@@ -152,6 +152,10 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
         "wire_version": newest_dated(known) if cell.revision == "draft" else cell.revision,
         "target": cell.target.id,
         "variant": cell.variant,
+        # The target says so when an error exit before the first byte is what this variant
+        # measures (an SDK refusing its own documented input), not a harness problem.
+        "start_failure_is_finding": cell.variant
+        in (cell.target.raw.get("start_failure_findings") or []),
         "workspace": str(workspace),
         "control": str(control),
         "transcript": "transcript.jsonl",

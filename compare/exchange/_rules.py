@@ -15,22 +15,17 @@ from compare.exchange._transcript import Line, Transcript
 from compare.exchange._uri import judge_file_uri, rank
 from compare.exchange._validate import validate_as, validate_line
 
-#: The first per-request-metadata revision; later dated ones and ``draft`` sort after it.
-FIRST_MODERN = "2026-07-28"
+# One era test for the peer and the judge: the peer is standard-library only and importable
+# without side effects, so the judge reads the very function the peer plays by.
+from compare.exchange.peer import META_VERSION, is_modern
 
-
-def _is_modern(version: object) -> bool:
-    """A dated revision from 2026-07-28 on (or draft); anything else, including junk, is not."""
-    if not isinstance(version, str):
-        return False
-    dated = len(version) == 10 and version[:4].isdigit() and version[4] == "-"
-    return (dated or version == "draft") and version >= FIRST_MODERN
-
-
-META_VERSION = "io.modelcontextprotocol/protocolVersion"
-#: URI outcomes that still name the right folder (a form problem, not a wrong place).
-RIGHT_PLACE = ("encoded", "non-ascii-raw", "localhost-authority", "no-authority")
+#: URI outcomes that name the right folder: the correct form, and file-URI forms RFC 8089
+#: allows besides ``file:///`` (graded apart from a broken encoding of the same folder).
+OTHER_FORM = ("localhost-authority", "no-authority")
+RIGHT_PLACE = ("encoded", "non-ascii-raw", *OTHER_FORM)
 RIGHT_PATH_BAD_FORM = ("space-unencoded", "invalid-uri")
+#: The right folder, written so that it is not a correct file:// URI.
+MISENCODED = ("non-ascii-raw", *RIGHT_PATH_BAD_FORM, "hash-unencoded")
 ADDED_ROOT = "added root ü"
 
 
@@ -100,16 +95,17 @@ class Context:
         out = []
         for line in self.tx.incoming():
             meta = line.params.get("_meta")
-            if (
-                line.is_request
-                and isinstance(meta, dict)
-                and str(meta.get(META_VERSION)) >= FIRST_MODERN
-            ):
+            if line.is_request and isinstance(meta, dict) and is_modern(meta.get(META_VERSION)):
                 out.append(line)
         return out
 
     def reply(self, label: str) -> tuple[str, Line | None]:
-        """How the client answered the peer's request of step ``label``."""
+        """How the client answered the peer's request of step ``label``.
+
+        ``silence`` only when the connection stayed open until the step's bound ran out with
+        no answer (a request left hanging); ``closed`` when the connection ended first, which
+        says nothing about whether an answer would have come.
+        """
         trace = self.tx.steps.get(label)
         if trace is None or trace.id is None:
             sent = self._sent_after(trace.start_n if trace else None, trace)
@@ -119,9 +115,15 @@ class Context:
         else:
             rid = trace.id
         line = self.tx.response_to(rid)
-        if line is None:
-            return "silence", None
-        return ("error" if "error" in line.obj else "result"), line
+        if line is not None:
+            return ("error" if "error" in line.obj else "result"), line
+        closed = self.ended_at()
+        bound = trace.done_n if trace is not None else None
+        if closed is not None and (bound is None or closed < bound):
+            return "closed", None
+        if (self.process or {}).get("ended_by") == "self" and bound is None:
+            return "closed", None
+        return "silence", None
 
     def _sent_after(self, start: int | None, trace: Any) -> Line | None:
         if start is None or trace is None:
@@ -178,14 +180,18 @@ def _gated(gate: Gate, fn: RuleFn) -> RuleFn:
 
 
 #: Outcomes of rules that need the exchange past initialization when it never got there.
-EARLY = ("no-initialize", "version-refused")
+EARLY = ("no-initialize", "exited-before-initialize", "version-refused")
 
 
 def stopped_early(ctx: Context) -> Outcome | None:
     """Why the scenario never got past the handshake, if it did not.
 
-    ``no-initialize``: the client sent neither initialize nor a 2026-07-28 request (it crashed
-    at start, or hung), so nothing the scenario tests happened. ``version-refused``: it asked
+    ``exited-before-initialize``: in a variant whose target declares that a start failure is
+    what it measures (``start_failure_findings``: an SDK rejecting the roots its own docs
+    show), the client exited with an error before it wrote a byte — a finding about the
+    client, with its stderr as the evidence. ``no-initialize``: otherwise, it sent neither
+    initialize nor a 2026-07-28 request (it crashed at start, hung, or left), so nothing the
+    scenario tests happened and the cell is an error to look into, never a finding. ``version-refused``: it asked
     for one version, the peer answered another and the client left without initialized —
     the lifecycle page says a client SHOULD disconnect from a version it does not support,
     so this is allowed behaviour, measured per revision by version-window.
@@ -193,6 +199,13 @@ def stopped_early(ctx: Context) -> Outcome | None:
     init = ctx.initialize
     if init is None and not ctx.modern_requests():
         p = ctx.process or {}
+        failed = p.get("ended_by") == "self" and p.get("exit_code") not in (0, None)
+        if failed and not ctx.tx.incoming() and ctx.plan.get("start_failure_is_finding"):
+            return Outcome(
+                "exited-before-initialize",
+                f"the client exited with {p.get('exit_code')} before it sent a single line;"
+                " its stderr (on the cell page) says why",
+            )
         how = ""
         if p.get("ended_by") == "self":
             how = f" (it exited with {p.get('exit_code')})"
@@ -297,6 +310,11 @@ def _discover_first(ctx: Context) -> Outcome:
 
 
 # -- roots/list -------------------------------------------------------------------------------
+_NO_ANSWER = {
+    "silence": "no response while the connection stayed open for the step's whole bound",
+    "closed": "the client ended the connection before it answered",
+    "not-asked": "the request was never sent: the client stopped first",
+}
 UNDECLARED = "no roots capability; see roots-undeclared"
 
 
@@ -321,13 +339,13 @@ _early_or_no_roots = _without_roots("no-roots", "no roots capability")
 
 @rule(
     "roots-answered",
-    ("result", "error", "silence", "not-asked", "undeclared", *EARLY),
+    ("result", "error", "silence", "closed", "not-asked", "undeclared", *EARLY),
     ("roots",),
     gate=_without_roots("undeclared", "the client did not declare roots"),
 )
 def _roots_answered(ctx: Context) -> Outcome:
     kind, line = ctx.reply("roots")
-    observed = line.raw[:300] if line and line.raw else "no response"
+    observed = line.raw[:300] if line and line.raw else _NO_ANSWER[kind]
     return Outcome(kind, observed, _ev(line))
 
 
@@ -423,6 +441,7 @@ def _root_name(ctx: Context) -> Outcome:
         "empty-list",
         "roots-returned",
         "silence",
+        "closed",
         "not-asked",
         "declared",
         *EARLY,
@@ -435,7 +454,7 @@ def _undeclared_answer(ctx: Context) -> Outcome:
         return Outcome("declared", f"roots = {ctx.roots_capability}", _ev(ctx.initialize))
     kind, line = ctx.reply("roots")
     if line is None:
-        return Outcome(kind, "no response" if kind == "silence" else "roots/list never sent")
+        return Outcome(kind, _NO_ANSWER[kind])
     observed = (line.raw or "")[:300]
     if kind == "error":
         error = line.obj.get("error")
@@ -490,8 +509,11 @@ def _unknown_reply(ctx: Context) -> Outcome:
     gate=stopped_early,
 )
 def _still_responsive(ctx: Context) -> Outcome:
-    """Only a connection that broke after the notification reached the client is its fault;
-    one that closed before the notification went out never played the scenario."""
+    """Whether the connection outlived the notification, told apart from a client that simply
+    ends after its own job: the scenario keeps a quiet window (nothing sent) right before the
+    notification, so a client that closes without provocation does so there, before it.
+    A close after the notification is recorded with that control beside it, never assumed
+    to be caused by it; only an unanswered ping on an open connection breaks a MUST."""
     kind, line = ctx.reply("ping")
     if line is not None:
         return Outcome("answered", (line.raw or "")[:200], _ev(line))
@@ -501,16 +523,22 @@ def _still_responsive(ctx: Context) -> Outcome:
         where = f" (closed at line {closed})" if closed is not None else ""
         return Outcome(
             "closed-before-probe",
-            f"the client closed the connection before the notification was sent{where}",
+            "the client ended the connection by itself, before the notification was sent" + where,
             [n for n in (closed,) if n is not None],
         )
     if kind == "silence":
-        return Outcome("silent", "ping sent, not answered", [probe])
+        return Outcome("silent", "ping sent on an open connection, never answered", [probe])
+    quiet = ctx.tx.steps.get("quiet")
+    control = (
+        f"; it had stayed open through the {quiet.step.get('observe_s')} s quiet window before it"
+        if quiet is not None and quiet.done_n is not None and quiet.done_n < probe
+        else "; no quiet window was played before it, so nothing shows whether it would have"
+        " ended anyway"
+    )
     where = f"line {closed}" if closed is not None else "an unrecorded point"
     return Outcome(
         "closed-after-probe",
-        f"the connection closed at {where}, after the notification (line {probe}), "
-        "before the ping could be sent",
+        f"the connection ended at {where}, after the notification (line {probe}){control}",
         [n for n in (probe, closed) if n is not None],
     )
 
@@ -551,7 +579,7 @@ def _list_changed(ctx: Context) -> Outcome:
     "new-root-listed",
     (
         "listed",
-        "listed-non-strict",
+        "listed-other-form",
         "listed-misencoded",
         "missing",
         "no-result",
@@ -564,13 +592,13 @@ def _list_changed(ctx: Context) -> Outcome:
 def _new_root(ctx: Context) -> Outcome:
     result, line = _roots_result(ctx, "after")
     if line is None:
-        return Outcome("no-result", "no answer to the second roots/list")
+        return Outcome("no-result", "no result for the second roots/list")
     outcome, why, _ = best_root(_roots(result), f"{ctx.workspace}/{ADDED_ROOT}")
     if outcome == "encoded":
         return Outcome("listed", why, _ev(line))
-    if outcome in RIGHT_PLACE:
-        return Outcome("listed-non-strict", why, _ev(line))
-    if outcome in (*RIGHT_PATH_BAD_FORM, "hash-unencoded"):
+    if outcome in OTHER_FORM:
+        return Outcome("listed-other-form", why, _ev(line))
+    if outcome in MISENCODED:
         return Outcome("listed-misencoded", why, _ev(line))
     return Outcome("missing", why, _ev(line))
 
@@ -681,7 +709,10 @@ def _mrtr_valid(ctx: Context) -> Outcome:
     return Outcome("invalid", "; ".join(errors[:5]), _ev(retry))
 
 
-@rule("mrtr-retry-roots", ("encoded", "misencoded", "absent", "no-retry", "legacy"))
+@rule(
+    "mrtr-retry-roots",
+    ("encoded", "other-form", "misencoded", "absent", "no-retry", "legacy"),
+)
 def _mrtr_roots(ctx: Context) -> Outcome:
     early, _first, retry = _retry_or(ctx)
     if early or retry is None:
@@ -690,9 +721,10 @@ def _mrtr_roots(ctx: Context) -> Outcome:
     responses = retry.params.get("inputResponses")
     value = responses.get(key) if isinstance(responses, dict) else None
     outcome, why, root = best_root(_roots(value), ctx.workspace)
-    if root is None or outcome not in (*RIGHT_PLACE, *RIGHT_PATH_BAD_FORM, "hash-unencoded"):
+    if root is None or outcome not in ("encoded", *OTHER_FORM, *MISENCODED):
         return Outcome("absent", why, _ev(retry))
-    return Outcome("encoded" if outcome == "encoded" else "misencoded", why, _ev(retry))
+    name = "misencoded" if outcome in MISENCODED else outcome
+    return Outcome("other-form" if outcome in OTHER_FORM else name, why, _ev(retry))
 
 
 # -- the wire itself (checks every scenario gets) ---------------------------------------------

@@ -98,6 +98,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             )
         seen.add(raw["id"])
         checks.append(_build_check(raw, f"checks.{i}", source, labels))
+    _lint_grounds(checks, data["revisions"], source)
     return Scenario(
         id=sid,
         title=data["title"],
@@ -147,6 +148,29 @@ def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]
         refs=list(raw["refs"]),
         revisions=raw.get("revisions"),
     )
+
+
+def _lint_grounds(checks: list[Check], window: dict[str, Any], source: Path) -> None:
+    """Refuse a scenario whose fail / non-strict grades lack normative text (see _grounds)."""
+    from compare.exchange._grounds import ungrounded
+    from compare.pin import load_pins
+
+    revisions = [r.name for r in load_pins().revisions]
+    problems = [
+        p
+        for check in [*checks, *common_checks()]
+        for p in ungrounded(check, revisions, lambda rev: in_window(rev, window))
+    ]
+    if problems:
+        shown = "; ".join(problems[:5]) + (
+            f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        )
+        raise CompareError(
+            f"{source}: {shown}",
+            "cite the MUST (for fail) or SHOULD (for non-strict) sentence of that revision in the"
+            " check's refs (its quote must hold the keyword; `supports:` names the outcomes a ref"
+            " grounds), or grade the outcome informational",
+        )
 
 
 def _check_window(window: dict[str, Any], where: str, source: Path) -> None:

@@ -157,6 +157,12 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
     for key, value in (data.get("env") or {}).items():
         _check_template(value, f"env.{key}", source, splat_ok=False)
     variants = dict(data.get("variants") or {})
+    for name in data.get("start_failure_findings") or []:
+        if name not in variants:
+            raise CompareError(
+                f"{source}: key start_failure_findings: {name!r} is not a declared variant",
+                "name a variant from variants:",
+            )
     if variants and data["kind"] != "cited" and "{variant_args}" not in argv:
         raise CompareError(
             f"{source}: key variants: declared but launch.argv has no {{variant_args}} item",

@@ -53,6 +53,8 @@ class StepTrace:
     outcome: str | None = None
     id: Any = None
     evidence: int | None = None
+    #: The note that ended the step (None while it never ended: the peer stopped mid-step).
+    done_n: int | None = None
 
 
 @dataclass
@@ -131,6 +133,7 @@ def _track_step(tx: Transcript, n: int, note: dict[str, Any]) -> None:
         trace = tx.steps.get(str(label))
         if trace is not None:
             trace.outcome = note.get("outcome")
+            trace.done_n = n
             trace.id = note.get("id")
             ev = note.get("evidence")
             trace.evidence = ev if isinstance(ev, int) else None

@@ -64,13 +64,16 @@ checks:
     expected: a result
     outcomes:
       result: {verdict: pass, means: ok}
-      error: {verdict: fail, means: error}
+      error: {verdict: informational, means: error}
       silence: {verdict: fail, means: silence}
-      not-asked: {verdict: fail, means: not asked}
+      closed: {verdict: informational, means: closed}
+      not-asked: {verdict: informational, means: not asked}
       undeclared: {verdict: informational, means: undeclared}
       no-initialize: {verdict: error, means: "not run, because no initialize"}
+      exited-before-initialize: {verdict: informational, means: exited}
       version-refused: {verdict: informational, means: refused}
-    refs: []
+    refs:
+      - {cite: "docs/specification/2024-11-05/basic/index.mdx:5", quote: "All messages between MCP clients and servers **MUST** follow the", from: "2024-11-05", until: "2025-11-25"}
 """
 
 

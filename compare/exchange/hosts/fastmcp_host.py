@@ -7,12 +7,16 @@ reader can tell the library's behaviour from ours. Usage (the host contract, CON
 
 Run it with the interpreter of ``tools/venvs/fastmcp`` (``mcp-compare tools install``).
 
-Roots are given the way fastmcp documents them: ``Client(..., roots=[<strings>])``. Its docs
-show a plain path (``"/path/to/root1"``), but the pinned fastmcp turns each string into a
-``pydantic.FileUrl``, which rejects a plain path when the Client is built ("relative URL
-without a base"; tests/exchange/hosts pins this). So, like an application author after
-that error, we prefix ``file://`` and leave the rest to fastmcp: whatever URI reaches the
-wire is fastmcp's (and pydantic's) doing, not ours.
+Roots are passed the way fastmcp's client documentation shows, ``Client(..., roots=[...])``
+with a list of strings, in one of two forms (``--roots-form``):
+
+- ``documented`` (variant ``roots-documented``): exactly what the docs page shows, a plain
+  path string (``"/path/to/root1"``). The pinned fastmcp turns each string into a
+  ``pydantic.FileUrl``, which rejects a plain path when the Client is built; that refusal is
+  the finding this variant records.
+- ``uri`` (the default, variant ``roots``): the same list with each path turned into a URI by
+  the platform's helper, ``Path.as_uri()``. From there on the URI on the wire is fastmcp's
+  (and pydantic's) doing: the host's part ends at ``as_uri()``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--workspace", type=Path, required=True)
     parser.add_argument("--control", type=Path)
     parser.add_argument("--no-roots", action="store_true")
+    parser.add_argument("--roots-form", choices=("uri", "documented"), default="uri")
     args = parser.parse_args(argv[:cut])
     args.server = argv[cut + 1 :]
     return args
@@ -47,9 +52,14 @@ def connection_closed(client: Client) -> bool:
     return bool(getattr(client.session._dispatcher, "_closed", False))
 
 
+def as_root(path: Path, form: str) -> str:
+    """One root string: the path as the docs page shows it, or the platform's file URI."""
+    return str(path) if form == "documented" else path.as_uri()
+
+
 async def run(args: argparse.Namespace) -> None:
     workspace = args.workspace.resolve()
-    roots = ["file://" + str(workspace)]
+    roots = [as_root(workspace, args.roots_form)]
     # fastmcp's stdio transport. An application passes its server's configured environment;
     # the harness configures the peer through ours, so all of it is passed on.
     transport = StdioTransport(command=args.server[0], args=args.server[1:], env=dict(os.environ))
@@ -68,7 +78,7 @@ async def run(args: argparse.Namespace) -> None:
                 signal = None
                 added = workspace / "added root ü"
                 added.mkdir(parents=True, exist_ok=True)
-                roots.append("file://" + str(added))
+                roots.append(as_root(added, args.roots_form))
                 # fastmcp's API for changing roots, then its notification (set_roots says
                 # it does not notify by itself).
                 client.set_roots(list(roots))

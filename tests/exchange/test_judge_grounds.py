@@ -1,0 +1,261 @@
+"""Regressions for issue 9's judging items, each from a crafted transcript or scenario file.
+
+Named for what was wrong: a request without a protocol version read as 2026-07-28, fails with
+no MUST behind them, a close racing a request read as silence, an empty roots list failed, and
+a crash before the first byte that hid either a harness problem or an SDK finding.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare._errors import CompareError
+from compare.exchange import _rules, peer
+from compare.exchange._rules import Context
+from compare.exchange._scenarios import Scenario, load_scenario_file, load_scenarios
+from compare.exchange._transcript import read_transcript
+
+from .test_judge import GOOD_URI, Tape
+from .test_judge_early import SELF_OK, _judge, _probe
+
+
+@pytest.fixture(autouse=True)
+def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+
+
+@pytest.fixture(scope="module")
+def scenarios() -> dict[str, Scenario]:
+    return {s.id: s for s in load_scenarios()}
+
+
+# -- 1. one era test --------------------------------------------------------------------------
+def test_the_judge_and_the_peer_share_one_era_test() -> None:
+    assert _rules.is_modern is peer.is_modern
+
+
+@pytest.mark.parametrize("version", [None, "None", "2025-06-18", 20260728, "zzz", ""])
+def test_a_request_meta_without_a_modern_version_is_not_modern(
+    tmp_path: Path, version: Any
+) -> None:
+    """A 2025-06-18 tools/call with _meta.progressToken once counted as 2026-07-28 because
+    str(None) == "None" sorts after every date."""
+    tape = Tape()
+    tape.handshake({"roots": {}}, version="2025-06-18")
+    meta: dict[str, Any] = {"progressToken": 7}
+    if version is not None:
+        meta[peer.META_VERSION] = version
+    call = {"name": "probe", "arguments": {}, "_meta": meta}
+    tape.add("in", {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": call})
+    (tmp_path / "transcript.jsonl").write_text(
+        "".join(__import__("json").dumps(r) + "\n" for r in tape.records), encoding="utf-8"
+    )
+    ctx = Context(read_transcript(tmp_path / "transcript.jsonl"), {}, "2026-07-28", [])
+    assert ctx.modern_requests() == []
+    assert _rules.RULES["mrtr-retried"].fn(ctx).name == "legacy"
+
+
+# -- 4. fails need a MUST ---------------------------------------------------------------------
+def test_an_empty_roots_list_is_informational_not_a_fail(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = Tape()
+    tape.handshake({"roots": {}})
+    tape.request("roots", "roots/list", 1, {"result": {"roots": []}})
+    result = tape.judge(tmp_path, scenarios["roots-list"])
+    assert result["checks"]["workspace-root"]["outcome"] == "absent"
+    assert result["checks"]["workspace-root"]["verdict"] == "informational"
+    assert result["verdict"] != "fail"
+
+
+def test_a_close_racing_the_request_is_closed_not_silence(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """The Gemini health check ends while the peer's roots/list is on its way."""
+    tape = Tape()
+    tape.handshake({}, version="2025-06-18")
+    tape.note(event="step", index=1, step={"request": "roots/list", "label": "roots"})
+    tape.add("out", {"jsonrpc": "2.0", "id": 1, "method": "roots/list"})
+    tape.note(event="stdin-closed")
+    tape.note(event="step-done", index=1, label="roots", outcome="timeout", id=1, evidence=None)
+    result = _judge(tape, tmp_path, scenarios["roots-undeclared"], "2025-06-18", SELF_OK)
+    answer = result["checks"]["answer"]
+    assert (answer["outcome"], answer["verdict"]) == ("closed", "informational")
+
+
+def test_silence_on_an_open_connection_still_fails_with_its_must(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = Tape()
+    tape.handshake({}, version="2025-06-18")
+    tape.request("roots", "roots/list", 1, None)
+    result = _judge(tape, tmp_path, scenarios["roots-undeclared"], "2025-06-18", SELF_OK)
+    answer = result["checks"]["answer"]
+    assert (answer["outcome"], answer["verdict"]) == ("silence", "fail")
+    assert any("**MUST**" in r["quote"] for r in answer["refs"])
+
+
+def test_a_close_during_the_quiet_window_is_the_clients_own_end(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """A CLI that ends after its own job ends in the quiet window, before any provocation."""
+    tape = Tape()
+    tape.handshake({})
+    tape.note(event="step", index=1, step={"observe_s": 1.0, "label": "quiet"})
+    tape.note(event="stdin-closed")
+    tape.note(event="step-done", index=1, label="quiet", outcome="ok", id=None, evidence=None)
+    result = _judge(tape, tmp_path, scenarios["unknown-notification"], "2025-11-25", SELF_OK)
+    still = result["checks"]["still-responsive"]
+    assert (still["outcome"], still["verdict"]) == ("closed-before-probe", "informational")
+
+
+def test_a_close_after_the_quiet_window_names_the_control(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = Tape()
+    tape.handshake({})
+    tape.note(event="step", index=1, step={"observe_s": 1.0, "label": "quiet"})
+    tape.note(event="step-done", index=1, label="quiet", outcome="ok", id=None, evidence=None)
+    _probe(tape)
+    tape.note(event="stdin-closed")
+    result = _judge(tape, tmp_path, scenarios["unknown-notification"], "2025-11-25", SELF_OK)
+    still = result["checks"]["still-responsive"]
+    assert still["verdict"] == "informational"
+    assert "stayed open through the 1.0 s quiet window" in still["observed"]
+
+
+def test_every_shipped_fail_and_non_strict_rests_on_normative_text(
+    scenarios: dict[str, Scenario],
+) -> None:
+    """Loading already enforces it; this pins that the shipped files were checked at all."""
+    from compare.exchange._grounds import ungrounded
+    from compare.exchange._scenarios import common_checks, in_window
+    from compare.pin import load_pins
+
+    revisions = [r.name for r in load_pins().revisions]
+    graded = 0
+    for scenario in scenarios.values():
+        for check in [*scenario.checks, *common_checks()]:
+            window = scenario.revisions
+            assert ungrounded(check, revisions, lambda r, w=window: in_window(r, w)) == []
+            graded += sum(o["verdict"] in ("fail", "non-strict") for o in check.outcomes.values())
+    assert graded > 10
+
+
+SCENARIO = """\
+id: demo
+title: Demo
+description: A scenario for the grounding lint.
+revisions: {from: "2025-06-18", until: "2025-11-25"}
+steps:
+  - {await: notifications/initialized, label: initialized, timeout_s: 5}
+  - {request: roots/list, label: roots, timeout_s: 5}
+checks:
+  - id: answer
+    title: answer
+    rule: undeclared-answer
+    expected: "-32601"
+    outcomes:
+      method-not-found: {verdict: pass, means: ok}
+      invalid-request: {verdict: non-strict, means: "-32600"}
+      other-error: {verdict: informational, means: other}
+      empty-list: {verdict: informational, means: empty}
+      roots-returned: {verdict: informational, means: roots}
+      silence: {verdict: fail, means: silence}
+      closed: {verdict: informational, means: closed}
+      not-asked: {verdict: informational, means: not asked}
+      declared: {verdict: informational, means: declared}
+      no-initialize: {verdict: error, means: "not run"}
+      exited-before-initialize: {verdict: informational, means: exited}
+      version-refused: {verdict: informational, means: refused}
+    refs:
+      - cite: "docs/specification/2025-06-18/client/roots.mdx:142"
+        quote: "Clients **SHOULD** return standard JSON-RPC errors"
+        from: "2025-06-18"
+        until: "2025-11-25"
+        supports: [invalid-request]
+      - cite: "docs/specification/2025-06-18/basic/index.mdx:27"
+        quote: "All messages between MCP clients and servers **MUST** follow the"
+        from: "2025-06-18"
+        until: "2025-11-25"
+        supports: [silence]
+"""
+
+
+def _load(tmp_path: Path, text: str) -> Scenario:
+    path = tmp_path / "demo.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_scenario_file(path)
+
+
+def test_a_grounded_scenario_loads(tmp_path: Path) -> None:
+    assert _load(tmp_path, SCENARIO).id == "demo"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        # a fail whose only reference is a SHOULD
+        ("supports: [silence]", "supports: [other-error]", "outcome silence is graded fail"),
+        # a non-strict resting on a MUST sentence only
+        ('quote: "Clients **SHOULD** return', 'quote: "Clients **MUST** return', "SHOULD"),
+        # a reference that stops short of a revision the scenario plays
+        (
+            'until: "2025-11-25"\n        supports: [silence]',
+            'until: "2025-06-18"\n        supports: [silence]',
+            "for 2025-11-25",
+        ),
+    ],
+)
+def test_a_fail_or_non_strict_without_its_keyword_does_not_load(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    assert old in SCENARIO
+    with pytest.raises(CompareError) as err:
+        _load(tmp_path, SCENARIO.replace(old, new))
+    assert said in err.value.message
+    assert "check answer" in err.value.message
+
+
+# -- 2. the documented roots form: a finding only where the target says it is measured ----------
+CRASH = {"ended_by": "self", "exit_code": 1, "ends": "self"}
+
+
+def test_a_start_failure_is_an_error_unless_the_variant_measures_it(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    plain = _judge(Tape(), tmp_path, scenarios["roots-list"], "2025-11-25", CRASH)
+    assert plain["verdict"] == "error"
+    assert plain["checks"]["answered"]["outcome"] == "no-initialize"
+    measured = _judge(
+        Tape(),
+        tmp_path,
+        scenarios["roots-list"],
+        "2025-11-25",
+        CRASH,
+        start_failure_is_finding=True,
+    )
+    assert measured["checks"]["answered"]["outcome"] == "exited-before-initialize"
+    assert measured["verdict"] == "informational"
+    assert "exited with 1" in measured["checks"]["answered"]["observed"]
+
+
+def test_no_sdk_host_glues_file_scheme_to_a_raw_path() -> None:
+    hosts = Path(_rules.__file__).parent / "hosts"
+    for host in hosts.iterdir():
+        if host.suffix in (".py", ".mjs"):
+            text = host.read_text(encoding="utf-8")
+            assert '"file://" +' not in text and "'file://' +" not in text, host.name
+
+
+def test_fastmcp_variants_pass_the_documented_path_and_the_platform_uri() -> None:
+    from compare.exchange._targets import load_targets
+
+    fastmcp = next(t for t in load_targets() if t.id == "fastmcp")
+    assert fastmcp.variants["roots-documented"] == ["--roots-form", "documented"]
+    assert "roots-documented" in fastmcp.raw["start_failure_findings"]
+    assert fastmcp.raw.get("roots_uri")
+    assert GOOD_URI.startswith("file:///")
