@@ -8,6 +8,7 @@ never a pass.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,77 +18,9 @@ from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, query_checks, schema_issues
-
-#: Symbol-free state names (the site maps them to words and styles).
-STATE_LABELS = {
-    "supported": "supported",
-    "partial": "partial",
-    "not-supported": "not supported",
-    "observed": "observed (informational)",
-    "not-run": "not run",
-    "error": "harness error",
-    "cited": "cited, not run",
-}
-
-
-def _where(row: dict[str, Any], diff: dict[str, Any] | None, reason: str | None) -> dict[str, Any]:
-    spec = row.get("where") or {}
-    items: list[str] = list(spec.get("items") or [])
-    if diff is None:
-        return {"items": items, "computed": False, "reason": f"not computed, because {reason}"}
-    changes = [c for c in diff.get("changes") or [] if isinstance(c, dict)]
-    deprecation = diff.get("deprecation") or {}
-    per_rev: dict[str, Any] = {}
-    for rev in diff["revisions"]:
-        states: dict[str, Any] = {}
-        for item in items:
-            entry = (diff["items"].get(item) or {}).get("revisions", {}).get(rev)
-            if item not in diff["items"]:
-                states[item] = {"state": "unknown", "reason": "item not in the diff"}
-                continue
-            present = bool(entry and entry.get("present"))
-            own = [c for c in changes if c.get("item") == item and c.get("revision") == rev]
-            below = [
-                c
-                for c in changes
-                if str(c.get("item", "")).startswith(f"{item}.") and c.get("revision") == rev
-            ]
-            kinds = {str(c.get("change")) for c in own}
-            state = "present" if present else "absent"
-            if "added" in kinds and present:
-                state = "added"
-            elif "removed" in kinds and not present:
-                state = "removed"
-            elif present and (own or below):
-                state = "changed"  # an attribute of the item, or a field below it, changed
-            states[item] = {
-                "state": state,
-                "present": present,
-                "changes": [str(c.get("detail") or c.get("change")) for c in own + below],
-                "source": entry.get("source") if entry else None,
-                "line": entry.get("line") if entry else None,
-            }
-        known = [s for s in states.values() if "present" in s]
-        summary = _summary([str(s["state"]) for s in known])
-        cell: dict[str, Any] = {"state": summary, "items": states}
-        dep = deprecation.get(rev) if isinstance(deprecation, dict) else None
-        if spec.get("deprecation") and isinstance(dep, dict):
-            cell["deprecated"] = bool(dep.get("deprecated"))
-            cell["deprecation_source"] = {k: dep.get(k) for k in ("source", "line", "quote")}
-        per_rev[rev] = cell
-    return {"items": items, "computed": True, "revisions": per_rev}
-
-
-def _summary(states: list[str]) -> str:
-    """One word per revision for a row's items: absent, removed, added, changed or present."""
-    present = [s for s in states if s not in {"absent", "removed"}]
-    if not present:
-        return "removed" if "removed" in states else "absent"
-    if all(s == "added" for s in present):
-        return "added"
-    if any(s in {"added", "removed", "changed"} for s in states):
-        return "changed"
-    return "present"
+from compare.rows._notes import note_issues
+from compare.rows._state import STATE_LABELS, error_label, graded_state
+from compare.rows._where import compute_where
 
 
 @dataclass
@@ -146,8 +79,11 @@ def _target_status(
     several_variants = variant is None and len({c.variant for c in mine}) > 1
     agg = _Agg()
     # Every verdict of every named check counts toward the row state (a pass on one check and
-    # a fail on another is "partial"); each cell shows its worst check.
-    verdicts: set[str] = set()
+    # a fail on another is "partial"); each cell shows its worst check. A cell that ended in
+    # error counts as an error even when its named checks were judged: its run is not one the
+    # row can vouch for, and it is re-run by the next `mcp-compare run`.
+    verdicts: Counter[str] = Counter()
+    errors = 0
     for cell in sorted(mine, key=lambda c: (c.revision, c.variant or "")):
         entry: dict[str, Any] = {"cell": _display(cell.path, root)}
         got = {one: cell.checks.get(one) for one in checks}
@@ -155,11 +91,12 @@ def _target_status(
         missing = [one for one, check in got.items() if check is None]
         if cell.verdict == "not-run":
             entry |= {"verdict": "not-run", "reason": cell.reason}
+        elif missing and cell.verdict == "error":
+            entry |= {"verdict": "error", "reason": cell.reason}
         elif missing:
             entry |= {"verdict": "not-run", "reason": f"the cell has no check {missing[0]}"}
         else:
             name, worst = max(found, key=lambda pair: _SEVERITY.get(str(pair[1]["verdict"]), 0))
-            verdicts |= {str(check["verdict"]) for _, check in found}
             said = worst.get("reason")
             entry |= {
                 "verdict": worst["verdict"],
@@ -168,32 +105,36 @@ def _target_status(
                 "reason": f"{name}: {said}" if len(checks) > 1 else said,
                 "evidence_lines": worst.get("evidence") or [],
             }
-        verdicts.add(str(entry["verdict"]))
+            if cell.verdict == "error" and worst["verdict"] != "error":
+                entry |= {"cell_verdict": "error", "cell_reason": cell.reason}
+            elif worst["verdict"] != "error":
+                verdicts.update(str(check["verdict"]) for _, check in found)
+        if entry["verdict"] == "error" or entry.get("cell_verdict") == "error":
+            errors += 1
         agg.revisions[_cell_key(cell, several_variants)] = entry
         agg.evidence.append(entry["cell"])
-    judged = verdicts - {"not-run", "error"}
-    reason: str | None = None
-    if not judged:
-        state = "error" if "error" in verdicts else "not-run"
-        reasons = sorted({str(e.get("reason")) for e in agg.revisions.values()})
-        reason = f"not run, because {'; '.join(reasons)}"
-    elif judged == {"informational"}:
-        state = "observed"
-    elif judged <= {"pass", "informational"}:
-        state = "supported"
-    elif judged <= {"fail", "informational"}:
-        state = "not-supported"
-    else:
-        state = "partial"
+    rest = graded_state(verdicts)
+    state = "error" if errors else rest
     out: dict[str, Any] = {
         "state": state,
-        "label": STATE_LABELS[state],
+        "label": error_label(errors, len(mine), rest) if errors else STATE_LABELS[state],
         "version": version,
         "revisions": agg.revisions,
         "evidence": agg.evidence,
+        "counts": dict(sorted(Counter(str(e["verdict"]) for e in agg.revisions.values()).items())),
     }
-    if reason:
-        out["reason"] = reason
+    if errors:
+        failed = sorted(
+            {
+                str(e.get("cell_reason") or e.get("reason"))
+                for e in agg.revisions.values()
+                if "error" in (e["verdict"], e.get("cell_verdict"))
+            }
+        )
+        out |= {"errors": errors, "judged_state": rest, "reason": "; ".join(failed)}
+    if state == "not-run":
+        reasons = sorted({str(e.get("reason")) for e in agg.revisions.values()})
+        out["reason"] = f"not run, because {'; '.join(reasons)}"
     return out
 
 
@@ -220,8 +161,13 @@ def _status(
                 "label": STATE_LABELS["not-run"],
                 "reason": f"not run, because {why}",
             }
-        if target in notes:
-            column["note"] = notes[target]
+        note = notes.get(target)
+        if isinstance(note, dict):
+            column |= {
+                "note": note.get("text"),
+                "note_version": note.get("version"),
+                "note_state": note.get("state"),
+            }
         out[target] = column
     for impl in area.get("implementations") or []:
         cited = (spec.get("cited") or {}).get(impl["id"])
@@ -308,19 +254,8 @@ def compute(
         for row in area.get("rows") or []:
             status = _status(row, area, known, cells, root, verified)
             for target, column in status.items():
-                if column["state"] == "partial" and not column.get("note"):
-                    tip = f"add status.notes.{target}: what works and what does not"
-                    issues.append(
-                        Issue(
-                            path.name,
-                            f"{row['id']}/status/{target}",
-                            "computed status is partial and has no note",
-                            tip,
-                            # A verdict can change with a new client version and no data edit;
-                            # flag it loudly, but let the pipeline go on (`rows --strict` fails).
-                            severity="warning",
-                        )
-                    )
+                if target in known.targets:
+                    issues += note_issues(path.name, row["id"], target, column)
             rows.append(
                 {
                     "id": row["id"],
@@ -330,7 +265,7 @@ def compute(
                     "effort": row["effort"],
                     "risk": row["risk"],
                     **{k: row[k] for k in _DETAILS},
-                    "where": _where(row, known.diff, known.missing.get("diff")),
+                    "where": compute_where(row, known.diff, known.missing.get("diff")),
                     "status_query": (row.get("status") or {}).get("query"),
                     "status": status,
                     "sources": [_source(s, verified) for s in row.get("sources") or []],

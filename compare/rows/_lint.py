@@ -19,6 +19,8 @@ from compare._yaml import load_yaml
 from compare.rows._citations import placed_citations
 from compare.rows._context import Known
 from compare.rows._load import Issue, area_files, query_checks, schema_issues
+from compare.rows._notes import lint_note_versions
+from compare.rows._where import lint_where_text
 
 _GOOD = {"verified", "verified-normalised"}
 
@@ -73,15 +75,7 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
         if not isinstance(row, dict) or not isinstance(row.get("status"), dict):
             continue
         rid, status = str(row.get("id")), row["status"]
-        for target in status.get("notes") or {}:
-            if "targets" in known.missing:
-                tip = "build the exchange target files first"
-                msg = f"cannot check target {target!r}, because {known.missing['targets']}"
-                issues.append(Issue(file, f"{rid}/status/notes", msg, tip))
-            elif target not in known.targets:
-                tip = "use a target id from compare/exchange/targets/: " + ", ".join(known.targets)
-                msg = f"note for unknown target {target!r}"
-                issues.append(Issue(file, f"{rid}/status/notes/{target}", msg, tip))
+        issues += lint_note_versions(rid, status, file, known)
         for impl, column in (status.get("cited") or {}).items():
             where = f"{rid}/status/cited/{impl}"
             if impl not in cited_ids:
@@ -129,7 +123,8 @@ def _lint_where(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
         if not isinstance(row, dict) or not isinstance(row.get("where"), dict):
             continue
         rid = str(row.get("id"))
-        for item in row["where"].get("items") or []:
+        facts = [f["item"] for f in row["where"].get("facts") or [] if isinstance(f, dict)]
+        for item in dict.fromkeys(list(row["where"].get("items") or []) + facts):
             if known.diff is None:
                 msg = f"cannot check diff item {item!r}, because {known.missing.get('diff')}"
                 issues.append(Issue(file, f"{rid}/where", msg, "run `mcp-compare diff` first"))
@@ -199,6 +194,7 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     issues += _lint_ids(area, file, path)
     issues += _lint_status(area, file, known)
     issues += _lint_where(area, file, known)
+    issues += lint_where_text(area, file, known)
     issues += lint_citations(area, file, verified)
     return _collapse(issues)
 

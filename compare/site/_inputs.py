@@ -46,6 +46,8 @@ class RowStatus:
     state: str
     label: str = ""
     note: str = ""
+    #: The client version an authored note describes (shown beside it: notes go stale).
+    note_version: str = ""
     reason: str = ""
     cells: list[str] = field(default_factory=list)
     per_revision: list[tuple[str, str, str]] = field(default_factory=list)  # key, cell, verdict
@@ -186,6 +188,7 @@ def _status(value: object) -> RowStatus:
         state=_state(value),
         label=str(value.get("label") or ""),
         note=str(value.get("note") or ""),
+        note_version=str(value.get("note_version") or ""),
         reason=str(value.get("reason") or ""),
         cells=cells or [c for _, c, _ in per_rev],
         per_revision=per_rev,

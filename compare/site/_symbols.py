@@ -44,15 +44,29 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
         "not-checked": ("?", "not checked yet (run mcp-compare cite --check)"),
     },
 }
-#: An implementation's state for a row, computed by `mcp-compare rows` from its cells.
+#: An implementation's state for a row, computed by `mcp-compare rows` from its cells. The
+#: meanings are the promises of ``compare.rows.STATE_PROMISES`` (a test keeps them equal): a
+#: state is true of every graded check behind it, and an error is never dropped.
 SYMBOLS["status"] = {
-    "supported": ("✔", "every cell behind this state passed"),
-    "partial": ("◐", "some cells passed and some did not; the note says which part"),
-    "not-supported": ("✘", "the cells behind this state failed"),
-    "observed": ("ℹ", "behaviour recorded where the spec leaves it open"),
-    "not-run": ("∅", "not run, for the reason given in the row"),
-    "error": ("⚠", "the harness could not reach a verdict"),
-    "cited": ("§", "cited, not run: backed by citations of its source only"),
+    "supported": ("✔", "every graded check behind it passed"),
+    "non-strict": (
+        "≈",
+        "no graded check behind it failed, and at least one was accepted only non-strictly",
+    ),
+    "partial": (
+        "◐",
+        "some graded checks behind it passed (strictly or not) and some failed; "
+        "the note says which part",
+    ),
+    "not-supported": ("✘", "every graded check behind it failed"),
+    "observed": ("ℹ", "every check behind it is informational: behaviour the spec leaves open"),
+    "error": (
+        "⚠",
+        "at least one cell behind it ended in a harness error, so nothing is claimed; "
+        "the label counts the errors and names what the other cells show",
+    ),
+    "not-run": ("∅", "no cell behind it was judged; the reason says why"),
+    "cited": ("§", "not run: backed by citations of its source only (cited state beside it)"),
     "unknown": ("?", "no data for this combination"),
 }
 

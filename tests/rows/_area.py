@@ -98,6 +98,7 @@ def known() -> Known:
         },
         scenarios={"roots-list": {"answered", "root-uri-encoding"}},
         diff=diff(),
+        pinned={"ts-sdk": "1.32.2", "codex": "0.171.0"},
     )
 
 

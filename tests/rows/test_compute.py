@@ -88,7 +88,11 @@ def test_only_the_newest_version_counts(isolated: Path, tmp_path: Path) -> None:
     results = isolated / "results"
     cell(results, "ts-sdk", "1.9.0", "2025-11-25", [("answered", "fail")])
     cell(results, "ts-sdk", "1.10.0", "2025-11-25", [("answered", "pass")])
-    column = status_of(run(tmp_path, results), "ts-sdk")
+    unpinned = known()
+    unpinned.pinned = {}  # nothing pinned: the newest version found is current
+    column = status_of(
+        compute([write(tmp_path / "roots.yaml", area())], unpinned, results), "ts-sdk"
+    )
     assert (column["version"], column["state"]) == ("1.10.0", "supported")
 
 
@@ -103,11 +107,14 @@ def test_mixed_verdicts_are_partial_and_need_a_note(isolated: Path, tmp_path: Pa
     noted = row(
         status={
             "query": {"scenario": "roots-list", "check": "answered"},
-            "notes": {"codex": "fails only at 2025-11-25"},
+            "notes": {
+                "codex": {"version": "0.171.0", "state": "partial", "text": "fails at 2025-11-25"}
+            },
         }
     )
     doc = run(tmp_path, results, area(rows=[noted]))
-    assert status_of(doc, "codex")["note"] == "fails only at 2025-11-25"
+    column = status_of(doc, "codex")
+    assert (column["note"], column["note_version"]) == ("fails at 2025-11-25", "0.171.0")
     assert not any("partial" in i["message"] for i in doc["issues"])
 
 

@@ -78,7 +78,8 @@ def test_partial_cited_status_without_note(isolated: Path, tmp_path: Path) -> No
 
 
 def test_note_for_a_target_that_does_not_exist(isolated: Path, tmp_path: Path) -> None:
-    status = {"query": {"scenario": "roots-list", "check": "answered"}, "notes": {"nope": "x"}}
+    note = {"version": "1", "state": "partial", "text": "x"}
+    status = {"query": {"scenario": "roots-list", "check": "answered"}, "notes": {"nope": note}}
     issue = only(lint(tmp_path, area(rows=[row(status=status)])), "unknown target 'nope'")
     assert "ts-sdk" in issue.tip
 

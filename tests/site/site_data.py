@@ -13,9 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from _revisions import initialize_era, revisions
+
 COMMIT = "b0f60ba5409db7a6582440a7b473cc0398890f15"
 MCPX = "610cbb9eb146b59f8afcd35e32fc3bf787e0748e"
-REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"]
+REVISIONS = revisions()
+#: The revisions that still have initialize (where the made-up roots-list cells live).
+DATED = initialize_era()
 HOSTILE_NAME = "<script>window.__pwned=1</script>|x`y`[z](javascript:alert(1)){{ 7*7 }}{% raw %}"
 HOSTILE_URI = "file:///w/<img src=x onerror=window.__pwned=2>|**bold**"
 
@@ -130,7 +134,7 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
     """results/, build/{diff,rows,citations}.json under ``root``; returns their paths."""
     results, build = root / "results", root / "build"
     cells = []
-    for rev in REVISIONS[:4]:
+    for rev in DATED:
         cells.append(write_cell(results, "ts-sdk", "1.32.2", "roots-list", rev, "pass"))
     cells.append(write_cell(results, "ts-sdk", "1.31.0", "roots-list", "2025-11-25", "fail"))
     cells.append(write_cell(results, "py-sdk", "2.3.0", "roots-list", "2025-11-25", "non-strict"))
@@ -156,7 +160,7 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
     unavailable["link"] = (
         f"https://github.com/lydakis/mcpx/blob/{MCPX}/internal/mcppool/stdio.go#L31"
     )
-    ts = [f"ts-sdk/1.32.2/roots-list/{rev}~roots" for rev in REVISIONS[:4]]
+    ts = [f"ts-sdk/1.32.2/roots-list/{rev}~roots" for rev in DATED]
     status = {
         "ts-sdk": {
             "state": "supported",
@@ -164,15 +168,17 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
             "version": "1.32.2",
             "revisions": {
                 rev: {"cell": f"results/{c}", "verdict": "pass"}
-                for rev, c in zip(REVISIONS[:4], ts, strict=True)
+                for rev, c in zip(DATED, ts, strict=True)
             },
             "evidence": [f"results/{c}" for c in ts],
         },
         "py-sdk": {
-            "state": "partial",
-            "label": "partial",
+            "state": "non-strict",
+            "label": "non-strict",
             "version": "2.3.0",
             "note": "encodes the space but not the '#'",
+            "note_version": "2.3.0",
+            "note_state": "non-strict",
             "revisions": {
                 "2025-11-25": {
                     "cell": "results/py-sdk/2.3.0/roots-list/2025-11-25~roots",
@@ -208,8 +214,8 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
         "computed": True,
         "revisions": {
             rev: {
-                "state": "present" if rev < "2026" else "changed",
-                **({"deprecated": True} if rev >= "2026" or rev == "draft" else {}),
+                "state": "present" if rev in DATED else "changed",
+                **({"deprecated": True} if rev not in DATED else {}),
             }
             for rev in REVISIONS
         },
@@ -315,7 +321,7 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
             },
             "RootsListChangedNotification": {
                 "kind": "definition",
-                "revisions": {rev: {"present": rev < "2026"} for rev in REVISIONS},
+                "revisions": {rev: {"present": rev in DATED} for rev in REVISIONS},
             },
         },
         "changes": [
