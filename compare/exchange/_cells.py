@@ -101,6 +101,16 @@ class Cell:
         """What produced this cell: a changed input means the cached verdict is stale."""
         return _digest({"play": self.play_key(), "judge": self.judge_key(spec_commit)})
 
+    def stored_verdict(self, results: Path) -> str | None:
+        """The verdict word of this cell's stored ``verdict.json`` (None when there is none or
+        it cannot be read): ``mcp-compare run`` decides from it what may be reused."""
+        try:
+            data = json.loads((self.folder(results) / "verdict.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        verdict = data.get("verdict") if isinstance(data, dict) else None
+        return verdict if isinstance(verdict, str) else None
+
     def not_run_reason(self) -> str | None:
         """Why this cell cannot be played, phrased "not run, because …"; None when it can."""
         t, s = self.target, self.scenario

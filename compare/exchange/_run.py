@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
 from compare._paths import results_dir
-from compare.exchange._cells import Cell, plan_cells
+from compare.exchange._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.exchange._harness import RunSettings, run_cells
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import COMMAND_SLOT, Target, command_target, load_targets
@@ -73,7 +74,13 @@ def run(
     tools: Path | None = None,
     on_done: Callable[[Cell, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``cells`` into ``results`` (default: the project's results folder)."""
+    """Run ``cells`` into ``results`` (default: the project's results folder).
+
+    A cell whose stored verdict is ``error`` is never reused from the cache: an error says
+    the harness could not reach a verdict (a timeout, a crash of ours), which the next run
+    may well get past, so it is played again as if ``--force`` were given for it alone.
+    ``--rejudge`` still only re-judges (it never runs a client).
+    """
     if jobs < 1:
         raise CompareError(f"--jobs must be at least 1, not {jobs}", None)
     settings = RunSettings(
@@ -84,7 +91,28 @@ def run(
         rejudge=rejudge,
         tools=tools,
     )
-    return run_cells(cells, settings, jobs=jobs, on_done=on_done)
+    if force or rejudge:
+        return run_cells(cells, settings, jobs=jobs, on_done=on_done)
+    again = {i for i, c in enumerate(cells) if c.stored_verdict(settings.results) == "error"}
+    reuse = [i for i in range(len(cells)) if i not in again]
+    out: dict[int, dict[str, Any]] = {}
+    for picked, how in ((reuse, settings), (sorted(again), replace(settings, force=True))):
+        verdicts = run_cells([cells[i] for i in picked], how, jobs=jobs, on_done=on_done)
+        out |= dict(zip(picked, verdicts, strict=True))
+    return [out[i] for i in sorted(out)]
+
+
+def errors(verdicts: list[dict[str, Any]]) -> list[str]:
+    """One line per cell that ended in error (target, variant, scenario, revision: why), so
+    ``mcp-compare run`` can say which; the next run plays them again."""
+    lines = []
+    for v in verdicts:
+        if v.get("verdict") == "error":
+            variant = v.get("variant")
+            shown = variant and variant != DEFAULT_VARIANT
+            where = f"{v.get('target')}" + (f"~{variant}" if shown else "")
+            lines.append(f"{where} {v.get('scenario')} {v.get('revision')}: {v.get('reason')}")
+    return lines
 
 
 SYMBOLS = {

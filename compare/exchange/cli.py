@@ -48,7 +48,8 @@ def register(app: typer.Typer) -> None:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         from compare._console import make_console
-        from compare.exchange._run import run, select, summary
+        from compare._exit import exit_with
+        from compare.exchange._run import errors, run, select, summary
 
         cells, commit, revisions = select(target, scenario, revision, variant, command)
         console = make_console(stderr=as_json)
@@ -80,6 +81,18 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         else:
             _print_table(console, data)
+        failed = errors(verdicts)
+        if failed:
+            # A finding about the run, not bad input: exit 1 (as cite --check does), and say
+            # which cells, on stderr so --json output stays parseable.
+            typer.echo(
+                f"{len(failed)} cell(s) ended in error; the next `mcp-compare run` plays them "
+                "again:",
+                err=True,
+            )
+            for line in failed:
+                typer.echo(f"  {line}", err=True)
+            exit_with(1)
 
     @app.command("peer", help="The scripted MCP server a client launches (used by run).")
     def peer_command(
