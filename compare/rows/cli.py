@@ -57,9 +57,11 @@ def register(app: typer.Typer) -> None:
         """Validate and lint compare/rows/areas/*.yaml, compute where/status, write rows.json.
 
         Exits 1 when any lint error fires (each message carries its fix), after writing
-        rows.json; warnings (a computed partial without a note) fail only with --strict.
-        --lint runs the schema and semantic lints only; the full run adds the lints that need
-        verdicts (a status computed as partial needs an authored note).
+        rows.json; warnings fail only with --strict. --lint runs the schema and semantic
+        lints only (among them: a where-column that contradicts its row's text, a note for a
+        version that is no longer pinned); the full run adds the warnings that need verdicts
+        (a partial column without a note, a note written for another state or on a column
+        not run, a column in error).
         """
         from compare.rows import lint_all, write_rows
 
