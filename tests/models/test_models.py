@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import after_initialize, initialize_era, revisions
 
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT
@@ -27,7 +28,7 @@ from compare.models import (
 from compare.pin import load_pins, pinned_text
 
 CLI = str(PROJECT_ROOT / ".venv" / "bin" / "mcp-compare")
-REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"]
+REVISIONS = revisions()
 
 
 def _defs(revision: str) -> dict[str, dict[str, object]]:
@@ -146,7 +147,7 @@ def test_roots_definitions_per_revision(isolated: Path) -> None:
         defs = _defs(revision)
         for name in ("Root", "ListRootsRequest", "ListRootsResult", "ClientCapabilities"):
             assert model_class(revision, name).__name__ == name
-        if revision in ("2026-07-28", "draft"):
+        if revision in after_initialize():
             assert "RootsListChangedNotification" not in defs
             assert "InitializeRequest" not in defs
             assert model_class(revision, "InputRequiredResult")
@@ -165,7 +166,7 @@ def test_method_map_is_read_from_the_schema(isolated: Path) -> None:
         assert index.methods["roots/list"] == "ListRootsRequest"
         assert index.methods["notifications/cancelled"] == "CancelledNotification"
         has_changed = "notifications/roots/list_changed" in index.methods
-        assert has_changed == (revision not in ("2026-07-28", "draft"))
+        assert has_changed == (revision in initialize_era())
     assert schema_index("2024-11-05").envelopes["error"] == "JSONRPCError"
     assert schema_index("2025-11-25").envelopes["error"] == "JSONRPCErrorResponse"
 
