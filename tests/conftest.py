@@ -8,20 +8,67 @@ Tests never touch the checkout's own outputs: ``isolated`` points every location
 real ``schemas/revisions.toml``, so every sha256 is checked) and points ``MCP_COMPARE_CACHE``
 at it, so any test can call ``compare.pin.pinned_path()``. ``isolated`` gives each test its
 own copy of that verified cache, so a test that tampers with it harms nobody else.
+
+``golden`` gives a test the golden file of its measurements (``tests/_golden.py``);
+``--update-golden`` (what ``make golden`` passes) writes observed values instead of comparing,
+and ``--golden-dir`` points at another folder (to try an update without touching the real one).
+Revision lists come from ``tests/_revisions.py``, never spelled out.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from _golden import GoldenFile, GoldenStore
 
 from compare._paths import PROJECT_ROOT
 
 SHARED_SPEC = PROJECT_ROOT.parent / "shared" / "mcp-spec"
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+_GOLDEN = pytest.StashKey[GoldenStore]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("golden", "golden files of measured client behaviour")
+    group.addoption(
+        "--update-golden",
+        action="store_true",
+        help="write what the clients did into the golden files instead of comparing (make golden)",
+    )
+    group.addoption(
+        "--golden-dir",
+        type=Path,
+        default=GOLDEN_DIR,
+        help=f"folder of the golden files (default {GOLDEN_DIR})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    folder = Path(config.getoption("--golden-dir")).resolve()
+    config.stash[_GOLDEN] = GoldenStore(folder, bool(config.getoption("--update-golden")))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    store = session.config.stash.get(_GOLDEN, None)
+    if store is None or not store.update:
+        return
+    lines = store.flush() or ["golden: nothing measured, no file written"]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for line in lines:
+        if reporter is not None:
+            reporter.write_line(line)
+        else:
+            print(line)
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Callable[[str], GoldenFile]:
+    """``golden(name)``: the golden file ``<golden dir>/<name>.json`` of this session."""
+    return request.config.stash[_GOLDEN].file
 
 
 @pytest.fixture(scope="session")
