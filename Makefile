@@ -2,6 +2,7 @@
 #   make compare   the whole pipeline: pin → models → diff → run → rows/cite → render → site
 #   make test      lint, type-check and the whole test suite (real clients, real git, real mkdocs, real Chromium)
 #   make serve     serve the built site on http://127.0.0.1:8000
+#   make golden    rewrite tests/golden/ from what the pinned clients do now (after an upgrade)
 # The spec source is MCP_COMPARE_SPEC (git URL, local clone or plain folder); unset, the
 # upstream repository is tried and ../shared/mcp-spec is used when it cannot be reached.
 
@@ -11,7 +12,7 @@ BIN    := $(VENV)/bin
 MC     := $(BIN)/mcp-compare
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all venv tools sysdeps chromium compare test lint typecheck datacheck pytest serve lock clean bench
+.PHONY: all venv tools sysdeps chromium compare test lint typecheck datacheck pytest golden serve lock clean bench
 
 all: compare
 
@@ -72,6 +73,13 @@ pytest: venv tools sysdeps
 	$(BIN)/pytest
 
 test: lint typecheck datacheck pytest
+
+# The tests that compare real clients with tests/golden/*.json, run so that they write what
+# they observe instead (atomic, sorted: no change in behaviour, no diff). Review with
+# `git diff tests/golden/` before committing.
+golden: venv tools
+	$(BIN)/pytest --update-golden tests/exchange/clients/test_clients.py \
+	  tests/exchange/hosts/test_sdk_runs.py tests/exchange/hosts/test_hosts.py
 
 serve: venv
 	$(MC) site --serve
