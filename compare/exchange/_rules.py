@@ -183,6 +183,20 @@ def _gated(gate: Gate, fn: RuleFn) -> RuleFn:
 EARLY = ("no-initialize", "exited-before-initialize", "version-refused")
 
 
+def measured_start_failure(ctx: Context) -> Outcome | None:
+    """The client exited with an error before it wrote a byte, in a variant whose target says
+    that is what it measures (``start_failure_findings``); None otherwise."""
+    p = ctx.process or {}
+    failed = p.get("ended_by") == "self" and p.get("exit_code") not in (0, None)
+    if failed and not ctx.tx.incoming() and ctx.plan.get("start_failure_is_finding"):
+        return Outcome(
+            "exited-before-initialize",
+            f"the client exited with {p.get('exit_code')} before it sent a single line;"
+            " its stderr (on the cell page) says why",
+        )
+    return None
+
+
 def stopped_early(ctx: Context) -> Outcome | None:
     """Why the scenario never got past the handshake, if it did not.
 
@@ -191,7 +205,8 @@ def stopped_early(ctx: Context) -> Outcome | None:
     show), the client exited with an error before it wrote a byte — a finding about the
     client, with its stderr as the evidence. ``no-initialize``: otherwise, it sent neither
     initialize nor a 2026-07-28 request (it crashed at start, hung, or left), so nothing the
-    scenario tests happened and the cell is an error to look into, never a finding. ``version-refused``: it asked
+    scenario tests happened and the cell is an error to look into, never a finding.
+    ``version-refused``: it asked
     for one version, the peer answered another and the client left without initialized —
     the lifecycle page says a client SHOULD disconnect from a version it does not support,
     so this is allowed behaviour, measured per revision by version-window.
@@ -199,13 +214,9 @@ def stopped_early(ctx: Context) -> Outcome | None:
     init = ctx.initialize
     if init is None and not ctx.modern_requests():
         p = ctx.process or {}
-        failed = p.get("ended_by") == "self" and p.get("exit_code") not in (0, None)
-        if failed and not ctx.tx.incoming() and ctx.plan.get("start_failure_is_finding"):
-            return Outcome(
-                "exited-before-initialize",
-                f"the client exited with {p.get('exit_code')} before it sent a single line;"
-                " its stderr (on the cell page) says why",
-            )
+        measured = measured_start_failure(ctx)
+        if measured is not None:
+            return measured
         how = ""
         if p.get("ended_by") == "self":
             how = f" (it exited with {p.get('exit_code')})"
@@ -251,7 +262,11 @@ def best_root(roots: list[dict[str, Any]], folder: str) -> tuple[str, str, dict[
 
 
 # -- handshake --------------------------------------------------------------------------------
-@rule("initialize-valid", ("valid", "invalid", "absent"))
+@rule(
+    "initialize-valid",
+    ("valid", "invalid", "absent", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
 def _initialize_valid(ctx: Context) -> Outcome:
     init = ctx.initialize
     if init is None or init.raw is None:
@@ -262,7 +277,11 @@ def _initialize_valid(ctx: Context) -> Outcome:
     return Outcome("invalid", "; ".join(errors[:5]), _ev(init))
 
 
-@rule("protocol-version", ("known", "unknown", "absent"))
+@rule(
+    "protocol-version",
+    ("known", "unknown", "absent", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
 def _protocol_version(ctx: Context) -> Outcome:
     init = ctx.initialize
     version = ctx.init_params.get("protocolVersion")
@@ -272,7 +291,7 @@ def _protocol_version(ctx: Context) -> Outcome:
     return Outcome("known" if known else "unknown", f"asked for {version}", _ev(init))
 
 
-@rule("client-info", ("present", "absent"))
+@rule("client-info", ("present", "absent", "exited-before-initialize"), gate=measured_start_failure)
 def _client_info(ctx: Context) -> Outcome:
     info = ctx.init_params.get("clientInfo")
     if isinstance(info, dict) and isinstance(info.get("name"), str) and "version" in info:
@@ -280,7 +299,11 @@ def _client_info(ctx: Context) -> Outcome:
     return Outcome("absent", f"clientInfo = {info!r}", _ev(ctx.initialize))
 
 
-@rule("roots-capability", ("roots-list-changed", "roots", "absent"))
+@rule(
+    "roots-capability",
+    ("roots-list-changed", "roots", "absent", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
 def _roots_capability(ctx: Context) -> Outcome:
     roots = ctx.roots_capability
     if roots is None:
@@ -289,7 +312,11 @@ def _roots_capability(ctx: Context) -> Outcome:
     return Outcome(name, f"roots = {roots}", _ev(ctx.initialize))
 
 
-@rule("initialized-sent", ("sent", "absent", "version-refused"))
+@rule(
+    "initialized-sent",
+    ("sent", "absent", "version-refused", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
 def _initialized_sent(ctx: Context) -> Outcome:
     line = next((x for x in ctx.tx.incoming() if x.method == "notifications/initialized"), None)
     if line is None:
@@ -300,7 +327,11 @@ def _initialized_sent(ctx: Context) -> Outcome:
     return Outcome("sent", f"at t={line.t:.3f} s", _ev(line))
 
 
-@rule("discover-first", ("discover", "initialize-only"))
+@rule(
+    "discover-first",
+    ("discover", "initialize-only", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
 def _discover_first(ctx: Context) -> Outcome:
     disc = next((x for x in ctx.tx.incoming() if x.method == "server/discover"), None)
     init = ctx.initialize

@@ -241,6 +241,18 @@ def test_a_start_failure_is_an_error_unless_the_variant_measures_it(
     assert measured["checks"]["answered"]["outcome"] == "exited-before-initialize"
     assert measured["verdict"] == "informational"
     assert "exited with 1" in measured["checks"]["answered"]["observed"]
+    handshake = _judge(
+        Tape(),
+        tmp_path,
+        scenarios["handshake"],
+        "2025-11-25",
+        CRASH,
+        start_failure_is_finding=True,
+    )
+    assert handshake["verdict"] == "informational", handshake["reason"]
+    assert (
+        _judge(Tape(), tmp_path, scenarios["handshake"], "2025-11-25", CRASH)["verdict"] == "fail"
+    )
 
 
 def test_no_sdk_host_glues_file_scheme_to_a_raw_path() -> None:
