@@ -31,9 +31,9 @@ def register(app: typer.Typer) -> None:
 
         report = generate_models(check=check)
         for path in report.written:
-            _out.print(f"wrote     {_show(path)}")
+            _out.print(f"wrote     {_show(path)}", markup=False)
         for path in report.unchanged:
-            _out.print(f"unchanged {_show(path)}")
+            _out.print(f"unchanged {_show(path)}", markup=False)
         if check and not report.ok:
             problems = (
                 [f"differs from a fresh generation: {_show(p)}" for p in report.drifted]

@@ -59,7 +59,8 @@ def register(app: typer.Typer) -> None:
             built = site.build_site()
             console.print(
                 f"built {built.pages} HTML pages in {built.seconds:.1f} s; open "
-                f"{built.folder / 'index.html'} (search needs a server: `make serve`)"
+                f"{built.folder / 'index.html'} (search needs a server: `make serve`)",
+                markup=False,
             )
             return
         site.serve_site(port=port)

@@ -33,10 +33,11 @@ def _print_report(report: InstallReport, as_json: bool) -> None:
         return
     console = make_console()
     for step in report.steps:
-        console.print(step, highlight=False)
+        console.print(step, highlight=False, markup=False)
     console.print(
         f"{report.tools}: {report.size_bytes / 2**20:.1f} MiB, {report.seconds:.1f} s",
         highlight=False,
+        markup=False,
     )
 
 
