@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from _revisions import first_after_initialize, latest_initialize_era, revisions
+
 from compare.rows import Known
 
 GOOD_CITE = (
@@ -41,7 +43,10 @@ AREA: dict[str, Any] = {
     "rows": [ROW],
 }
 
-REVS = ["2024-11-05", "2025-11-25", "2026-07-28"]
+# The crafted diff spans three pinned revisions: the first, the last with ``initialize`` and the
+# first without it (where roots/list changes shape and the notification goes away).
+REVS = [revisions()[0], latest_initialize_era(), first_after_initialize()]
+OLDEST, LAST_INIT, FIRST_AFTER = REVS
 
 
 def diff() -> dict[str, Any]:
@@ -59,28 +64,28 @@ def diff() -> dict[str, Any]:
             "RootsListChangedNotification": {
                 "kind": "definition",
                 "revisions": {
-                    "2024-11-05": {"present": True},
-                    "2025-11-25": {"present": True},
-                    "2026-07-28": {"present": False},
+                    OLDEST: {"present": True},
+                    LAST_INIT: {"present": True},
+                    FIRST_AFTER: {"present": False},
                 },
             },
         },
         "changes": [
             {
                 "item": "ListRootsRequest",
-                "revision": "2026-07-28",
+                "revision": FIRST_AFTER,
                 "change": "changed",
                 "detail": "id and jsonrpc no longer required",
             },
             {
                 "item": "RootsListChangedNotification",
-                "revision": "2026-07-28",
+                "revision": FIRST_AFTER,
                 "change": "removed",
                 "detail": "gone",
             },
         ],
         "deprecation": {
-            "2026-07-28": {
+            FIRST_AFTER: {
                 "deprecated": True,
                 "source": "docs/x.mdx",
                 "line": 8,

@@ -11,7 +11,7 @@ from typing import Any
 from compare._paths import PROJECT_ROOT
 from compare.rows import compute
 
-from ._area import REVS, area, diff, known, row, write
+from ._area import FIRST_AFTER, LAST_INIT, OLDEST, REVS, area, diff, known, row, write
 
 
 def cell(
@@ -163,8 +163,8 @@ def test_where_per_revision_comes_from_the_diff(isolated: Path, tmp_path: Path) 
     where = doc["areas"][0]["rows"][0]["where"]
     assert where["computed"]
     states = {rev: c["state"] for rev, c in where["revisions"].items()}
-    assert states == {"2024-11-05": "present", "2025-11-25": "present", "2026-07-28": "removed"}
-    assert where["revisions"]["2026-07-28"]["deprecated"] is True
+    assert states == {OLDEST: "present", LAST_INIT: "present", FIRST_AFTER: "removed"}
+    assert where["revisions"][FIRST_AFTER]["deprecated"] is True
 
 
 def test_cited_columns_are_marked_cited_not_run(isolated: Path, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from compare.rows import Issue, lint_all, load_yaml
 from compare.rows._context import load_target_names
 from compare.rows._load import AREAS_DIR
 
-from ._area import area, known, row, write
+from ._area import REVS, area, known, row, write
 from .test_compute import cell, run, status_of
 
 QUERY = {"scenario": "roots-list", "check": "answered"}
@@ -53,7 +53,7 @@ def test_a_note_on_a_column_that_was_not_run_is_flagged(isolated: Path, tmp_path
 
 def test_a_note_written_for_another_state_is_flagged(isolated: Path, tmp_path: Path) -> None:
     results = isolated / "results"
-    for rev in ("2024-11-05", "2025-11-25"):
+    for rev in REVS[:2]:
         cell(results, "codex", "0.171.0", rev, [("answered", "pass")])
     doc = run(tmp_path, results, _noted(state="partial"))
     column = status_of(doc, "codex")

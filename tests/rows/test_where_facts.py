@@ -11,12 +11,12 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from _revisions import first_after_initialize, initialize_era
+
 from compare.rows import Known, area_files, compute, gather, lint_all
 
-from ._area import area, known, row, write
+from ._area import FIRST_AFTER, LAST_INIT, OLDEST, REVS, area, known, row, write
 from .test_real_area import _real_diff
-
-REVS = ["2024-11-05", "2025-11-25", "2026-07-28"]
 
 
 def _present(role: str | None = None, since: int = 0) -> dict[str, Any]:
@@ -27,8 +27,9 @@ def _present(role: str | None = None, since: int = 0) -> dict[str, Any]:
 
 
 def _known() -> Known:
-    """A diff where ListRootsRequest changes shape in 2025-11-25, and 2026-07-28 adds the
-    union that embeds it and a _meta object without a roots key."""
+    """A diff where ListRootsRequest changes shape in the last ``initialize`` revision, and the
+    first one without ``initialize`` adds the union that embeds it and a _meta object without a
+    roots key."""
     k = known()
     diff = copy.deepcopy(k.diff or {})
     diff["items"] |= {
@@ -39,9 +40,9 @@ def _known() -> Known:
         "RequestMetaObject.io.modelcontextprotocol/logLevel": _present(since=2),
     }
     diff["changes"] = [
-        {"item": "ListRootsRequest.id", "revision": "2025-11-25", "change": "added"},
-        {"item": "InputRequest", "revision": "2026-07-28", "change": "added"},
-        {"item": "RequestMetaObject", "revision": "2026-07-28", "change": "added"},
+        {"item": "ListRootsRequest.id", "revision": LAST_INIT, "change": "added"},
+        {"item": "InputRequest", "revision": FIRST_AFTER, "change": "added"},
+        {"item": "RequestMetaObject", "revision": FIRST_AFTER, "change": "added"},
     ]
     k.diff = diff
     return k
@@ -61,7 +62,7 @@ def _states(tmp_path: Path, r: dict[str, Any]) -> dict[str, str]:
     }
 
 
-EMBED = "2026-07-28 deprecates roots and embeds roots/list in InputRequiredResult"
+EMBED = f"{FIRST_AFTER} deprecates roots and embeds roots/list in InputRequiredResult"
 
 
 def test_a_row_about_a_2026_embedding_that_reads_present_in_2024_is_flagged(
@@ -71,7 +72,7 @@ def test_a_row_about_a_2026_embedding_that_reads_present_in_2024_is_flagged(
         difference=EMBED, where={"items": ["InputRequest", "ListRootsRequest"], "deprecation": True}
     )
     messages = _messages(tmp_path, loose)
-    assert any("shows changed in 2025-11-25, before the 2026-07-28" in m for m in messages)
+    assert any(f"shows changed in {LAST_INIT}, before the {FIRST_AFTER}" in m for m in messages)
     exact = row(
         difference=EMBED,
         where={
@@ -82,9 +83,9 @@ def test_a_row_about_a_2026_embedding_that_reads_present_in_2024_is_flagged(
     )
     assert _messages(tmp_path, exact) == []
     assert _states(tmp_path, exact) == {
-        "2024-11-05": "absent",
-        "2025-11-25": "absent",
-        "2026-07-28": "added+deprecated",
+        OLDEST: "absent",
+        LAST_INIT: "absent",
+        FIRST_AFTER: "added+deprecated",
     }
 
 
@@ -94,7 +95,7 @@ def test_a_key_no_schema_defines_must_read_absent_everywhere(
     text = "An SEP lists a per-request roots _meta key that no schema defines"
     loose = row(difference=text, where={"items": ["RequestMetaObject"]})
     assert any(
-        "no schema defines it, but the where-column shows added in 2026-07-28" in m
+        f"no schema defines it, but the where-column shows added in {FIRST_AFTER}" in m
         for m in _messages(tmp_path, loose)
     )
     fact = {"item": "RequestMetaObject", "property": "io.modelcontextprotocol/roots"}
@@ -104,9 +105,7 @@ def test_a_key_no_schema_defines_must_read_absent_everywhere(
     # the same selector on a key that exists reads added where it appears
     there = {"item": "RequestMetaObject", "property": "io.modelcontextprotocol/logLevel"}
     assert (
-        _states(tmp_path, row(where={"items": ["ListRootsRequest"], "facts": [there]}))[
-            "2026-07-28"
-        ]
+        _states(tmp_path, row(where={"items": ["ListRootsRequest"], "facts": [there]}))[FIRST_AFTER]
         == "added"
     )
 
@@ -114,9 +113,9 @@ def test_a_key_no_schema_defines_must_read_absent_everywhere(
 def test_a_claimed_removal_or_deprecation_the_column_does_not_show_is_flagged(
     isolated: Path, tmp_path: Path
 ) -> None:
-    removed = row(difference="2026-07-28 removes it", where={"items": ["ListRootsRequest"]})
+    removed = row(difference=f"{FIRST_AFTER} removes it", where={"items": ["ListRootsRequest"]})
     assert any(
-        "says removed in 2026-07-28, but the where-column shows" in m
+        f"says removed in {FIRST_AFTER}, but the where-column shows" in m
         for m in _messages(tmp_path, removed)
     )
     labelled = row(labels=["deprecated"], where={"items": ["ListRootsRequest"]})
@@ -128,7 +127,7 @@ def test_a_presence_fact_ignores_changes_below_the_item(isolated: Path, tmp_path
     states = _states(tmp_path, row(where={"items": ["ListRootsRequest"], "facts": [fact]}))
     assert set(states.values()) == {"present"}
     plain = _states(tmp_path, row(where={"items": ["ListRootsRequest"]}))
-    assert plain["2025-11-25"] == "changed"
+    assert plain[LAST_INIT] == "changed"
 
 
 def test_a_fact_on_an_item_the_diff_lacks_is_reported(isolated: Path, tmp_path: Path) -> None:
@@ -147,6 +146,7 @@ def test_real_root_03_and_root_05_show_their_own_difference(isolated: Path) -> N
     doc = compute(area_files(), gather(), isolated / "results")
     rows = {r["id"]: r["where"]["revisions"] for r in doc["areas"][0]["rows"]}
     embed = rows["ROOT-03"]
-    assert [embed[r]["state"] for r in ("2024-11-05", "2025-11-25")] == ["absent", "absent"]
-    assert embed["2026-07-28"]["state"] == "added" and embed["2026-07-28"]["deprecated"]
+    assert {embed[r]["state"] for r in initialize_era()} == {"absent"}
+    added = embed[first_after_initialize()]
+    assert added["state"] == "added" and added["deprecated"]
     assert {c["state"] for c in rows["ROOT-05"].values()} == {"absent"}
