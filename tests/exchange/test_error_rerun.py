@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import revisions
 
 from compare._paths import PROJECT_ROOT
 from compare.exchange import Cell, load_scenarios
@@ -19,7 +20,7 @@ from compare.exchange._run import errors, run
 
 from .fakes import FAKE_CLIENT, fake_target
 
-KNOWN = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft"]
+KNOWN = revisions()
 COMMIT = "test"
 
 

@@ -73,7 +73,10 @@ checks:
       exited-before-initialize: {verdict: informational, means: exited}
       version-refused: {verdict: informational, means: refused}
     refs:
-      - {cite: "docs/specification/2024-11-05/basic/index.mdx:5", quote: "All messages between MCP clients and servers **MUST** follow the", from: "2024-11-05", until: "2025-11-25"}
+      - cite: "docs/specification/2024-11-05/basic/index.mdx:5"
+        quote: "All messages between MCP clients and servers **MUST** follow the"
+        from: "2024-11-05"
+        until: "2025-11-25"
 """
 
 

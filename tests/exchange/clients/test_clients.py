@@ -291,12 +291,16 @@ def test_a_client_that_stops_its_server_is_ended_at_once(
     client_run: ClientRun, target: str
 ) -> None:
     """Gemini's prompt mode SIGTERMs the server it refuses and keeps running: the peer notes the
-    signal, so the harness ends the client at once instead of at the time bound."""
+    signal, so the harness ends the client at once instead of at the time bound. (A client
+    that SIGTERMs its server and then exits by itself, like the Gemini health check, simply
+    ends; either way no such cell runs to its bound.)"""
     for v in client_run.verdicts(target):
         if v["verdict"] == "not-run":
             continue
         if "SIGTERM" in peer_end(v):
-            assert v["process"]["ended_by"] == "harness", f"{v['scenario']}/{v['revision']}"
+            where = f"{v['scenario']}/{v['revision']}"
+            assert v["process"]["ended_by"] in ("harness", "self"), where
+            assert v["verdict"] != "error", where
 
 
 @pytest.mark.parametrize("target", TARGETS)

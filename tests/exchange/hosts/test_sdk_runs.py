@@ -95,4 +95,13 @@ def test_clients_end_as_their_entry_says(target: str, verdicts: dict[Key, dict[s
     assert ran
     assert {v["process"]["ended_by"] for v in ran} == {entry.ends}
     if entry.ends == "self":
-        assert {v["process"]["exit_code"] for v in ran} == {0}
+        # A variant that measures a start failure (fastmcp refusing its documented roots form)
+        # exits non-zero on purpose, before a byte, and is judged as that finding.
+        measured = set(entry.raw.get("start_failure_findings") or [])
+        plain = [v for v in ran if v["variant"] not in measured]
+        assert {v["process"]["exit_code"] for v in plain} == {0}
+        for v in ran:
+            if v["variant"] in measured:
+                assert v["process"]["exit_code"] != 0, v.get("cell", v)
+                outcomes = {c["outcome"] for c in v["checks"]}
+                assert "exited-before-initialize" in outcomes
