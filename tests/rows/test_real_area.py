@@ -40,3 +40,30 @@ def test_required_rows_are_present_with_computed_where(isolated: Path) -> None:
             assert column["state"] in {"not-run", "cited"}, column
             assert column["reason"].startswith("not run, because")
     json.dumps(doc)  # the document is plain JSON
+
+
+def test_the_mcpx_column_is_dezren39s_mcpx() -> None:
+    """Issue 9: the column cited lydakis/mcpx, an unrelated program with the same name. The
+    comparison is about dezren39's Go daemon, kept in dezren39/nix under pkgs/mcpx."""
+    from compare._yaml import load_yaml
+
+    (path,) = [p for p in area_files() if p.name == "roots.yaml"]
+    area = load_yaml(path)
+    assert isinstance(area, dict)
+    (mcpx,) = [i for i in area["implementations"] if i["id"] == "mcpx"]
+    assert mcpx["repository"] == "dezren39/nix"
+    cited = [
+        source if isinstance(source, str) else source["cite"]
+        for row in area["rows"]
+        for entry in ((row.get("status") or {}).get("cited") or {})
+        .get("mcpx", {})
+        .get("sources", [])
+        for source in [entry]
+    ]
+    assert len(cited) >= 8
+    for ref in cited:
+        assert ref.startswith("gh:dezren39/nix@"), ref
+        commit = ref.split("@", 1)[1].split("/", 1)[0]
+        assert len(commit) == 40 and all(c in "0123456789abcdef" for c in commit), ref
+        assert "/pkgs/mcpx/" in ref, ref
+    assert "lydakis/mcpx@" not in path.read_text(encoding="utf-8")
