@@ -6,17 +6,20 @@ Other stages use only :func:`load_pins`, :func:`pinned_path`, :func:`pinned_text
 
 from compare.pin._access import pinned_path, pinned_text, upstream_link
 from compare.pin._add import AddReport, add_files, add_revision
+from compare.pin._bump import BumpReport, bump
 from compare.pin._fetch import PinReport, fetch, spec_cache, verify
 from compare.pin._pins import PinnedFile, Pins, Revision, load_pins, pins_file
 
 __all__ = [
     "AddReport",
+    "BumpReport",
     "PinReport",
     "PinnedFile",
     "Pins",
     "Revision",
     "add_files",
     "add_revision",
+    "bump",
     "fetch",
     "load_pins",
     "pinned_path",

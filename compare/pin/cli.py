@@ -1,13 +1,14 @@
-"""``mcp-compare pin``, ``pin verify``, ``pin add REV``, ``pin add-file PATH…``."""
+"""``mcp-compare pin``, ``pin verify``, ``pin add REV``, ``pin add-file PATH…``, ``pin bump``."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import typer
 
 from compare._console import labelled, make_console
-from compare.pin import _add, _fetch
+from compare.pin import _add, _bump, _fetch
 from compare.pin._pins import load_pins
 
 # No markup: every line carries paths or a source description the user typed.
@@ -53,6 +54,30 @@ def _print_add(report: _add.AddReport) -> None:
         _out.print(f"  re-pinned {pinned.path}  sha256 {old[:12]}… → {pinned.sha256}")
     for path in report.unchanged:
         _out.print(f"  unchanged {path}")
+
+
+def _print_bump(report: _bump.BumpReport) -> None:
+    _out.print(f"source: {report.source}")
+    _out.print(f"commit {report.old_commit[:12]} → {report.new_commit[:12]} ({report.chosen_by})")
+    for path, before, after in report.changed:
+        _out.print(f"  changed {path}  sha256 {before[:12]}… → {after[:12]}…")
+    for path in report.dropped:
+        _out.print(f"  dropped {path}  (gone at the new commit; no longer pinned)")
+    _out.print(
+        labelled(
+            "ok",
+            "green",
+            f"{len(report.changed) + len(report.unchanged)} pinned files re-hashed at "
+            f"{report.new_commit[:12]} ({len(report.changed)} changed, "
+            f"{len(report.unchanged)} unchanged, {len(report.dropped)} dropped); "
+            f"{report.pins} rewritten, verified copies in {report.cache}",
+        )
+    )
+    if report.add_commands:
+        _out.print("new revision folders at this commit, not pinned yet; to compare them:")
+        for command in report.add_commands:
+            _out.print(f"  {command}")
+    _out.print("next: mcp-compare models, then make compare, and review the diffs")
 
 
 def register(app: typer.Typer) -> None:
@@ -104,5 +129,31 @@ def register(app: typer.Typer) -> None:
         """Pin extra files (e.g. SEPs) by path."""
         spec = spec_source or ctx.obj
         _print_add(_add.add_files(load_pins(), paths, spec, _announce))
+
+    @pin_app.command("bump")
+    def bump(
+        ctx: typer.Context,
+        commit: str | None = typer.Argument(
+            None,
+            help="Commit, branch or tag to pin (default: the source's newest commit, HEAD of "
+            "its default branch).",
+        ),
+        spec_source: str | None = typer.Option(None, "--spec-source", help=SPEC_HELP),
+        drop_missing: bool = typer.Option(
+            False, "--drop-missing", help="Unpin files gone at the new commit instead of failing."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    ) -> None:
+        """Move the pins to a newer commit: re-hash every pinned file there (git sources only).
+
+        Nothing changes on any error; new revision folders are listed with the `pin add`
+        command that pins them.
+        """
+        spec = spec_source or ctx.obj
+        report = _bump.bump(load_pins(), commit, spec, _announce, drop_missing, spec)
+        if as_json:
+            typer.echo(json.dumps(report.as_json(), indent=2, sort_keys=True, ensure_ascii=False))
+        else:
+            _print_bump(report)
 
     app.add_typer(pin_app, name="pin")
