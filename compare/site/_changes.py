@@ -1,4 +1,7 @@
-"""What changed since the last run: verdicts that moved, citations whose status moved.
+"""What changed since the last run: the spec pins, verdicts that moved, citations that moved.
+
+A new upstream revision (``pin bump`` + ``pin add``) shows here as a revision added, beside the
+spec commit it came with, so a reader learns of it on the page that answers "what is new?".
 
 The previous run is the last exported ``build/matrix.json`` when it differs from the matrix of
 this render (a new run that has not been exported yet), else ``build/previous/matrix.json``
@@ -27,6 +30,9 @@ class Changes:
     citations: list[dict[str, Any]] = field(default_factory=list)  # ref, before, after
     unreadable: str | None = None
     across_versions: list[dict[str, Any]] = field(default_factory=list)
+    spec: dict[str, Any] | None = None  # {"before": commit, "after": commit} when it moved
+    revisions_added: list[str] = field(default_factory=list)  # in this run's release order
+    revisions_removed: list[str] = field(default_factory=list)
 
 
 def _load(path: Path) -> dict[str, Any] | None:
@@ -68,6 +74,7 @@ def compare_runs(current: dict[str, Any]) -> Changes:
     if before_matrix is None:
         changes.unreadable = f"build/{changes.baseline} is not readable JSON; nothing compared"
         return changes
+    _compare_spec(before_matrix, current, changes)
     before, after = _current_cells(before_matrix), _current_cells(current)
     for key in sorted(before.keys() & after.keys()):
         old, new = before[key], after[key]
@@ -83,6 +90,27 @@ def compare_runs(current: dict[str, Any]) -> Changes:
         if was is not None and was.get("status") != cite["status"]:
             changes.citations.append({"ref": cite["ref"], "before": was, "after": cite})
     return changes
+
+
+def _revision_ids(matrix: dict[str, Any]) -> list[str]:
+    return [
+        str(r["id"]) for r in matrix.get("revisions") or [] if isinstance(r, dict) and r.get("id")
+    ]
+
+
+def _commit(matrix: dict[str, Any]) -> str | None:
+    spec = matrix.get("spec")
+    commit = spec.get("commit") if isinstance(spec, dict) else None
+    return commit if isinstance(commit, str) else None
+
+
+def _compare_spec(before: dict[str, Any], after: dict[str, Any], changes: Changes) -> None:
+    """The spec commit and the revisions compared, before and after (a bump, a ``pin add``)."""
+    old, new = _revision_ids(before), _revision_ids(after)
+    changes.revisions_added = [r for r in new if r not in old]
+    changes.revisions_removed = [r for r in old if r not in new]
+    if _commit(before) != _commit(after):
+        changes.spec = {"before": _commit(before), "after": _commit(after)}
 
 
 def _across_versions(current: dict[str, Any]) -> list[dict[str, Any]]:
