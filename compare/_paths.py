@@ -46,3 +46,12 @@ def build_dir() -> Path:
 def site_dir() -> Path:
     """The mkdocs project: ``mkdocs.yml``, ``templates/``, generated ``docs/``, built ``build/``."""
     return _env_path("MCP_COMPARE_SITE", PROJECT_ROOT / "site")
+
+
+def areas_dir() -> Path:
+    """The area files (``<area>.yaml``): what each area is called, its pages and schema items.
+
+    Read by pin (which pages to pin), diff (which items to select), rows and site, so a test can
+    point the whole pipeline at a folder of its own areas.
+    """
+    return _env_path("MCP_COMPARE_AREAS", PROJECT_ROOT / "compare" / "rows" / "areas")

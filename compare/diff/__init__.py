@@ -1,7 +1,7 @@
-"""Pipeline stage `diff`: where each roots-related schema item exists, per revision.
+"""Pipeline stage `diff`: where each area's schema items exist, per revision.
 
-:func:`build_diff` derives everything from the pinned schemas and roots pages;
-:func:`write_diff` stores it as ``build/diff.json`` (format in CONTRACTS.md §3).
+:func:`build_diff` derives everything from the area files, the pinned schemas and the areas'
+pages; :func:`write_diff` stores it as ``build/diff.json`` (format in CONTRACTS.md §3).
 """
 
 from compare.diff._build import FORMAT, build_diff

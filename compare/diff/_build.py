@@ -1,7 +1,9 @@
-"""Assemble ``build/diff.json``: per revision, where each roots item exists and what changed.
+"""Assemble ``build/diff.json``: per area and revision, where each item exists and what changed.
 
-Everything is read from the pinned files: the schemas give the items and their records, the
-roots pages give the deprecation marker. Nothing about any revision is typed here.
+Everything is read from the pinned files and the area files: an area's ``schema`` key says
+how its items are found in the schemas, its first ``spec_pages`` entry where its deprecation
+notice is. Nothing about any revision or area is typed here. The first area (in file-name
+order) is also written at the top level, the shape readers had before there were several.
 """
 
 from __future__ import annotations
@@ -11,16 +13,19 @@ import json
 import re
 from typing import Any
 
+from compare._areas import AreaSpec, load_area_specs
 from compare._errors import CompareError
 from compare.diff._items import COMPARED, Record, describe, fields
 from compare.diff._lines import key_lines
 from compare.diff._select import select
 from compare.models import definitions
-from compare.pin import load_pins, pinned_text
+from compare.pin import Pins, load_pins, pinned_text
 from compare.pin._pins import Revision
 
 FORMAT = 1
-_DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
+#: A deprecation *notice* (``**Deprecated**: The Roots feature is deprecated as of …``), not a
+#: passing mention: 2025-11-25's sampling page calls one parameter value "soft-deprecated".
+_DEPRECATED = re.compile(r"\*\*deprecated\*\*|\bis deprecated\b", re.IGNORECASE)
 _REVISION_NAME = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -37,12 +42,12 @@ def _schema(rev: Revision) -> tuple[str, dict[str, Any], dict[tuple[str, ...], i
 
 
 def _revision_items(
-    rev: Revision, area: set[str], partial: dict[str, str]
+    rev: Revision, spec: AreaSpec, area: set[str], partial: dict[str, str]
 ) -> tuple[dict[str, Record], dict[str, str]]:
     """Records of every area item that exists in ``rev`` (absent ones are simply missing)."""
     _, schema, lines = _schema(rev)
     key, defs = definitions(schema)
-    roles = select(schema).roles
+    roles = select(schema, spec.feature, spec.extra_items).roles
     out: dict[str, Record] = {}
     kinds: dict[str, str] = {}
     for name in sorted(area | set(partial)):
@@ -85,39 +90,38 @@ def _changes(item: str, revisions: list[str], per_rev: dict[str, Record]) -> lis
     return out
 
 
-def _deprecation(rev: Revision) -> dict[str, Any]:
-    """The first line of the roots page that calls the feature deprecated, quoted."""
-    text = pinned_text(rev.roots_page)
-    lines = text.splitlines()
+def _deprecation(pins: Pins, rev: Revision, spec: AreaSpec) -> dict[str, Any]:
+    """The first line of the area's first page that says it is deprecated, quoted.
+
+    A page that is not pinned at ``rev`` (the revision has no such page, or it was never
+    pinned) gives no notice: ``source`` is then null.
+    """
+    page = spec.page_path(rev.name, spec.spec_pages[0]) if spec.spec_pages else None
+    if page is None or pins.file(page) is None:
+        return {"deprecated": False, "source": None, "line": None, "quote": None, "since": None}
+    lines = pinned_text(page).splitlines()
     for number, line in enumerate(lines, start=1):
         if _DEPRECATED.search(line):
             window = " ".join(lines[number - 1 : number + 1])
             since = _REVISION_NAME.search(window)
             return {
                 "deprecated": True,
-                "source": rev.roots_page,
+                "source": page,
                 "line": number,
                 "quote": line.strip(),
                 "since": since.group(0) if since else None,
             }
-    return {
-        "deprecated": False,
-        "source": rev.roots_page,
-        "line": None,
-        "quote": None,
-        "since": None,
-    }
+    return {"deprecated": False, "source": page, "line": None, "quote": None, "since": None}
 
 
-def build_diff() -> dict[str, Any]:
-    """The whole diff, as the JSON document ``build/diff.json`` holds (CONTRACTS.md §3)."""
-    pins = load_pins()
+def _area_section(pins: Pins, spec: AreaSpec) -> dict[str, Any]:
+    """One area's items, changes and deprecation notices across every pinned revision."""
     revisions = pins.revision_names
     area: set[str] = set()
     partial: dict[str, str] = {}
     for rev in pins.revisions:
         _, schema, _ = _schema(rev)
-        selection = select(schema)
+        selection = select(schema, spec.feature, spec.extra_items)
         area |= selection.full
         partial.update(selection.partial)
     for name in area:
@@ -126,7 +130,7 @@ def build_diff() -> dict[str, Any]:
     present: dict[str, dict[str, Record]] = {}
     kinds: dict[str, str] = {}
     for rev in pins.revisions:
-        records, rev_kinds = _revision_items(rev, area, partial)
+        records, rev_kinds = _revision_items(rev, spec, area, partial)
         present[rev.name] = records
         kinds.update(rev_kinds)
 
@@ -138,11 +142,30 @@ def build_diff() -> dict[str, Any]:
         changes += _changes(item, revisions, per_rev)
     changes.sort(key=lambda c: (revisions.index(c["revision"]), c["item"], c["change"]))
     return {
-        "format": FORMAT,
-        "area": "roots",
-        "spec_commit": pins.commit,
-        "revisions": revisions,
+        "area": spec.name,
+        "title": spec.title,
         "items": items,
         "changes": changes,
-        "deprecation": {rev.name: _deprecation(rev) for rev in pins.revisions},
+        "deprecation": {rev.name: _deprecation(pins, rev, spec) for rev in pins.revisions},
+    }
+
+
+def build_diff() -> dict[str, Any]:
+    """The whole diff, as the JSON document ``build/diff.json`` holds (CONTRACTS.md §3)."""
+    pins = load_pins()
+    specs = [spec for spec in load_area_specs() if spec.has_schema]
+    if not specs:
+        raise CompareError(
+            "no area file says how to find its schema items",
+            "add `schema: {feature: <name>}` to an area file in compare/rows/areas/ "
+            "(or the folder MCP_COMPARE_AREAS names)",
+        )
+    sections = {spec.name: _area_section(pins, spec) for spec in specs}
+    first = sections[specs[0].name]
+    return {
+        "format": FORMAT,
+        "spec_commit": pins.commit,
+        "revisions": pins.revision_names,
+        **{key: first[key] for key in ("area", "items", "changes", "deprecation")},
+        "areas": sections,
     }

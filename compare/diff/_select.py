@@ -1,11 +1,14 @@
-"""Which schema definitions and fields belong to the roots area — found, not listed.
+"""Which schema definitions and fields belong to an area — found, not listed.
 
-The only input is the feature's name, ``roots``. From it:
+The input is the area file's ``schema`` key: a feature name (``roots``) and, optionally,
+definitions to add by name (``extra_items``, role ``listed``: a result that has neither a
+method nor a property named after the feature, e.g. sampling's ``CreateMessageResult``).
+From the feature name:
 
-* **core** definitions carry a method whose path has a ``roots`` segment
-  (``roots/list``, ``notifications/roots/list_changed``) or *require* a property named
-  ``roots`` (the list result);
-* **partial** definitions merely *offer* an optional ``roots`` property
+* **core** definitions carry a method whose path has a segment of that name
+  (``roots/list``, ``notifications/roots/list_changed``) or *require* a property of that
+  name (the roots list result);
+* **partial** definitions merely *offer* an optional property of that name
   (``ClientCapabilities``): only that property's subtree belongs to the area;
 * **owned** definitions are referenced by the area and by nothing else (``Root``);
 * **embedders** reach a core definition through references (2026-07-28's
@@ -17,12 +20,11 @@ The only input is the feature's name, ``roots``. From it:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from compare.models import definitions, refs
-
-FEATURE = "roots"
 
 
 def _method(body: dict[str, Any]) -> str | None:
@@ -43,8 +45,9 @@ def _is_union(body: dict[str, Any]) -> bool:
 class Selection:
     """The area's definitions: ``full`` ones list every field, ``partial`` ones one subtree.
 
-    ``roles`` says why each is in: core, owned, embedder, partial or referenced (a definition
-    a field of the area points at, listed one level deep so its own changes show too).
+    ``roles`` says why each is in: core, listed, owned, embedder, partial or referenced (a
+    definition a field of the area points at, listed one level deep so its own changes show
+    too).
     """
 
     full: frozenset[str]
@@ -64,8 +67,8 @@ def _field_refs(node: Any) -> set[str]:
     return out
 
 
-def select(schema: dict[str, Any]) -> Selection:
-    """The roots area of one revision's schema."""
+def select(schema: dict[str, Any], feature: str | None, extra: Iterable[str] = ()) -> Selection:
+    """The area of one revision's schema that ``feature`` and the ``extra`` names select."""
     _, defs = definitions(schema)
     referrers: dict[str, set[str]] = {}
     for name, body in defs.items():
@@ -79,14 +82,21 @@ def select(schema: dict[str, Any]) -> Selection:
             continue
         method = _method(body)
         props = body.get("properties", {})
-        carries_method = bool(method and FEATURE in method.split("/"))
-        requires_roots = FEATURE in props and FEATURE in body.get("required", [])
-        if carries_method or requires_roots:
+        if feature is None:
+            continue
+        carries_method = bool(method and feature in method.split("/"))
+        requires_it = feature in props and feature in body.get("required", [])
+        if carries_method or requires_it:
             core.add(name)
-        elif FEATURE in props:
-            partial[name] = FEATURE
+        elif feature in props:
+            partial[name] = feature
 
     roles = {name: "core" for name in core} | {name: "partial" for name in partial}
+    for name in extra:  # listed by the area file; walked from like core ones
+        if isinstance(defs.get(name), dict) and name not in core:
+            core.add(name)
+            partial.pop(name, None)
+            roles[name] = "listed"
     full = set(core)
     changed = True
     while changed:  # owned: referenced only from within the area

@@ -26,24 +26,25 @@ def _cell(record: dict[str, Any], changes: list[str]) -> str:
     return text
 
 
-def _table(diff: dict[str, Any]) -> Table:
+def _table(diff: dict[str, Any], section: dict[str, Any]) -> Table:
     revisions: list[str] = diff["revisions"]
-    table = Table(title=f"roots schema items @ {diff['spec_commit'][:12]}", show_lines=False)
+    title = f"{section['area']} schema items @ {diff['spec_commit'][:12]}"
+    table = Table(title=title, show_lines=False)
     table.add_column("item", no_wrap=True)
     for rev in revisions:
         table.add_column(rev, no_wrap=True)
     by_cell: dict[tuple[str, str], list[str]] = {}
-    for change in diff["changes"]:
+    for change in section["changes"]:
         by_cell.setdefault((change["item"], change["revision"]), []).append(change["change"])
-    for name, item in diff["items"].items():
+    for name, item in section["items"].items():
         label = name if item["kind"] == "definition" else f"  {name}"
         cells = [_cell(item["revisions"][r], by_cell.get((name, r), [])) for r in revisions]
         table.add_row(f"[bold]{label}[/]" if item["kind"] == "definition" else label, *cells)
     marks = []
     for rev in revisions:
-        dep = diff["deprecation"][rev]
+        dep = section["deprecation"][rev]
         marks.append(f"[red]deprecated :{dep['line']}[/]" if dep["deprecated"] else "—")
-    table.add_row("[italic]roots page: deprecation[/]", *marks)
+    table.add_row(f"[italic]{section['area']} page: deprecation[/]", *marks)
     return table
 
 
@@ -55,7 +56,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
         quiet: bool = typer.Option(False, "--quiet", help="Print only where it was written."),
     ) -> None:
-        """Where each roots-related definition and field exists, per revision (build/diff.json)."""
+        """Where each area's definitions and fields exist, per revision (build/diff.json)."""
         from compare.diff import build_diff, write_diff
 
         result = build_diff()
@@ -64,7 +65,12 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
             return
         console = make_console(highlight=False)
+        sections = list(result["areas"].values())
         if not quiet:
-            console.print(_table(result))
+            for section in sections:
+                console.print(_table(result, section))
             console.print("+ added  − removed  ~ changed (required, type, ref, items, const)")
-        console.print(f"{len(result['items'])} items, {len(result['changes'])} changes → {path}")
+        counts = ", ".join(
+            f"{s['area']}: {len(s['items'])} items, {len(s['changes'])} changes" for s in sections
+        )
+        console.print(f"{counts} → {path}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.pin._fetch import fetch_files, open_source, sha256_bytes
 from compare.pin._pins import PinnedFile, Pins, Revision, release_order, write_pins
@@ -59,25 +60,35 @@ def _read(source: Source, path: str) -> PinnedFile | None:
     return None if data is None else PinnedFile(path, sha256_bytes(data))
 
 
+def area_pages() -> list[str]:
+    """Every area's spec pages (relative to a revision's docs folder), without repeats."""
+    return list(dict.fromkeys(page for area in load_area_specs() for page in area.spec_pages))
+
+
 def add_revision(pins: Pins, name: str, spec: str | None, announce: Announce) -> AddReport:
-    """Pin revision ``name``: its schema, roots page and companion pages, from the source."""
+    """Pin revision ``name``: its schema, every area's pages and the companion pages.
+
+    Only the schema must exist: a page an area lists that the revision does not have (a
+    feature newer or older than it) is simply not pinned.
+    """
     if not _REVISION.match(name):
         raise CompareError(
             f"{name!r} is not a revision name", hint="revisions are named YYYY-MM-DD or draft"
         )
+    pages = area_pages()
     source = open_source(pins, spec, announce)
     schema = f"schema/{name}/schema.json"
-    roots = f"docs/specification/{name}/client/roots.mdx"
     found: list[PinnedFile] = []
-    for path in (schema, roots):
-        pinned = _read(source, path)
-        if pinned is None:
-            raise CompareError(
-                f"revision {name}: {path} not found in {source.description}",
-                hint="check the revision name, or point --spec-source at a newer checkout",
-            )
-        found.append(pinned)
-    companions = [f"docs/specification/{name}/{page}" for page in COMPANION_PAGES]
+    pinned_schema = _read(source, schema)
+    if pinned_schema is None:
+        raise CompareError(
+            f"revision {name}: {schema} not found in {source.description}",
+            hint="check the revision name, or point --spec-source at a newer checkout",
+        )
+    found.append(pinned_schema)
+    companions = [
+        f"docs/specification/{name}/{page}" for page in dict.fromkeys((*pages, *COMPANION_PAGES))
+    ]
     companions += [f"schema/{name}/{file}" for file in SCHEMA_COMPANIONS]
     for path in companions:
         pinned = _read(source, path)
@@ -86,7 +97,7 @@ def add_revision(pins: Pins, name: str, spec: str | None, announce: Announce) ->
     report = AddReport(source=source.description)
     files = _merge(pins, found, report)
     status = "unreleased" if name == "draft" else "released"
-    report.revision = Revision(name, status, schema, roots)
+    report.revision = Revision(name, status, schema)
     revisions = [r for r in pins.revisions if r.name != name] + [report.revision]
     revisions.sort(key=lambda r: release_order(r.name))
     new_pins = replace(pins, revisions=tuple(revisions), files=tuple(files))

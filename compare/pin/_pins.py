@@ -31,12 +31,20 @@ _HEADER = (
 
 @dataclass(frozen=True)
 class Revision:
-    """One spec revision: its name, whether it was released, and its two defining files."""
+    """One spec revision: its name, whether it was released, and its schema.
+
+    An area's pages are not named here: they are ``docs/specification/<name>/<page>`` for
+    each page its area file lists, pinned (in ``[[files]]``) where the revision has them.
+    """
 
     name: str
     status: str
     schema: str
-    roots_page: str
+
+    @property
+    def docs(self) -> str:
+        """The folder of this revision's spec pages in the spec repository."""
+        return f"docs/specification/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -144,9 +152,7 @@ def parse_pins(text: str, origin: Path) -> Pins:
         if status not in STATUSES:
             raise _bad(origin, f"{where}.status", f"{status!r} is not one of {STATUSES}")
         schema = _relative_path(origin, _str(origin, table, "schema", where), f"{where}.schema")
-        roots = _str(origin, table, "roots_page", where)
-        roots = _relative_path(origin, roots, f"{where}.roots_page")
-        revisions.append(Revision(name, status, schema, roots))
+        revisions.append(Revision(name, status, schema))
     revisions.sort(key=lambda r: release_order(r.name))
 
     raw_files = data.get("files")
@@ -168,11 +174,10 @@ def parse_pins(text: str, origin: Path) -> Pins:
         files.append(PinnedFile(path, digest))
 
     for rev in revisions:
-        for key, path in (("schema", rev.schema), ("roots_page", rev.roots_page)):
-            if path not in seen:
-                raise _bad(
-                    origin, f'revisions."{rev.name}".{key}', f"{path!r} has no [[files]] entry"
-                )
+        if rev.schema not in seen:
+            raise _bad(
+                origin, f'revisions."{rev.name}".schema', f"{rev.schema!r} has no [[files]] entry"
+            )
     return Pins(repository, commit, tuple(revisions), tuple(files), origin)
 
 
@@ -197,7 +202,7 @@ def dump_pins(pins: Pins) -> str:
     data: dict[str, Any] = {
         "source": {"repository": pins.repository, "commit": pins.commit},
         "revisions": {
-            rev.name: {"status": rev.status, "schema": rev.schema, "roots_page": rev.roots_page}
+            rev.name: {"status": rev.status, "schema": rev.schema}
             for rev in sorted(pins.revisions, key=lambda r: release_order(r.name))
         },
         "files": [{"path": f.path, "sha256": f.sha256} for f in pins.files],

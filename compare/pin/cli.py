@@ -45,9 +45,7 @@ def _print_add(report: _add.AddReport) -> None:
     _out.print(f"source: {report.source}")
     if report.revision:
         rev = report.revision
-        _out.print(
-            f"revision {rev.name} ({rev.status}): schema {rev.schema}, roots {rev.roots_page}"
-        )
+        _out.print(f"revision {rev.name} ({rev.status}): schema {rev.schema}")
     for pinned in report.added:
         _out.print(f"  added   {pinned.path}  sha256 {pinned.sha256}")
     for pinned, old in report.changed:
@@ -116,7 +114,7 @@ def register(app: typer.Typer) -> None:
         revision: str = typer.Argument(..., help="Revision name: YYYY-MM-DD or draft."),
         spec_source: str | None = typer.Option(None, "--spec-source", help=SPEC_HELP),
     ) -> None:
-        """Pin a revision's schema, roots page and companion pages from the source."""
+        """Pin a revision's schema, every area's pages and companion pages from the source."""
         spec = spec_source or ctx.obj
         _print_add(_add.add_revision(load_pins(), revision, spec, _announce))
 

@@ -17,7 +17,7 @@ from compare._paths import results_dir
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._lint import lint_areas
-from compare.rows._load import Issue, query_checks, schema_issues
+from compare.rows._load import Issue, area_diff, query_checks, schema_issues
 from compare.rows._notes import note_issues
 from compare.rows._state import STATE_LABELS, error_label, graded_state
 from compare.rows._where import compute_where
@@ -265,7 +265,9 @@ def compute(
                     "effort": row["effort"],
                     "risk": row["risk"],
                     **{k: row[k] for k in _DETAILS},
-                    "where": compute_where(row, known.diff, known.missing.get("diff")),
+                    "where": compute_where(
+                        row, area_diff(known.diff, area), known.missing.get("diff")
+                    ),
                     "status_query": (row.get("status") or {}).get("query"),
                     "status": status,
                     "sources": [_source(s, verified) for s in row.get("sources") or []],

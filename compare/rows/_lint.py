@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from compare._errors import CompareError
 from compare._yaml import load_yaml
 from compare.rows._citations import placed_citations
 from compare.rows._context import Known
-from compare.rows._load import Issue, area_files, query_checks, schema_issues
+from compare.rows._load import Issue, area_diff, area_files, query_checks, schema_issues
 from compare.rows._notes import lint_note_versions
 from compare.rows._where import lint_where_text
 
@@ -191,6 +191,7 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     if issues:
         # Semantic lints read the shape the schema promises; fix the shape first.
         return issues
+    known = replace(known, diff=area_diff(known.diff, area))  # this area's diff section
     issues += _lint_ids(area, file, path)
     issues += _lint_status(area, file, known)
     issues += _lint_where(area, file, known)

@@ -16,9 +16,11 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from compare import _paths
 from compare._errors import CompareError
 
 HERE = Path(__file__).resolve().parent
+#: The checkout's areas; ``MCP_COMPARE_AREAS`` (``compare._paths.areas_dir``) moves them.
 AREAS_DIR = HERE / "areas"
 SCHEMA_PATH = HERE / "area.schema.json"
 
@@ -45,8 +47,8 @@ class Issue:
 
 
 def area_files(directory: Path | None = None) -> list[Path]:
-    """Every ``<area>.yaml`` in the areas folder, in name order."""
-    folder = directory or AREAS_DIR
+    """Every ``<area>.yaml`` in the areas folder (``MCP_COMPARE_AREAS``), in name order."""
+    folder = directory or _paths.areas_dir()
     files = sorted(folder.glob("*.yaml"))
     if not files:
         raise CompareError(f"no area files in {folder}", "add <area>.yaml (see area.schema.json)")
@@ -97,3 +99,24 @@ def query_checks(query: dict[str, Any]) -> list[str]:
     if isinstance(check, list):
         return [str(one) for one in check]
     return []
+
+
+def area_diff(diff: dict[str, Any] | None, area: object) -> dict[str, Any] | None:
+    """The part of ``build/diff.json`` an area's rows refer to, in the top-level shape.
+
+    The diff holds one section per area under ``areas`` (the first one also at the top level);
+    a row's items are looked up in its own area's section, so two areas may both have a
+    ``ClientCapabilities`` field without seeing each other's. An area the diff has no section
+    for (its file has no ``schema`` key) gets no items, and its rows say so. A diff written
+    before there were sections is used whole.
+    """
+    if diff is None:
+        return None
+    sections = diff.get("areas")
+    if not isinstance(sections, dict):
+        return diff
+    name = area.get("area") if isinstance(area, dict) else None
+    section = sections.get(name) if isinstance(name, str) else None
+    if not isinstance(section, dict):
+        return {**diff, "area": name, "items": {}, "changes": [], "deprecation": {}}
+    return {**diff, **section}

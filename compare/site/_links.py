@@ -44,11 +44,15 @@ class Links:
     def revision(self, rev: str, text: object = None) -> Md:
         return link(esc(rev) if text is None else text, f"{self.root}revisions/{slug(rev)}.md")
 
+    def area_href(self, area: str) -> str:
+        """An area's page: ``<area>.md``, named after the area file's ``area``."""
+        return f"{self.root}{slug(area)}.md"
+
     def row_anchor(self, row: Row) -> str:
         return slug(row.id)
 
     def row(self, row: Row) -> Md:
-        return link(esc(row.id), f"{self.root}roots.md#{self.row_anchor(row)}")
+        return link(esc(row.id), f"{self.area_href(row.area)}#{self.row_anchor(row)}")
 
     # states ------------------------------------------------------------------------------
     def sym(self, kind: str, state: str, label: str = "") -> Md:
@@ -102,7 +106,7 @@ class Links:
         cells = self.cells_for(st.cells)
         if cells:
             return link(shown, self.cell_href(cells[0]))
-        return link(shown, f"{self.root}roots.md#{self.row_anchor(row)}")
+        return link(shown, f"{self.area_href(row.area)}#{self.row_anchor(row)}")
 
     def source(self, path: object, line: object) -> Md:
         """A schema position found by the diff stage: a link, not a claim needing a quote."""

@@ -17,11 +17,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 
 from compare import _atomic, _paths
+from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._escape import Md, code, esc, fence, link, slug
-from compare.site._inputs import SiteData, load_site_data
+from compare.site._inputs import Area, SiteData, diff_sections, load_site_data
 from compare.site._links import Links
 from compare.site._matrix import build_matrix, dumps, implementations, matrix_schema, row_columns
 from compare.site._symbols import SYMBOLS, SymbolUse
@@ -143,6 +144,49 @@ class Renderer:
         head = f"---\ntitle: {json.dumps(safe_title(title))}\n---\n" if title else ""
         self.files[path] = (head + STAMP + text.rstrip("\n") + "\n" + footer).encode("utf-8")
 
+    def areas(self) -> list[Area]:
+        """The areas rows.json computed; without it, the area files' names and titles."""
+        if self.data.areas:
+            return self.data.areas
+        return [Area(spec.name, spec.title, "") for spec in load_area_specs()]
+
+    def revision_sections(self, rev: str, areas: list[Area]) -> list[dict[str, Any]]:
+        """What a revision page shows per area: its changes, items, notice and classes.
+
+        The diff's sections come in the diff's order; an area it has no section for (no
+        ``schema`` key in its file) is listed with no items.
+        """
+        titles = {a.id: a.title for a in areas}
+        sections = diff_sections(self.data.diff)
+        out: list[dict[str, Any]] = []
+        for name in list(sections) + [a.id for a in areas if a.id not in sections]:
+            section = sections.get(name) or {}
+            raw_items = section.get("items")
+            items: dict[str, Any] = raw_items if isinstance(raw_items, dict) else {}
+            dep = (section.get("deprecation") or {}).get(rev)
+            rev_models = self.data.models.get(rev)
+            out.append(
+                {
+                    "id": name,
+                    "title": titles.get(name) or str(section.get("title") or name),
+                    "in_diff": name in sections,
+                    "changes": [
+                        c
+                        for c in section.get("changes") or []
+                        if isinstance(c, dict) and c.get("revision") == rev
+                    ],
+                    "all_changes": [c for c in section.get("changes") or [] if isinstance(c, dict)],
+                    "items": {
+                        item: (body.get("revisions") or {}).get(rev)
+                        for item, body in items.items()
+                        if isinstance(body, dict)
+                    },
+                    "deprecation": dep if isinstance(dep, dict) else None,
+                    "models": None if rev_models is None else rev_models.get(name, {}),
+                }
+            )
+        return out
+
     def cells_of(self, target: str) -> list[Cell]:
         return sorted(
             (c for c in self.data.cells if c.target == target),
@@ -201,30 +245,26 @@ class Renderer:
                 copied=self.copied,
             )
         self.page("implementations/index.md", "implementations.md.j2", impls=impls)
+        areas = self.areas()
         for rev in data.revisions:
-            changes = [
-                c
-                for c in (data.diff or {}).get("changes", []) or []
-                if isinstance(c, dict) and c.get("revision") == rev
-            ]
-            items = {
-                name: (item.get("revisions") or {}).get(rev)
-                for name, item in ((data.diff or {}).get("items") or {}).items()
-                if isinstance(item, dict)
-            }
-            dep = ((data.diff or {}).get("deprecation") or {}).get(rev)
             self.page(
                 f"revisions/{slug(rev)}.md",
                 "revision.md.j2",
                 title=f"Revision {rev}",
                 rev=rev,
-                changes=changes,
-                items=items,
-                deprecation=dep if isinstance(dep, dict) else None,
-                models=data.models.get(rev),
+                sections=self.revision_sections(rev, areas),
             )
-        self.page("revisions/index.md", "revisions.md.j2")
-        self.page("roots.md", "area.md.j2", columns=row_columns(data))
+        self.page(
+            "revisions/index.md", "revisions.md.j2", sections=self.revision_sections("", areas)
+        )
+        columns = row_columns(data)
+        for area in areas:
+            rows = [r for r in data.rows or [] if r.area == area.id]
+            self.page(
+                f"{slug(area.id)}.md", "area.md.j2", title=area.title,
+                area=area, rows=rows, columns=columns,
+            )  # fmt: skip
+        self.page("areas.md", "areas.md.j2", title="Areas", areas=areas)
         self.page("changes.md", "changes.md.j2", ch=compare_runs(self.matrix))
         # The matrix and its schema, published beside the pages for tools to download.
         self.files["matrix.json"] = dumps(self.matrix).encode("utf-8")
@@ -234,7 +274,7 @@ class Renderer:
         # The home page's legend lists the symbols the home page itself shows: render it once
         # to learn them, then again with its legend. The legend page lists every page's.
         home = SymbolUse()
-        home_context: dict[str, Any] = {"columns": row_columns(data), "impls": impls}
+        home_context: dict[str, Any] = {"columns": columns, "impls": impls, "areas": areas}
         self.page("index.md", "home.md.j2", symbols=home, legend=[], **home_context)
         self.page("index.md", "home.md.j2", legend=home.legend(), **home_context)
         self.page("legend.md", "legend.md.j2", legend=self.symbols.legend())

@@ -64,7 +64,7 @@ def test_roots_deprecated_in_2026_with_a_quotable_line(diff: dict[str, Any]) -> 
         assert mark["deprecated"] is True and mark["since"] == "2026-07-28"
         line = pinned_text(mark["source"]).splitlines()[mark["line"] - 1]
         assert mark["quote"] and mark["quote"] in line
-        assert mark["source"] == load_pins().revision(rev).roots_page
+        assert mark["source"] == f"docs/specification/{rev}/client/roots.mdx"  # roots.yaml
 
 
 def test_embedders_of_roots_list_are_found_by_walking_refs(diff: dict[str, Any]) -> None:
@@ -171,7 +171,7 @@ def test_selection_rule_on_an_unseen_schema() -> None:
             "TopUnion": {"anyOf": [{"$ref": "#/$defs/Holder"}]},
         }
     }
-    found = select(schema)
+    found = select(schema, "roots")
     assert found.roles == {
         "ListThings": "core", "AskRoots": "core", "Caps": "partial", "Dir": "owned",
         "Wrapper": "embedder", "Holder": "embedder",

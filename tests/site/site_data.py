@@ -302,6 +302,7 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
         {"format": 1, "tally": {}, "warnings": [], "citations": [_cite(quote), unavailable]},
     )
     diff = {
+        "area": "roots",
         "spec_commit": COMMIT,
         "revisions": REVISIONS,
         "items": {
@@ -315,9 +316,15 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
                         "ref": None,
                         "source": f"schema/{rev}/schema.json",
                         "line": 100,
+                        "role": "core",
                     }
                     for rev in REVISIONS
                 },
+            },
+            # The revision pages show the generated classes of the area's own definitions.
+            "Root": {
+                "kind": "definition",
+                "revisions": {rev: {"present": True, "role": "owned"} for rev in REVISIONS},
             },
             "RootsListChangedNotification": {
                 "kind": "definition",

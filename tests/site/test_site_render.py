@@ -185,7 +185,7 @@ def test_a_flooding_transcript_is_capped_on_its_page(site_env: Path) -> None:
 def test_revision_page_shows_the_generated_model_source(site_env: Path) -> None:
     render()
     page = (_docs(site_env) / "revisions/2025-06-18.md").read_text(encoding="utf-8")
-    assert "### Root" in page and "class Root(" in page
+    assert "#### Root" in page and "class Root(" in page
     assert "schemas/models/rev_2025_06_18.py" in html.unescape(page)
 
 
