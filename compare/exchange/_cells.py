@@ -17,23 +17,35 @@ from compare.exchange._targets import COMMAND_SLOT, Target
 #: Bumped when the harness changes how a cell is played; invalidates cached cells.
 HARNESS_VERSION = "1"
 HERE = Path(__file__).resolve().parent
-_PEER_SOURCE = HERE / "peer.py"
+_PEER_DIR = HERE / "peer"
 #: The code that turns a transcript into checks: a change here means re-judging, not re-running.
+#: A folder stands for every ``*.py`` in it (the peer's era test is the judge's too).
 JUDGE_SOURCES = (
     "_judge.py",
-    "_rules.py",
+    "_rules",
     "_uri.py",
     "_validate.py",
     "_transcript.py",
     "_scenarios.py",
+    "peer/_era.py",
 )
+
+
+def _sources(name: str) -> list[Path]:
+    path = HERE / name
+    return sorted(path.glob("*.py")) if path.is_dir() else [path]
+
+
 #: Scenario keys that only grade (checks) or describe; every other key shapes the peer's play.
 _JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description"})
 
 
 def harness_version() -> str:
     """The version plus the peer's source hash: a changed peer plays differently."""
-    peer = hashlib.sha256(_PEER_SOURCE.read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256()
+    for path in _sources(_PEER_DIR.name):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    peer = digest.hexdigest()[:16]
     return f"{HARNESS_VERSION}+peer.{peer}"
 
 
@@ -41,7 +53,9 @@ def judge_version() -> str:
     """sha256 over the judging code, so an edited rule re-judges every cached cell."""
     digest = hashlib.sha256()
     for name in JUDGE_SOURCES:
-        digest.update(name.encode() + b"\0" + (HERE / name).read_bytes())
+        for path in _sources(name):
+            rel = path.relative_to(HERE).as_posix()
+            digest.update(rel.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

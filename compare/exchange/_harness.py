@@ -30,10 +30,12 @@ from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
 from compare.exchange._targets import Expansion, Target
-from compare.exchange.peer import FIRST_MODERN, is_modern
+from compare.exchange.peer import is_modern
+from compare.models import first_modern
 
 HERE = Path(__file__).resolve().parent
-PEER_FILE = HERE / "peer.py"
+#: The peer is a folder with a ``__main__.py``: ``python -I -S <folder>`` runs it (see there).
+PEER_DIR = HERE / "peer"
 HOSTS_DIR = HERE / "hosts"
 #: The workspace folder's name: a space, a '#' and a non-ASCII letter, each a classic URI trap.
 WORKSPACE_NAME = "web #staging é"
@@ -53,8 +55,8 @@ class RunSettings:
 
 
 def peer_argv(plan_path: Path) -> list[str]:
-    """How a client starts the peer: this interpreter, isolated and without site, by file."""
-    return [sys.executable, "-I", "-S", str(PEER_FILE), "--plan", str(plan_path)]
+    """How a client starts the peer: this interpreter, isolated and without site, by folder."""
+    return [sys.executable, "-I", "-S", str(PEER_DIR), "--plan", str(plan_path)]
 
 
 def _iso_now() -> str:
@@ -133,12 +135,17 @@ def _write_files(target: Target, exp: Expansion) -> None:
 
 
 def newest_dated(known: list[str]) -> str:
-    return max((r for r in known if r != "draft"), default=FIRST_MODERN)
+    """The newest dated revision known (what the draft speaks on the wire); ``draft`` itself
+    when no dated revision is pinned."""
+    return max((r for r in known if r != "draft"), default="draft")
 
 
 def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[str, Any]:
     scenario = cell.scenario.raw
-    modern = is_modern(cell.revision)
+    # The era boundary comes from the pins (the first revision without initialize); the peer
+    # reads it from the plan, so a new revision that moves it needs no code edit.
+    boundary = first_modern(known)
+    modern = is_modern(cell.revision, boundary)
     answer = scenario.get("answer_revision", cell.revision) if modern else cell.revision
     step_max = sum(
         float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps
@@ -148,6 +155,7 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
         "scenario": cell.scenario.id,
         "revision": cell.revision,
         "answer_revision": answer,
+        "first_modern": boundary,
         # The draft speaks the newest dated version on the wire (2026-07-28 at the pinned commit).
         "wire_version": newest_dated(known) if cell.revision == "draft" else cell.revision,
         "target": cell.target.id,

@@ -2,9 +2,11 @@
 
 Other stages use :func:`validate_line` and :func:`validate_as` (returning a
 :class:`Validation`); :func:`generate_models` is behind ``mcp-compare models``; the diff
-stage walks schemas with :func:`definitions` and :func:`refs`.
+stage walks schemas with :func:`definitions` and :func:`refs`; :func:`first_modern` is the era
+boundary (the first pinned revision without ``initialize``) for the exchange.
 """
 
+from compare.models._era import first_modern, has_initialize
 from compare.models._generate import ModelsReport, generate_models, models_dir, module_path
 from compare.models._load import SchemaIndex, model_class, models_module, schema_index
 from compare.models._schema import definitions, refs
@@ -17,7 +19,9 @@ __all__ = [
     "SchemaIndex",
     "Validation",
     "definitions",
+    "first_modern",
     "generate_models",
+    "has_initialize",
     "model_class",
     "models_dir",
     "models_module",

@@ -379,3 +379,19 @@ def test_a_client_that_exits_before_initialize_gets_errors_not_informational(
         assert "the client ended before initialize (it exited with 1)" in verdict["reason"], where
         own = [c for c in verdict["checks"] if not c["id"].startswith(("wire", "client"))]
         assert all(c["verdict"] in ("error", "fail") for c in own), where
+
+
+def test_the_plan_carries_the_era_boundary_of_the_pins(tmp_path: Path) -> None:
+    """The peer learns where the handshake era ends from the plan, computed from the pins: a
+    pin list without any revision past it (as before 2026-07-28 was pinned) plays every cell,
+    the first modern one included, as a handshake cell."""
+    from _revisions import first_after_initialize
+
+    first = first_after_initialize()
+    cell = Cell(fake_target("good"), "default", _scenario("mrtr"), first)
+    plan = _harness._plan(cell, tmp_path, tmp_path, KNOWN)
+    assert plan["first_modern"] == first
+    assert plan["answer_revision"] == _scenario("mrtr").raw["answer_revision"]
+    old_pins = _harness._plan(cell, tmp_path, tmp_path, initialize_era())
+    assert old_pins["first_modern"] is None
+    assert old_pins["answer_revision"] == first

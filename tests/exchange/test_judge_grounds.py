@@ -10,11 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import _revisions
 import pytest
 
 from compare._errors import CompareError
 from compare.exchange import _rules, peer
-from compare.exchange._rules import Context
+from compare.exchange._harness import HOSTS_DIR
+from compare.exchange._rules import Context, _context
 from compare.exchange._scenarios import Scenario, load_scenario_file, load_scenarios
 from compare.exchange._transcript import read_transcript
 
@@ -34,7 +36,7 @@ def scenarios() -> dict[str, Scenario]:
 
 # -- 1. one era test --------------------------------------------------------------------------
 def test_the_judge_and_the_peer_share_one_era_test() -> None:
-    assert _rules.is_modern is peer.is_modern
+    assert _context.is_modern is peer.is_modern
 
 
 @pytest.mark.parametrize("version", [None, "None", "2025-06-18", 20260728, "zzz", ""])
@@ -53,7 +55,9 @@ def test_a_request_meta_without_a_modern_version_is_not_modern(
     (tmp_path / "transcript.jsonl").write_text(
         "".join(__import__("json").dumps(r) + "\n" for r in tape.records), encoding="utf-8"
     )
-    ctx = Context(read_transcript(tmp_path / "transcript.jsonl"), {}, "2026-07-28", [])
+    known = _revisions.revisions()  # so the pins do have a modern era the version could claim
+    ctx = Context(read_transcript(tmp_path / "transcript.jsonl"), {}, "2026-07-28", known)
+    assert ctx.first_modern is not None
     assert ctx.modern_requests() == []
     assert _rules.RULES["mrtr-retried"].fn(ctx).name == "legacy"
 
@@ -256,8 +260,7 @@ def test_a_start_failure_is_an_error_unless_the_variant_measures_it(
 
 
 def test_no_sdk_host_glues_file_scheme_to_a_raw_path() -> None:
-    hosts = Path(_rules.__file__).parent / "hosts"
-    for host in hosts.iterdir():
+    for host in HOSTS_DIR.iterdir():
         if host.suffix in (".py", ".mjs"):
             text = host.read_text(encoding="utf-8")
             assert '"file://" +' not in text and "'file://' +" not in text, host.name

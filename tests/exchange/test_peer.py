@@ -276,3 +276,27 @@ def test_sighup_while_idle_after_steps_still_leaves_done(tmp_path: Path) -> None
 def _records(tmp_path: Path) -> list[dict[str, Any]]:
     text = (tmp_path / "transcript.jsonl").read_text()
     return [json.loads(x) for x in text.splitlines()]
+
+
+def test_the_peer_takes_the_era_boundary_from_the_plan(tmp_path: Path) -> None:
+    """A plan whose pins put the boundary later makes a 2026-07-28 request a legacy one: the
+    peer refuses server/discover as it would for any revision of the handshake era."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    line = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}
+    data = (json.dumps(line) + "\n").encode()
+    _, later = _run(tmp_path, data, revision="2026-07-28", first_modern="2099-01-01")
+    assert json.loads(later[0])["error"]["code"] == -32601
+    _, fallback = _run(tmp_path, data, revision="2026-07-28")  # an old plan: the constant
+    assert json.loads(fallback[0])["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+def test_the_peer_also_runs_as_a_module(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "compare.exchange.peer", "--plan", str(plan)],
+        input=f"{INIT}\n".encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.decode().splitlines()[0])["result"]["protocolVersion"]

@@ -1,0 +1,154 @@
+"""Starting the peer: read the plan, wire up the recorder, the reader, the watchdog and the
+signal handlers, play, and always leave a ``done.json`` saying why it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+from ._record import Reader, Transcript
+from ._serve import Peer
+
+TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Signals that end the peer cleanly: a client that stops its server (a refused version, a
+#: shutdown) usually sends SIGTERM; a closed terminal sends SIGHUP; Ctrl-C sends SIGINT.
+END_SIGNALS = ("SIGTERM", "SIGHUP", "SIGINT")
+
+
+class Signalled(BaseException):
+    """Raised in the main thread by the signal handler, so any wait is cut short at once."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _write_done(path: str, fields: dict[str, Any]) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(fields, fh, indent=2, sort_keys=True, default=str)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def run(plan: dict[str, Any]) -> int:
+    """Play ``plan`` on this process's stdin/stdout; returns the exit code."""
+    tx = Transcript(
+        plan["transcript"],
+        int(plan.get("max_lines", 20000)),
+        int(plan.get("max_line_bytes", 1 << 20)),
+    )
+    tx.note(
+        event="start", pid=os.getpid(), scenario=plan.get("scenario"), revision=plan["revision"]
+    )
+    peer = Peer(plan, sys.stdout.buffer, tx)
+    done_lock = threading.Lock()
+    done_written: list[bool] = [False]
+
+    def finish(reason: str) -> None:
+        with done_lock:
+            if done_written[0]:
+                return
+            done_written[0] = True
+            fields = {"reason": reason, "t": round(tx.now(), 6), "steps": peer.step_log}
+            if tx.dropped:
+                fields["dropped_lines"] = tx.dropped
+                tx.note(event="lines-not-stored", count=tx.dropped)
+            tx.note(event="done", reason=reason)
+            _write_done(plan["done"], fields)
+
+    hard = float(plan.get("hard_deadline_s", 120))
+
+    def watchdog() -> None:
+        time.sleep(hard)
+        finish(f"peer hard deadline of {hard:g} s reached")
+        os._exit(3)
+
+    # A signal during finish() must not cut the done.json write short: it is only remembered
+    # then, and acted on (by exiting) once finish() is over.
+    # Only the first signal interrupts; a second one (a client that insists) is just remembered.
+    state: dict[str, Any] = {"finishing": False, "raised": False, "pending": None}
+
+    def on_signal(signum: int, _frame: object) -> None:
+        name = signal.Signals(signum).name
+        if state["finishing"] or state["raised"]:
+            state["pending"] = state["pending"] or name
+            return
+        state["raised"] = True
+        raise Signalled(name)
+
+    for name in END_SIGNALS:
+        signal.signal(getattr(signal, name), on_signal)
+
+    def finish_safely(reason: str) -> None:
+        state["finishing"] = True
+        try:
+            finish(reason)
+        finally:
+            state["finishing"] = False
+
+    threading.Thread(target=watchdog, name="peer-watchdog", daemon=True).start()
+    Reader(sys.stdin.fileno(), tx, peer.inbox).start()
+    signalled: str | None = None
+    try:
+        try:
+            reason = peer.play()
+        except Signalled as sig:
+            signalled = sig.name
+            tx.note(event="signal", signal=sig.name)
+            reason = f"peer received {sig.name} (the client ended its server)"
+        except Exception as err:  # the peer must still say why it stopped
+            reason = f"peer error: {type(err).__name__}: {err}"
+        finish_safely(reason)
+        if signalled is None and state["pending"] is None:
+            linger_until = time.monotonic() + float(plan.get("linger_s", 0.5))
+            while not peer.closed and time.monotonic() < linger_until:
+                peer.pump(linger_until)
+    except Signalled as sig:  # after the steps: done.json is written, just leave
+        signalled = sig.name
+        tx.note(event="signal", signal=sig.name)
+    if state["pending"] is not None:
+        tx.note(event="signal", signal=state["pending"])
+    tx.note(event="exit")
+    try:  # noqa: SIM105 - contextlib would cost start-up time
+        sys.stdout.buffer.close()
+    except OSError:
+        pass
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] != "--plan":
+        sys.stderr.write("usage: peer --plan PLAN.json\n")
+        return 2
+    try:
+        with open(args[1], encoding="utf-8") as fh:
+            plan = json.load(fh)
+    except (OSError, ValueError) as err:
+        sys.stderr.write(f"peer: cannot read plan {args[1]}: {err}\n")
+        return 2
+    if not isinstance(plan, dict):
+        sys.stderr.write(f"peer: plan {args[1]} is not a JSON object\n")
+        return 2
+    missing = [k for k in ("revision", "answer_revision", "control") if k not in plan]
+    if missing:
+        sys.stderr.write(f"peer: plan {args[1]} lacks {', '.join(missing)}\n")
+        return 2
+    # File names in the plan are relative to the plan's own folder, so a cell folder can be
+    # moved (the harness runs in a staging folder and swaps it into place) without rewriting.
+    base = os.path.dirname(os.path.abspath(args[1]))
+    for key in ("transcript", "done"):
+        plan[key] = os.path.join(
+            base, plan.get(key, key + (".jsonl" if key == "transcript" else ".json"))
+        )
+    return run(plan)

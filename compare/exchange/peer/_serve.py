@@ -1,0 +1,261 @@
+"""The peer proper: answers MCP requests as they come and plays the plan's steps between them.
+
+Every wait is bounded by the plan; judging nothing, it only records what it did (events by
+transcript line, the step log) for the harness to judge later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import threading
+import time
+
+from ._era import FIRST_MODERN, META_VERSION, is_modern
+from ._record import EOF_MARK, Transcript
+
+TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+#: Methods whose 2026-07-28 results are cacheable (they require ttlMs and cacheScope).
+CACHEABLE = frozenset(
+    {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list"}
+)
+
+
+class Peer:
+    """Serves MCP requests as they come and plays the plan's steps between them."""
+
+    def __init__(self, plan: dict[str, Any], out: Any, transcript: Transcript) -> None:
+        self.plan = plan
+        self.out = out
+        self.tx = transcript
+        self.inbox: queue.Queue[Any] = queue.Queue(maxsize=1000)
+        self.revision: str = plan["revision"]
+        #: The era boundary the harness derived from the pins (older plans lack it).
+        self.first_modern: str | None = plan.get("first_modern", FIRST_MODERN)
+        self.modern = is_modern(self.revision, self.first_modern)
+        self.next_id = 0
+        self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
+        #: event name -> transcript line numbers, so a wait stays cheap under a flood
+        self.events: dict[str, list[int]] = {}
+        self.consumed: dict[str, int] = {}
+        self.closed = False
+        self.parse_errors_answered = 0
+        self.out_lock = threading.Lock()
+        self.step_log: list[dict[str, Any]] = []
+
+    # -- wire -----------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> int:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        data = text.encode("utf-8")
+        with self.out_lock:
+            n = self.tx.line("out", data, total=len(data))
+            try:
+                self.out.write(data + b"\n")
+                self.out.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.tx.note(event="write-failed", n=n)
+                self.closed = True
+        return n
+
+    def request(self, method: str, params: dict[str, Any] | None) -> int:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.next_id
+
+    # -- dispatch -------------------------------------------------------------------------
+    def pump(self, deadline: float) -> bool:
+        """Handle one inbound item, waiting until ``deadline``; False when nothing came."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or self.closed:
+            return False
+        try:
+            item = self.inbox.get(timeout=remaining)
+        except queue.Empty:
+            return False
+        if item is EOF_MARK:
+            self.closed = True
+            self.tx.note(event="stdin-closed")
+            return True
+        n, message, error, blank = item
+        if error is not None:
+            if not blank and "cap" not in error and self.parse_errors_answered < 100:
+                self.parse_errors_answered += 1
+                self.send(_error(None, -32700, "Parse error"))
+            return True
+        for element in message if isinstance(message, list) and message else [message]:
+            self.handle(n, element)
+        return True
+
+    def handle(self, n: int, msg: Any) -> None:
+        if not isinstance(msg, dict):
+            self.send(_error(None, -32600, "Invalid Request"))
+            return
+        method = msg.get("method")
+        if isinstance(method, str):
+            if "id" in msg:
+                self.event(method, n)
+                self.answer(n, msg, method)
+            else:
+                self.event(method, n)
+            return
+        if "id" in msg and ("result" in msg or "error" in msg):
+            self.responses.setdefault(msg["id"], (n, msg))
+            return
+        if "id" in msg:
+            self.send(_error(msg.get("id"), -32600, "Invalid Request"))
+
+    def answer(self, n: int, msg: dict[str, Any], method: str) -> None:
+        rid = msg["id"]
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        assert isinstance(params, dict)
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        assert isinstance(meta, dict)
+        modern_request = is_modern(meta.get(META_VERSION), self.first_modern)
+        if modern_request:
+            self.event("modern-request", n)
+        result: dict[str, Any] | None = None
+        if method == "initialize":
+            result = {
+                "protocolVersion": self.plan["answer_revision"],
+                "capabilities": self.plan.get("capabilities", {"tools": {}}),
+                "serverInfo": self.plan.get(
+                    "server_info", {"name": "mcp-compare-peer", "version": "0"}
+                ),
+            }
+        elif method == "server/discover":
+            if not self.modern:
+                self.send(_error(rid, -32601, "Method not found"))
+                return
+            result = {
+                "supportedVersions": [self.plan.get("wire_version", self.revision)],
+                "capabilities": self.plan.get("capabilities", {"tools": {}}),
+                "_meta": {"io.modelcontextprotocol/serverInfo": self.plan.get("server_info", {})},
+            }
+        elif method == "ping":
+            result = {}
+        elif method == "tools/list":
+            result = {"tools": self.plan.get("tools", [])}
+        elif method == "tools/call":
+            result = self.tools_call(n, params, modern_request)
+        elif method in ("resources/list", "prompts/list", "resources/templates/list"):
+            key = (
+                method.split("/")[0]
+                if method != "resources/templates/list"
+                else "resourceTemplates"
+            )
+            result = {key: []}
+        if result is None:
+            self.send(_error(rid, -32601, "Method not found"))
+            return
+        if modern_request:
+            # 2026-07-28 results say what they are; discovery and lists are cacheable results
+            result = {"resultType": "complete", **result}
+            if method in CACHEABLE:
+                result = {**result, "ttlMs": 0, "cacheScope": "private"}
+        self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def tools_call(self, n: int, params: dict[str, Any], modern_request: bool) -> dict[str, Any]:
+        mrtr = self.plan.get("mrtr")
+        done = {"content": [{"type": "text", "text": "ok"}], "isError": False}
+        if not mrtr:
+            return done
+        if not modern_request:
+            self.event("tools/call:legacy", n)
+            return done
+        if "inputResponses" in params or "requestState" in params:
+            self.event("tools/call:retry", n)
+            return {"resultType": "complete", **done}
+        self.event("tools/call:input-required", n)
+        return {
+            "resultType": "input_required",
+            "inputRequests": {mrtr["key"]: {"method": "roots/list"}},
+            "requestState": mrtr["request_state"],
+        }
+
+    def event(self, name: str, n: int) -> None:
+        self.events.setdefault(name, []).append(n)
+
+    # -- steps ----------------------------------------------------------------------------
+    def seen(self, names: list[str]) -> int | None:
+        """The first unconsumed event among ``names``; consuming it so a step matches once."""
+        for name in names:
+            taken = self.consumed.get(name, 0)
+            hits = self.events.get(name, [])
+            if len(hits) > taken:
+                self.consumed[name] = taken + 1
+                return hits[taken]
+        return None
+
+    def wait(self, predicate: Any, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            if predicate():
+                return True
+            if self.closed:
+                return bool(predicate())
+            if not self.pump(deadline) and time.monotonic() >= deadline:
+                return bool(predicate())
+
+    def play(self) -> str:
+        default_timeout = float(self.plan.get("step_timeout_s", 10))
+        for index, step in enumerate(self.plan.get("steps", [])):
+            timeout = float(step.get("timeout_s", default_timeout))
+            record: dict[str, Any] = {"index": index, "step": step}
+            self.tx.note(event="step", index=index, step=step)
+            if "await" in step:
+                names = step["await"] if isinstance(step["await"], list) else [step["await"]]
+                hit: list[int | None] = [None]
+
+                def arrived(names: list[str] = names, hit: list[int | None] = hit) -> bool:
+                    hit[0] = self.seen(names)
+                    return hit[0] is not None
+
+                ok = self.wait(arrived, timeout)
+                record.update(outcome="ok" if ok else "timeout", evidence=hit[0])
+            elif "request" in step:
+                rid = self.request(step["request"], step.get("params"))
+                ok = self.wait(lambda rid=rid: rid in self.responses, timeout)
+                got = self.responses.get(rid)
+                record.update(outcome="ok" if ok else "timeout", id=rid, evidence=got and got[0])
+            elif "notify" in step:
+                message: dict[str, Any] = {"jsonrpc": "2.0", "method": step["notify"]}
+                if step.get("params") is not None:
+                    message["params"] = step["params"]
+                record.update(outcome="ok", evidence=self.send(message))
+            elif "observe_s" in step:
+                self.wait(lambda: False, float(step["observe_s"]))
+                record.update(outcome="ok")
+            elif "signal" in step:
+                control = self.plan["control"]
+                os.makedirs(control, exist_ok=True)
+                with open(os.path.join(control, step["signal"]), "w", encoding="utf-8") as fh:
+                    fh.write("1\n")
+                record.update(outcome="ok")
+            else:
+                record.update(outcome="unknown-step")
+            self.step_log.append(record)
+            self.tx.note(
+                event="step-done",
+                index=index,
+                label=step.get("label"),
+                outcome=record["outcome"],
+                id=record.get("id"),
+                evidence=record.get("evidence"),
+            )
+            if record["outcome"] != "ok" and step.get("required"):
+                what = step.get("await") or step.get("request")
+                return f"timed out after {timeout:g} s waiting for {what} (step {index})"
+            if self.closed:
+                return f"stdin closed before step {index} completed"
+        return "steps complete"
+
+
+def _error(rid: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message}}
