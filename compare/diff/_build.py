@@ -100,18 +100,25 @@ def _deprecation(pins: Pins, rev: Revision, spec: AreaSpec) -> dict[str, Any]:
     if page is None or pins.file(page) is None:
         return {"deprecated": False, "source": None, "line": None, "quote": None, "since": None}
     lines = pinned_text(page).splitlines()
+    number = notice_line(lines)
+    if number is None:
+        return {"deprecated": False, "source": page, "line": None, "quote": None, "since": None}
+    since = _REVISION_NAME.search(" ".join(lines[number - 1 : number + 1]))
+    return {
+        "deprecated": True,
+        "source": page,
+        "line": number,
+        "quote": lines[number - 1].strip(),
+        "since": since.group(0) if since else None,
+    }
+
+
+def notice_line(lines: list[str]) -> int | None:
+    """The 1-based number of the first line that gives a deprecation notice, if any."""
     for number, line in enumerate(lines, start=1):
         if _DEPRECATED.search(line):
-            window = " ".join(lines[number - 1 : number + 1])
-            since = _REVISION_NAME.search(window)
-            return {
-                "deprecated": True,
-                "source": page,
-                "line": number,
-                "quote": line.strip(),
-                "since": since.group(0) if since else None,
-            }
-    return {"deprecated": False, "source": page, "line": None, "quote": None, "since": None}
+            return number
+    return None
 
 
 def _area_section(pins: Pins, spec: AreaSpec) -> dict[str, Any]:

@@ -367,3 +367,25 @@ def test_stalled_git_server_times_out_without_leftovers(
     assert list((fresh / "cache" / "git").iterdir()) == []
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert f"127.0.0.1:{port}" not in ps
+
+
+def test_pin_add_pins_each_area_page_the_revision_has(
+    shared_spec: Path, fresh: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Elicitation arrived in 2025-06-18: its page is pinned there and simply absent before.
+    areas = fresh / "areas"
+    areas.mkdir()
+    (areas / "elicitation.yaml").write_text(
+        "area: elicitation\ntitle: Elicitation\nspec_pages: [client/elicitation.mdx]\n"
+    )
+    monkeypatch.setenv("MCP_COMPARE_AREAS", str(areas))
+    old, new = "2025-03-26", "2025-06-18"
+    report = add_revision(load_pins(), old, str(shared_spec), _quiet)
+    assert not [f for f in report.added if "elicitation" in f.path]
+    report = add_revision(load_pins(), new, str(shared_spec), _quiet)
+    page = f"docs/specification/{new}/client/elicitation.mdx"
+    assert [f.path for f in report.added] == [page]
+    pinned = load_pins().file(page)
+    assert pinned is not None and pinned.sha256 == _sha(shared_spec / page)
+    assert pinned_path(page).is_file()
+    assert load_pins().file(f"docs/specification/{old}/client/elicitation.mdx") is None
