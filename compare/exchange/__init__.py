@@ -9,7 +9,6 @@ is launched by folder and never imports this package, so nothing here needs to b
 from __future__ import annotations
 
 from compare.exchange._cells import (
-    VERDICTS,
     Cell,
     CellResult,
     CellScan,
@@ -23,15 +22,22 @@ from compare.exchange._harness import RunSettings, run_cell, run_cells
 from compare.exchange._run import run, select, summary
 from compare.exchange._scenarios import Scenario, load_scenarios
 from compare.exchange._targets import Target, command_target, load_targets
+from compare.exchange._transcript import Record, Records, Transcript, read_records, read_transcript
+from compare.exchange._verdicts import SEVERITY, VERDICT_SYMBOLS, VERDICTS, severity, worst
 
 __all__ = [
+    "SEVERITY",
     "VERDICTS",
+    "VERDICT_SYMBOLS",
     "Cell",
     "CellResult",
     "CellScan",
+    "Record",
+    "Records",
     "RunSettings",
     "Scenario",
     "Target",
+    "Transcript",
     "Unreadable",
     "command_target",
     "load_cells",
@@ -39,10 +45,14 @@ __all__ = [
     "load_targets",
     "pinned_versions",
     "plan_cells",
+    "read_records",
+    "read_transcript",
     "run",
     "run_cell",
     "run_cells",
     "scan_cells",
     "select",
+    "severity",
     "summary",
+    "worst",
 ]

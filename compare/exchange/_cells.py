@@ -13,6 +13,7 @@ from typing import Any
 
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import COMMAND_SLOT, Target
+from compare.exchange._verdicts import VERDICTS
 
 #: Bumped when the harness changes how a cell is played; invalidates cached cells.
 HARNESS_VERSION = "1"
@@ -166,8 +167,6 @@ def plan_cells(
     return cells
 
 
-#: Every verdict a cell may carry (CONTRACTS.md §4).
-VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error")
 #: A verdict file larger than this is not read: a flooding client must not stall later stages.
 MAX_VERDICT_BYTES = 4 * 1024 * 1024
 #: What deciding the current version needs; without them a verdict file is unreadable.

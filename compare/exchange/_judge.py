@@ -14,16 +14,7 @@ from compare.exchange._rules import RULES, Context
 from compare.exchange._scenarios import Scenario, common_checks, in_window
 from compare.exchange._transcript import read_transcript
 from compare.exchange._validate import NotJudged
-
-#: Worst first. ``informational`` never degrades a cell; ``error`` is a check that could not run.
-SEVERITY = ("error", "fail", "non-strict", "pass", "informational")
-
-
-def worst(verdicts: list[str]) -> str:
-    graded = [v for v in verdicts if v != "informational"]
-    if not graded:
-        return "informational"
-    return min(graded, key=SEVERITY.index)
+from compare.exchange._verdicts import worst
 
 
 def judge_checks(

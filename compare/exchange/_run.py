@@ -13,6 +13,7 @@ from compare.exchange._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.exchange._harness import RunSettings, run_cells
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import COMMAND_SLOT, Target, command_target, load_targets
+from compare.exchange._verdicts import VERDICT_SYMBOLS
 
 
 def _pick(kind: str, wanted: list[str], known: dict[str, Any]) -> list[Any]:
@@ -115,14 +116,8 @@ def errors(verdicts: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-SYMBOLS = {
-    "pass": "✓",
-    "non-strict": "≈",
-    "fail": "✗",
-    "informational": "i",
-    "not-run": "·",
-    "error": "!",
-}
+#: verdict → the symbol the run table prints (the site's, from ``_verdicts``).
+SYMBOLS = {verdict: symbol for verdict, (symbol, _) in VERDICT_SYMBOLS.items()}
 
 
 def summary(verdicts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""Reading a cell's transcript back for judging: wire lines, parsed, and the peer's step notes.
+"""Reading a cell's transcript back: the one reader of ``transcript.jsonl`` (CONTRACTS.md §4).
+
+:func:`read_records` is the file format: each line, in order, as the record the peer wrote or
+as the reason it is not one. The judge (:func:`read_transcript`: wire lines parsed, the peer's
+step notes) and the site's wire log both read through it, so they agree on what is damaged.
 
 The peer writes raw lines only; parsing happens here so a malformed line becomes data (a
 ``parse_error``), and a transcript damaged after the fact (a torn last line, garbage) is read
@@ -11,6 +15,68 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+#: A transcript line longer than this is not parsed. The peer caps each wire line's raw text
+#: at the plan's ``max_line_bytes`` (1 MiB), so only a damaged file comes near it.
+MAX_RECORD_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Record:
+    """One line of ``transcript.jsonl``: the record, or why the line is not one."""
+
+    number: int  # the line's number in the file, from 1
+    data: dict[str, Any] | None  # a record with an int ``n``, a number ``t`` and a str ``dir``
+    problem: str = ""  # why ``data`` is None
+    text: str = ""  # the line as text (bad UTF-8 replaced), to show a damaged line as it is
+
+
+@dataclass
+class Records:
+    """The first lines of a transcript, read; ``total`` counts every line of the file."""
+
+    records: list[Record] = field(default_factory=list)
+    total: int = 0
+    #: Why the file could not be read at all (None when it was).
+    missing: str | None = None
+
+
+def _record(number: int, blob: bytes) -> Record:
+    text = ""
+    try:
+        if len(blob) > MAX_RECORD_BYTES:
+            raise ValueError(f"{len(blob)} bytes, over the {MAX_RECORD_BYTES}-byte cap")
+        text = blob.decode("utf-8")
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        n, t, direction = data.get("n"), data.get("t"), data.get("dir")
+        if (
+            not isinstance(n, int)
+            or isinstance(n, bool)
+            or not isinstance(t, int | float)
+            or isinstance(t, bool)
+            or not isinstance(direction, str)
+        ):
+            raise ValueError("lacks an integer n, a number t or a string dir")
+    except (UnicodeDecodeError, ValueError) as err:
+        shown = text or blob[:MAX_RECORD_BYTES].decode("utf-8", "replace")
+        return Record(number, None, str(err), shown)
+    return Record(number, data)
+
+
+def read_records(path: Path, keep: int | None = None) -> Records:
+    """The lines of ``path``: the first ``keep`` (all when None) read, every one counted."""
+    out = Records()
+    try:
+        with path.open("rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                out.total += 1
+                if keep is None or len(out.records) < keep:
+                    out.records.append(_record(number, line.rstrip(b"\r\n")))
+    except OSError as err:
+        out.missing = err.strerror or str(err)
+    return out
 
 
 @dataclass
@@ -89,18 +155,16 @@ def _unbatch(line: Line) -> list[Line]:
 def read_transcript(path: Path) -> Transcript:
     """Parse ``transcript.jsonl``; a missing file is an empty transcript with damage noted."""
     tx = Transcript()
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        tx.damage.append(f"no transcript: {err.strerror or err}")
+    scan = read_records(path)
+    if scan.missing is not None:
+        tx.damage.append(f"no transcript: {scan.missing}")
         return tx
-    for number, blob in enumerate(data.splitlines(), 1):
-        try:
-            rec = json.loads(blob)
-            n, t, direction = int(rec["n"]), float(rec["t"]), str(rec["dir"])
-        except (ValueError, KeyError, TypeError):
-            tx.damage.append(f"transcript line {number} is not a record")
+    for record in scan.records:
+        rec = record.data
+        if rec is None:
+            tx.damage.append(f"transcript line {record.number} is not a record")
             continue
+        n, t, direction = int(rec["n"]), float(rec["t"]), str(rec["dir"])
         raw = rec.get("raw")
         if direction == "note":
             try:

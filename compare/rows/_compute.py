@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._paths import results_dir
+from compare.exchange import severity
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._lint import lint_areas
@@ -27,10 +28,6 @@ from compare.rows._where import compute_where
 class _Agg:
     revisions: dict[str, Any] = field(default_factory=dict)
     evidence: list[str] = field(default_factory=list)
-
-
-#: Which check speaks for a cell when a row names several: the worst one.
-_SEVERITY = {"informational": 0, "pass": 1, "non-strict": 2, "fail": 3, "error": 4}
 
 
 def _cell_key(cell: Cell, with_variant: bool) -> str:
@@ -96,7 +93,8 @@ def _target_status(
         elif missing:
             entry |= {"verdict": "not-run", "reason": f"the cell has no check {missing[0]}"}
         else:
-            name, worst = max(found, key=lambda pair: _SEVERITY.get(str(pair[1]["verdict"]), 0))
+            # The worst check speaks for the cell (the exchange's own severity order).
+            name, worst = max(found, key=lambda pair: severity(str(pair[1]["verdict"])))
             said = worst.get("reason")
             entry |= {
                 "verdict": worst["verdict"],

@@ -1,5 +1,8 @@
 """What the rows stage reads from the stages before it: targets, scenarios, the schema diff.
 
+Targets and scenarios are read by the exchange's own loaders (``load_targets``,
+``load_scenarios``), never by opening their YAML here, so both stages see the same files.
+
 Each reader tolerates the other stage not having run yet by saying so plainly (an empty
 answer plus a reason), because lints must report "cannot check X, because …" rather than
 pass silently or crash.
@@ -14,9 +17,9 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
-from compare._yaml import load_yaml
-from compare.exchange import load_targets, pinned_versions
+from compare.exchange import load_scenarios, load_targets, pinned_versions
 
+#: The exchange stage's folder (its data files are read only through its loaders above).
 EXCHANGE_DIR = PROJECT_ROOT / "compare" / "exchange"
 
 
@@ -33,46 +36,15 @@ class Known:
     pinned: dict[str, str] = field(default_factory=dict)
 
 
-def _yaml_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
-
-
 def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Target id → its file's content (the id is the ``id`` field, else the file name)."""
-    out: dict[str, dict[str, Any]] = {}
-    for path in _yaml_files(folder or EXCHANGE_DIR / "targets"):
-        data = load_yaml(path)
-        if not isinstance(data, dict):
-            raise CompareError(f"{path} is not a mapping", "a target file is a YAML mapping")
-        if data.get("kind") == "command":
-            continue  # the template for a user's own client, not a column of the matrix
-        out[str(data.get("id") or data.get("name") or path.stem)] = data
-    return out
-
-
-def _checks(node: Any) -> set[str]:
-    """Every check id in a scenario file, wherever its ``checks:`` lists sit."""
-    found: set[str] = set()
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "checks" and isinstance(value, list):
-                found |= {str(c["id"]) for c in value if isinstance(c, dict) and "id" in c}
-            found |= _checks(value)
-    elif isinstance(node, list):
-        for value in node:
-            found |= _checks(value)
-    return found
+    """Target id → its file's content, read and validated by the exchange's own loader; the
+    ``command`` template (a user's own client, not a column of the matrix) is left out."""
+    return {t.id: t.raw for t in load_targets(folder) if t.kind != "command"}
 
 
 def load_scenario_checks(folder: Path | None = None) -> dict[str, set[str]]:
-    """Scenario id → its check ids."""
-    out: dict[str, set[str]] = {}
-    for path in _yaml_files(folder or EXCHANGE_DIR / "scenarios"):
-        data = load_yaml(path)
-        if not isinstance(data, dict):
-            raise CompareError(f"{path} is not a mapping", "a scenario file is a YAML mapping")
-        out[str(data.get("id") or data.get("name") or path.stem)] = _checks(data)
-    return out
+    """Scenario id → its check ids, from the exchange's own scenario loader."""
+    return {s.id: {c.id for c in s.checks} for s in load_scenarios(folder)}
 
 
 def load_diff(path: Path | None = None) -> dict[str, Any]:
@@ -100,16 +72,15 @@ def gather(
 ) -> Known:
     """Read everything a lint or a computation refers to; absences become reasons."""
     known = Known()
-    try:
-        known.targets = load_target_names(targets)
+    try:  # the exchange's own reader, so rows and site agree on what is current
+        found = load_targets(targets)
     except CompareError as err:
-        known.missing["targets"] = err.message
+        known.missing["targets"] = known.missing["pinned"] = err.message
+    else:
+        known.targets = {t.id: t.raw for t in found if t.kind != "command"}
+        known.pinned = pinned_versions(found)
     if not known.targets and "targets" not in known.missing:
         known.missing["targets"] = "no target files in compare/exchange/targets/ yet"
-    try:  # validated by the exchange's own reader, so rows and site agree on what is current
-        known.pinned = pinned_versions(load_targets(targets))
-    except CompareError as err:
-        known.missing["pinned"] = err.message
     try:
         known.scenarios = load_scenario_checks(scenarios)
     except CompareError as err:

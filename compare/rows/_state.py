@@ -44,6 +44,18 @@ STATE_PROMISES = {
     "cited": "not run: backed by citations of its source only (cited state beside it)",
 }
 
+#: state → the symbol printed beside its label (the site's pages and legend draw these).
+STATE_SYMBOLS = {
+    "supported": "✔",
+    "non-strict": "≈",
+    "partial": "◐",
+    "not-supported": "✘",
+    "observed": "ℹ",
+    "error": "⚠",
+    "not-run": "∅",
+    "cited": "§",
+}
+
 #: States a cited column may claim: the graded and informational words of run columns.
 CITED_STATES = ("supported", "non-strict", "partial", "not-supported", "observed", "unknown")
 

@@ -1,7 +1,8 @@
 """Exchange results as the site sees them: each cell's ``verdict.json`` and its transcript.
 
 Which cells exist and which are current comes from ``compare.exchange.scan_cells``, the reader
-the rows stage uses too; it needs only the results folder, so the site can still be rebuilt
+the rows stage uses too, and each transcript line from ``compare.exchange.read_records``, the
+reader the judge uses; both need only the results folder, so the site can still be rebuilt
 from one copied from CI. What is the site's own: the page view of a cell, transcript
 excerpts capped against floods. A cell whose files are unreadable or malformed becomes a
 recorded problem shown on the site, never a traceback and never a silently missing cell.
@@ -17,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
-from compare.exchange import CellResult, load_targets, pinned_versions, scan_cells
+from compare.exchange import CellResult, load_targets, pinned_versions, read_records, scan_cells
 from compare.site._escape import slug
 
 #: How much of a transcript a page shows: a flooding client must not make a 1 GB page.
 MAX_TRANSCRIPT_LINES = 400
 MAX_RAW_CHARS = 2000
-MAX_LINE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -234,27 +234,20 @@ def read_transcript(cell: Cell) -> Transcript:
     )
     path = cell.folder / (name if isinstance(name, str) and "/" not in name else "transcript.jsonl")
     out = Transcript()
-    if not path.is_file():
+    scan = read_records(path, keep=MAX_TRANSCRIPT_LINES)
+    if scan.missing is not None:
         out.missing = True
         return out
-    with path.open("rb") as handle:
-        for index, line in enumerate(handle, start=1):
-            out.total += 1
-            if len(out.lines) >= MAX_TRANSCRIPT_LINES:
-                continue
-            try:
-                if len(line) > MAX_LINE_BYTES:
-                    raise ValueError(f"{len(line)} bytes, over the {MAX_LINE_BYTES}-byte cap")
-                obj = json.loads(line.decode("utf-8"))
-                if not isinstance(obj, dict):
-                    raise ValueError("not an object")
-                out.lines.append(_entry(obj, index))
-            except (UnicodeDecodeError, ValueError) as err:
-                out.problems.append(f"line {index}: not a transcript entry ({err})")
-                text = line.decode("utf-8", "replace").rstrip("\n")[:MAX_RAW_CHARS]
-                out.lines.append(
-                    WireLine(n=index, t=None, dir="?", raw=text, note="malformed transcript line")
-                )
+    out.total = scan.total
+    for record in scan.records:
+        if record.data is not None:
+            out.lines.append(_entry(record.data, record.number))
+            continue
+        out.problems.append(f"line {record.number}: not a transcript entry ({record.problem})")
+        text = record.text[:MAX_RAW_CHARS]
+        out.lines.append(
+            WireLine(n=record.number, t=None, dir="?", raw=text, note="malformed transcript line")
+        )
     return out
 
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import ast
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compare import _paths
 from compare._errors import CompareError
-from compare._yaml import parse_yaml, read_text
+from compare._yaml import read_text
+from compare.exchange import load_scenarios, load_targets
+from compare.models import module_path
+from compare.pin import load_pins, pins_file
 from compare.site._cells import Cell, Problem, load_cells
 
-TARGETS_DIR = Path(__file__).resolve().parent.parent / "exchange" / "targets"
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "exchange" / "scenarios"
 #: The roles of the definitions an area owns outright (see ``compare/diff/_select.py``): the
 #: revision pages show their generated classes. Embedders and referenced definitions belong
 #: to the whole protocol; of a ``partial`` one only the class of the area's property is shown.
@@ -242,15 +242,28 @@ def _citations(raw: object) -> dict[str, Citation]:
     return out
 
 
-def _yaml_files(folder: Path) -> dict[str, dict[str, Any]]:
-    """The engine's data files (targets, scenarios) keyed by id, with their own text kept."""
-    out: dict[str, dict[str, Any]] = {}
-    for path in sorted(folder.glob("*.yaml")):
-        text = read_text(path)
-        data = parse_yaml(text, path)
-        if isinstance(data, dict):
-            out[str(data.get("id") or path.stem)] = {**data, "_file": path.name, "_text": text}
-    return out
+def _engine_files(items: list[Any]) -> dict[str, dict[str, Any]]:
+    """Targets or scenarios (as the exchange loaded them) keyed by id, each file's text kept."""
+    return {
+        item.id: {**item.raw, "_file": item.path.name, "_text": read_text(item.path)}
+        for item in items
+    }
+
+
+def _exchange_data(problems: list[Problem]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The target and scenario files, read by the exchange's own loaders; files those refuse
+    are a problem shown on the site (the pages then go without them), not a crash."""
+    found: list[dict[str, Any]] = []
+    for where, load in (
+        ("compare/exchange/targets/", load_targets),
+        ("compare/exchange/scenarios/", load_scenarios),
+    ):
+        try:
+            found.append(_engine_files(load()))
+        except CompareError as err:
+            problems.append(Problem(where, f"unreadable files ({err.message})"))
+            found.append({})
+    return found[0], found[1]
 
 
 @dataclass(frozen=True)
@@ -335,20 +348,12 @@ def load_site_data() -> SiteData:
     revisions: list[str] = []
     revision_status: dict[str, str] = {}
     repository = commit = None
-    pins = _paths.schemas_dir() / "revisions.toml"
-    if pins.is_file():
-        try:
-            pin_data = tomllib.loads(pins.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-            raise CompareError(
-                f"{pins} is not readable TOML: {err}", "run mcp-compare pin"
-            ) from err
-        source = pin_data.get("source", {})
-        repository = str(source.get("repository") or "") or None
-        commit = str(source.get("commit") or "") or None
-        for name, rev in (pin_data.get("revisions") or {}).items():
-            revisions.append(str(name))
-            revision_status[str(name)] = str(rev.get("status", "")) if isinstance(rev, dict) else ""
+    if pins_file().is_file():  # read by the pin stage's own loader (malformed pins raise)
+        pins = load_pins()
+        repository, commit = pins.repository or None, pins.commit or None
+        for pinned in pins.revisions:
+            revisions.append(pinned.name)
+            revision_status[pinned.name] = pinned.status
     else:
         missing["schemas/revisions.toml"] = "mcp-compare pin add REV"
 
@@ -392,6 +397,7 @@ def load_site_data() -> SiteData:
         missing["build/citations.json"] = "mcp-compare cite --check"
 
     cells, problems = load_cells(_paths.results_dir())
+    targets, scenarios = _exchange_data(problems)
     if not cells:
         missing["results/"] = "mcp-compare run"
     for cell in cells:
@@ -401,7 +407,7 @@ def load_site_data() -> SiteData:
     models: dict[str, dict[str, dict[str, str]]] = {}
     wanted = {area: model_names(section) for area, section in diff_sections(diff).items()}
     for rev in revisions:
-        path = _paths.schemas_dir() / "models" / f"rev_{rev.replace('-', '_')}.py"
+        path = module_path(rev)
         if path.is_file():
             models[rev] = model_classes(path, wanted)
 
@@ -416,8 +422,8 @@ def load_site_data() -> SiteData:
         impl_info=impl_info,
         citations=citations,
         cells=cells,
-        targets=_yaml_files(TARGETS_DIR),
-        scenarios=_yaml_files(SCENARIOS_DIR),
+        targets=targets,
+        scenarios=scenarios,
         models=models,
         problems=problems,
         missing=missing,

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compare.exchange import VERDICT_SYMBOLS
+from compare.rows._state import STATE_PROMISES, STATE_SYMBOLS
 from compare.site._escape import Md, esc
 
-#: kind → state → (symbol, meaning)
+#: kind → state → (symbol, meaning). Verdicts and row states come from the stages that own
+#: them (``compare.exchange``, ``compare.rows``); where and citation symbols are the site's.
 SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
-    "verdict": {
-        "pass": ("✔", "every check met the expectation of this revision"),
-        "non-strict": ("≈", "accepted, but not what the spec asks for to the letter"),
-        "fail": ("✘", "at least one check contradicts the spec of this revision"),
-        "informational": ("ℹ", "recorded behaviour the spec leaves open; never a failure"),
-        "not-run": ("∅", "not run, for the reason given on the cell page"),
-        "error": ("⚠", "the harness could not reach a verdict (see the cell page)"),
-    },
+    "verdict": dict(VERDICT_SYMBOLS),
     "where": {
         "present": ("●", "defined in this revision's schema"),
         "absent": ("○", "not defined in this revision's schema"),
@@ -44,29 +40,11 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
         "not-checked": ("?", "not checked yet (run mcp-compare cite --check)"),
     },
 }
-#: An implementation's state for a row, computed by `mcp-compare rows` from its cells. The
-#: meanings are the promises of ``compare.rows.STATE_PROMISES`` (a test keeps them equal): a
-#: state is true of every graded check behind it, and an error is never dropped.
+#: An implementation's state for a row, computed by `mcp-compare rows` from its cells: the rows
+#: stage's symbols and promises (a state is true of every graded check behind it, and an
+#: error is never dropped), plus the site's own word for a combination with no data at all.
 SYMBOLS["status"] = {
-    "supported": ("✔", "every graded check behind it passed"),
-    "non-strict": (
-        "≈",
-        "no graded check behind it failed, and at least one was accepted only non-strictly",
-    ),
-    "partial": (
-        "◐",
-        "some graded checks behind it passed (strictly or not) and some failed; "
-        "the note says which part",
-    ),
-    "not-supported": ("✘", "every graded check behind it failed"),
-    "observed": ("ℹ", "every check behind it is informational: behaviour the spec leaves open"),
-    "error": (
-        "⚠",
-        "at least one cell behind it ended in a harness error, so nothing is claimed; "
-        "the label counts the errors and names what the other cells show",
-    ),
-    "not-run": ("∅", "no cell behind it was judged; the reason says why"),
-    "cited": ("§", "not run: backed by citations of its source only (cited state beside it)"),
+    **{state: (STATE_SYMBOLS[state], promise) for state, promise in STATE_PROMISES.items()},
     "unknown": ("?", "no data for this combination"),
 }
 

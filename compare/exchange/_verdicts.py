@@ -1,0 +1,37 @@
+"""The verdict vocabulary, in one place: the words, how bad each is, and the symbol each shows.
+
+The exchange owns verdicts, so everything that orders or draws them — the judge picking a
+cell's worst check, the rows picking which check speaks for a cell, the run table and the
+site's pages — imports them from here instead of keeping a copy that could drift.
+"""
+
+from __future__ import annotations
+
+#: Every verdict a cell or a check can have.
+VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error")
+
+#: Worst first. ``informational`` never degrades a cell; ``error`` is a check that could not run.
+SEVERITY = ("error", "fail", "non-strict", "pass", "informational")
+
+#: verdict → (symbol, meaning): what the run table and the site print beside the word.
+VERDICT_SYMBOLS: dict[str, tuple[str, str]] = {
+    "pass": ("✔", "every check met the expectation of this revision"),
+    "non-strict": ("≈", "accepted, but not what the spec asks for to the letter"),
+    "fail": ("✘", "at least one check contradicts the spec of this revision"),
+    "informational": ("ℹ", "recorded behaviour the spec leaves open; never a failure"),
+    "not-run": ("∅", "not run, for the reason given on the cell page"),
+    "error": ("⚠", "the harness could not reach a verdict (see the cell page)"),
+}
+
+
+def severity(verdict: str) -> int:
+    """How bad ``verdict`` is: higher is worse; a word outside ``SEVERITY`` counts as 0."""
+    return len(SEVERITY) - SEVERITY.index(verdict) if verdict in SEVERITY else 0
+
+
+def worst(verdicts: list[str]) -> str:
+    """The cell verdict of these check verdicts: the worst graded one, else informational."""
+    graded = [v for v in verdicts if v != "informational"]
+    if not graded:
+        return "informational"
+    return min(graded, key=SEVERITY.index)
