@@ -42,6 +42,8 @@ sysdeps:
 
 chromium: sysdeps
 
+# `rows` verifies every citation once and writes build/citations.json; `cite --check` reads
+# that record back (its inputs are unchanged) and exits 1 on a bad citation.
 compare: venv tools
 	$(MC) pin verify
 	$(MC) models
@@ -61,7 +63,9 @@ typecheck: venv
 	$(BIN)/mypy
 
 # The committed data against the pinned sources: generated models current, area files
-# valid and linted, every citation verified (or honestly unavailable).
+# valid and linted, every citation verified (or honestly unavailable). `rows --lint` verifies
+# each citation once and records it; `cite --check` fails on that record (or verifies afresh
+# when an area file, scenario, pin, tools lock or the verifier changed since).
 datacheck: venv tools
 	$(MC) pin verify
 	$(MC) models --check

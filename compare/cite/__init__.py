@@ -1,12 +1,16 @@
-"""Pipeline stage `cite`: verify ``path:line “quote”`` citations against pinned sources.
+"""Pipeline stage `cite`: verify ``path:line “quote”`` citation strings against pinned sources.
 
-Public names other stages use: :func:`parse_citation`, :func:`verify`, :func:`check_all`,
-:func:`lookup`, :data:`STATUSES`, and :func:`verify_refs` (citation strings in, results out,
-for citations kept outside area files) with :func:`standalone_problem`.
+A pure verifier: strings in, results out. It parses (:func:`parse_citation`), verifies one
+(:func:`verify`) or many with a shared source cache (:func:`verify_refs`, :class:`SourceCache`),
+looks one up for a reviewer (:func:`lookup`), and fixes one moved citation at a given place in
+its file (:func:`fix_one`). It walks no data files: the stage that owns a file hands over its
+citations (``compare.rows`` for the area files, and it writes ``build/citations.json``;
+``compare.exchange.scenario_refs`` for the scenarios). It reads only pinned spec files
+(through ``compare.pin``), installed packages and local clones.
 """
 
-from compare.cite._check import Checked, Report, SourceCache, check_all, check_files
-from compare.cite._fix import Fix, fix_moved
+from compare.cite._cache import SourceCache
+from compare.cite._fix import Edit, apply_edits, fix_one, relocated
 from compare.cite._lookup import Lookup, lookup
 from compare.cite._parse import Citation, parse_citation
 from compare.cite._refs import RefResult, standalone_problem, verify_refs
@@ -15,24 +19,22 @@ from compare.cite._verify import STATUSES, Result, Status, normalise, verify
 
 __all__ = [
     "STATUSES",
-    "Checked",
     "Citation",
-    "Fix",
+    "Edit",
     "Lookup",
     "RefResult",
-    "Report",
     "Result",
     "Source",
     "SourceCache",
     "Status",
-    "check_all",
-    "check_files",
+    "apply_edits",
     "clone_dir",
-    "fix_moved",
+    "fix_one",
     "lookup",
     "normalise",
     "open_source",
     "parse_citation",
+    "relocated",
     "standalone_problem",
     "verify",
     "verify_refs",

@@ -1,146 +1,59 @@
-"""``cite --fix``: rewrite the line numbers of moved citations, and nothing else.
+"""Fix one moved citation: its new location, and the edit that writes it at its place only.
 
-The area file is edited as text, not re-dumped from YAML, so comments, quoting, key order
-and wrapping stay exactly as the author wrote them. Only the moved citation itself changes:
-the YAML is composed into nodes (which know where in the text each value starts and ends),
-the citation's node is found from its row and field, and ``source:OLD`` becomes
-``source:NEW`` inside that node alone. The same ``path:line`` elsewhere — another citation
-with another quote that did not move, or prose that mentions the place — is left alone. The
-write is atomic.
-
-Scenario references are reported by ``cite --check`` but not rewritten here: their files
-belong to the exchange stage, and their ``cite:`` keeps the line apart from the quote.
+The verifier finds a moved quote's new line; this module turns that into text. It is given
+where the citation sits in its file (the start and end offsets of the value that holds it),
+because only the stage that owns the file knows its structure (``compare.rows`` composes an
+area file's YAML to find them). Inside that span, ``source:OLD`` becomes ``source:NEW`` and
+nothing else changes: the same ``path:line`` elsewhere in the file — another citation with a
+quote that did not move, or prose that mentions the place — is outside the span, and a longer
+line number that merely starts with the old one (``:1`` in ``:1-3`` or ``:12``) is not matched.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
-from compare._atomic import write_text
-from compare._errors import CompareError
-from compare._paths import PROJECT_ROOT
-from compare.cite._check import Checked, Report
+from compare.cite._verify import Result
 
 
 @dataclass(frozen=True)
-class Fix:
-    """One rewrite: in ``file``, ``old`` became ``new`` in ``count`` citations."""
+class Edit:
+    """Replace ``text[start:end]`` (the old location) with ``new``."""
 
-    file: str
+    start: int
+    end: int
     old: str
     new: str
-    count: int
 
 
-def _path(file: str) -> Path:
-    path = Path(file)
-    return path if path.is_absolute() else PROJECT_ROOT / path
-
-
-def _get(node: Node, key: str) -> Node | None:
-    if isinstance(node, MappingNode):
-        for k, v in node.value:
-            if isinstance(k, ScalarNode) and k.value == key:
-                return v  # type: ignore[no-any-return]
-    return None
-
-
-def _row(root: Node, row_id: str) -> Node | None:
-    rows = _get(root, "rows")
-    for row in rows.value if isinstance(rows, SequenceNode) else []:
-        rid = _get(row, "id")
-        if isinstance(rid, ScalarNode) and rid.value == row_id:
-            return row  # type: ignore[no-any-return]
-    return None
-
-
-def _placed_node(root: Node, checked: Checked) -> ScalarNode | None:
-    """The node holding the citation at ``row`` / ``field`` (``sources[2].contradicted_by``)."""
-    node = _row(root, checked.row)
-    for token in re.findall(r"\[\d+\]|[^.\[\]]+", checked.field):
-        if node is None:
-            return None
-        if token.startswith("["):
-            index = int(token[1:-1])
-            items = node.value if isinstance(node, SequenceNode) else []
-            node = items[index] if index < len(items) else None
-        else:
-            node = _get(node, token)
-    if isinstance(node, MappingNode):  # an entry written as {cite: …, context: …}
-        node = _get(node, "cite")
-    if isinstance(node, ScalarNode) and node.value == checked.ref:
-        return node
-    return None
-
-
-def _scalars(node: Node) -> list[ScalarNode]:
-    if isinstance(node, ScalarNode):
-        return [node]
-    if isinstance(node, MappingNode):
-        return [s for _, v in node.value for s in _scalars(v)]
-    if isinstance(node, SequenceNode):
-        return [s for v in node.value for s in _scalars(v)]
-    return []
-
-
-def _new_location(checked: Checked) -> tuple[str, str] | None:
-    r = checked.result
-    if checked.origin != "area" or r is None or r.status != "moved" or not r.found_at:
+def relocated(result: Result) -> tuple[str, str] | None:
+    """(old location, new location) of a moved citation; None when it did not move."""
+    if result.status != "moved" or not result.found_at:
         return None
-    c = r.citation
-    start = r.found_at[0]
+    c = result.citation
+    start = result.found_at[0]
     new = f"{c.source}:{start}" + (f"-{start + c.end - c.start}" if c.end != c.start else "")
     return c.location, new
 
 
-def _edits(text: str, file: str, moved: list[Checked]) -> list[tuple[int, int, str]]:
-    """(start, end, replacement) for each moved citation's location in ``text``."""
-    yaml = YAML(typ="safe", pure=True)
-    yaml.version = (1, 2)
-    try:
-        root = yaml.compose(text)
-    except YAMLError as err:
-        raise CompareError(
-            f"{file}: not valid YAML: {err}", "fix the syntax, then re-run"
-        ) from None
-    edits: dict[int, tuple[int, int, str]] = {}
-    for checked in moved:
-        old, new = _new_location(checked) or ("", "")
-        node = _placed_node(root, checked) if root is not None else None
-        # The field path is the rows stage's; if it cannot be followed, fall back to the
-        # scalars whose whole value is this citation (never to a substring of prose).
-        nodes = [node] if node else [s for s in _scalars(root) if s.value == checked.ref]
-        for n in nodes:
-            begin, end = n.start_mark.index, n.end_mark.index
-            found = re.compile(re.escape(old) + r"(?![\d-])").search(text, begin, end)
-            if found:
-                edits[found.start()] = (found.start(), found.end(), new)
-    return sorted(edits.values(), key=lambda e: e[0])
+def fix_one(text: str, start: int, end: int, result: Result) -> Edit | None:
+    """The edit that rewrites the moved citation written in ``text[start:end]``.
+
+    None when ``result`` did not move or its location is not written in that span (the caller
+    pointed at the wrong value: better no edit than an edit of something else).
+    """
+    moved = relocated(result)
+    if moved is None:
+        return None
+    old, new = moved
+    found = re.compile(re.escape(old) + r"(?![\d-])").search(text, start, end)
+    return Edit(found.start(), found.end(), old, new) if found else None
 
 
-def fix_moved(report: Report) -> list[Fix]:
-    """Apply every ``moved`` result of ``report`` to its area file, at its place only."""
-    by_file: dict[str, list[Checked]] = {}
-    for checked in report.checked:
-        if _new_location(checked) is not None:
-            by_file.setdefault(checked.file, []).append(checked)
-    fixes: list[Fix] = []
-    for file, moved in by_file.items():
-        path = _path(file)
-        text = path.read_text("utf-8")
-        edits = _edits(text, file, moved)
-        counts: Counter[tuple[str, str]] = Counter()
-        for begin, end, new in reversed(edits):  # from the end: offsets stay valid
-            counts[(text[begin:end], new)] += 1
-            text = text[:begin] + new + text[end:]
-        fixes += [Fix(file, old, new, n) for (old, new), n in counts.items()]
-        if edits:
-            write_text(path, text)
-    return fixes
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """``text`` with every edit made (one edit per place; later offsets are applied first)."""
+    by_place = {e.start: e for e in edits}
+    for edit in sorted(by_place.values(), key=lambda e: e.start, reverse=True):
+        text = text[: edit.start] + edit.new + text[edit.end :]
+    return text

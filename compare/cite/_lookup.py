@@ -7,7 +7,6 @@ see ``_short``) and an elided quote (``“…”``), which shows the line withou
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,11 +45,7 @@ class Lookup:
 
 
 def _parse_for_lookup(ref: str) -> Citation:
-    ref = expand(ref)
-    # Give a lone line a placeholder quote so the parser accepts it, then drop it again.
-    if re.search(r":\d+\s*$", ref) and not ref.rstrip().endswith(("”", '"')):
-        return replace(parse_citation(f"{ref.strip()} “-”"), quote=None, ref=ref.strip())
-    cit = parse_citation(ref)
+    cit = parse_citation(expand(ref), bare_line=True)
     if cit.quote is not None and cit.quote.strip() in PLACEHOLDERS:
         return replace(cit, quote=None)  # “…” pasted as "some words here": show the line
     return cit

@@ -72,8 +72,13 @@ def _split_quote(text: str) -> tuple[str, str | None]:
     return text, None
 
 
-def parse_citation(text: str) -> Citation:
-    """Parse one reference; anything else is a :class:`CompareError` naming the forms."""
+def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
+    """Parse one reference; anything else is a :class:`CompareError` naming the forms.
+
+    A claim must quote the words it rests on, so a single line without a quote is refused —
+    unless ``bare_line``: a place shown or linked rather than claimed (``cite REF`` during
+    review, a check's ``cite:`` or a diff position on the site) is ``path:LINE`` alone.
+    """
     if not isinstance(text, str) or not text.strip():
         raise CompareError(f"empty or non-text citation: {text!r}", f"use {_FORMS}")
     location, quote = _split_quote(text)
@@ -90,7 +95,7 @@ def parse_citation(text: str) -> Citation:
             f"citation {text!r}: line range {start}-{end} is empty or starts before line 1",
             "lines count from 1 and END must not be before START",
         )
-    if quote is None and match["end"] is None:
+    if quote is None and match["end"] is None and not bare_line:
         raise CompareError(
             f"citation {text!r} names one line but quotes nothing",
             "add the words you rely on: path:LINE “quote” (a bare range path:START-END is fine)",

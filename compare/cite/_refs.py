@@ -2,8 +2,9 @@
 
 Scenario checks cite the spec as ``cite: path:line`` plus ``quote:``; joined, that is an
 ordinary ``path:line “quote”`` citation, so it gets the very verifier the rows' citations
-get. This module takes only strings: it knows nothing of scenario files, so the cite stage
-does not depend on the exchange stage's loader for its verdicts.
+get. This module takes only strings: it knows nothing of area or scenario files (the stages
+that own those files walk them and hand their citations over), so the cite stage depends on
+no other stage for its verdicts.
 
 Why a minimum quote: a ref is shown beside a verdict as the spec's reason for it. A token
 such as ``clientInfo`` or ``-32601`` is "found" on many lines and says nothing a reader can
@@ -16,17 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from compare._errors import CompareError
-from compare.cite._check import SourceCache
+from compare.cite._cache import SourceCache
 from compare.cite._parse import parse_citation
 from compare.cite._verify import Result
 
 MIN_WORDS = 3
 MIN_CHARS = 15
-
-
-def joined(cite: str, quote: str | None) -> str:
-    """``path:line`` and a quote as one citation string (the bare location without a quote)."""
-    return cite.strip() if quote is None else f"{cite.strip()} “{quote}”"
 
 
 def standalone_problem(quote: str | None) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -11,6 +12,7 @@ from rich.text import Text
 
 from compare._console import labelled, make_console
 from compare._exit import exit_with
+from compare.cite import STATUSES
 
 _STYLE = {
     "verified": "green",
@@ -63,37 +65,41 @@ def register(app: typer.Typer) -> None:
             return
         if not (check or fix):
             raise CompareError("nothing to do", "give a REF, or --check, or --fix")
-        from compare.cite import check_all, fix_moved
+        # The walk over the area files and scenarios belongs to the rows stage, which also
+        # writes (and, for unchanged inputs, has already written) build/citations.json.
+        from compare.rows import check_citations, checked_document, document_failed, fix_moved
 
         files = list(area) or None
-        report = check_all(files, scenarios=scenarios)
         if fix:
-            fixes = fix_moved(report)
+            fixes = fix_moved(check_citations(files, scenarios=scenarios))
             for f in fixes:
                 console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)")
-            if fixes:
-                report = check_all(files, scenarios=scenarios)
+        document, _reused = checked_document(files, scenarios=scenarios)
         if as_json:
-            typer.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+            # Sorted as build/citations.json is, so a reused record prints as a fresh one.
+            typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
         else:
-            for c in report.checked:
-                if c.status == "verified":
-                    continue  # the tally counts them; the list is for what needs a look
-                message = c.message
-                style = _STYLE.get(c.status, "red")
-                # soft_wrap: one line per ref and message, so a log can be searched and copied.
-                console.print(
-                    labelled(f"{c.status:<19}", style, f"{c.row} {c.ref}"), soft_wrap=True
-                )
-                console.print(" " * 20 + message.replace("\n", "\n" + " " * 20), soft_wrap=True)
-            for w in report.warnings:
-                console.print(labelled("warning:", "yellow", w), soft_wrap=True)
-            tally = ", ".join(f"{k}: {v}" for k, v in report.tally().items())
-            scenario = sum(c.origin == "scenario" for c in report.checked)
-            console.print(
-                f"{len(report.checked)} citations ({scenario} of them scenario refs) — {tally}"
-            )
-        exit_with(1 if report.failed(allow_moved) else 0)
+            _print_report(document, console)
+        exit_with(1 if document_failed(document, allow_moved) else 0)
+
+
+def _print_report(document: dict[str, Any], console: Console) -> None:
+    records = document["citations"]
+    for c in records:
+        if c["status"] == "verified":
+            continue  # the tally counts them; the list is for what needs a look
+        message = str(c.get("message") or "")
+        style = _STYLE.get(c["status"], "red")
+        # soft_wrap: one line per ref and message, so a log can be searched and copied.
+        console.print(
+            labelled(f"{c['status']:<19}", style, f"{c['row']} {c['ref']}"), soft_wrap=True
+        )
+        console.print(" " * 20 + message.replace("\n", "\n" + " " * 20), soft_wrap=True)
+    for w in document.get("warnings") or []:
+        console.print(labelled("warning:", "yellow", w), soft_wrap=True)
+    tally = ", ".join(f"{k}: {document['tally'].get(k, 0)}" for k in STATUSES)
+    scenario = sum(c.get("origin") == "scenario" for c in records)
+    console.print(f"{len(records)} citations ({scenario} of them scenario refs) — {tally}")
 
 
 def _show(ref: str, as_json: bool, console: Console) -> None:

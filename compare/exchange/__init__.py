@@ -19,6 +19,7 @@ from compare.exchange._cells import (
     scan_cells,
 )
 from compare.exchange._harness import RunSettings, run_cell, run_cells
+from compare.exchange._refs import scenario_files, scenario_refs
 from compare.exchange._run import run, select, summary
 from compare.exchange._scenarios import Scenario, load_scenarios
 from compare.exchange._targets import Target, command_target, load_targets
@@ -51,6 +52,8 @@ __all__ = [
     "run_cell",
     "run_cells",
     "scan_cells",
+    "scenario_files",
+    "scenario_refs",
     "select",
     "severity",
     "summary",

@@ -17,6 +17,7 @@ from compare._paths import results_dir
 from compare.exchange import severity
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
+from compare.rows._evidence import Report
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, area_diff, query_checks, schema_issues
 from compare.rows._notes import note_issues
@@ -217,9 +218,15 @@ _DETAILS = (
 
 
 def compute(
-    files: list[Path] | None = None, known: Known | None = None, results: Path | None = None
+    files: list[Path] | None = None,
+    known: Known | None = None,
+    results: Path | None = None,
+    citations: Report | None = None,
 ) -> dict[str, Any]:
-    """Lint and compute every area; the returned document is what ``rows.json`` holds."""
+    """Lint and compute every area; the returned document is what ``rows.json`` holds.
+
+    ``citations`` is the run's verified report; without it the citations are verified here.
+    """
     known = known or gather()
     root = results or results_dir()
     cells = read_cells(root, known.pinned)
@@ -234,7 +241,7 @@ def compute(
             "kind": "run",
             "version": current.get(target),
         }
-    for linted in lint_areas(files, known):
+    for linted in lint_areas(files, known, citations):
         path, area, verified = linted.path, linted.area, linted.verified
         issues += linted.issues
         if area is None or schema_issues(area, path.name):

@@ -17,7 +17,9 @@ from typing import Any
 from compare._errors import CompareError
 from compare._yaml import load_yaml
 from compare.rows._citations import placed_citations
+from compare.rows._citecheck import check_area_files
 from compare.rows._context import Known
+from compare.rows._evidence import Report
 from compare.rows._load import Issue, area_diff, area_files, query_checks, schema_issues
 from compare.rows._notes import lint_note_versions
 from compare.rows._where import lint_where_text
@@ -200,22 +202,6 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     return _collapse(issues)
 
 
-def verify_area(area: dict[str, Any]) -> dict[str, Any]:
-    """Citation string → ``compare.cite.Result`` (``None`` when it does not parse)."""
-    from compare.cite import SourceCache, parse_citation
-
-    cache = SourceCache()
-    out: dict[str, Any] = {}
-    for placed in placed_citations(area):
-        if placed.ref in out:
-            continue
-        try:
-            out[placed.ref] = cache.verify(parse_citation(placed.ref))
-        except CompareError:
-            out[placed.ref] = None
-    return out
-
-
 @dataclass(frozen=True)
 class LintedArea:
     """One area file as loaded and linted; ``area`` is None when it did not load (``issues``
@@ -227,14 +213,20 @@ class LintedArea:
     issues: list[Issue]
 
 
-def lint_areas(files: list[Path] | None, known: Known) -> Iterator[LintedArea]:
-    """Load, verify the citations of and lint each area file (default: every one), the
-    common first step of a lint-only run and of computing the rows."""
-    for path in files or area_files():
+def lint_areas(
+    files: list[Path] | None, known: Known, citations: Report | None = None
+) -> Iterator[LintedArea]:
+    """Load and lint each area file (default: every one) with its citations' results, the
+    common first step of a lint-only run and of computing the rows. ``citations`` is the
+    run's verified report (``check_citations``); without it the area files' citations are
+    verified here."""
+    paths = files or area_files()
+    report = citations if citations is not None else check_area_files(paths, skip_unreadable=True)
+    for path in paths:
         try:
             area = load_yaml(path)
         except CompareError:
             area = None  # lint_file reports it with its fix
-        verified = verify_area(area) if isinstance(area, dict) else {}
+        verified = report.verified_in(path)
         issues = lint_file(path, known, verified)
         yield LintedArea(path, area if isinstance(area, dict) else None, verified, issues)

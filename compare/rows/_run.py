@@ -1,4 +1,9 @@
-"""The two entry points the CLI calls: lint only, or lint + compute + write ``rows.json``."""
+"""The two entry points the CLI calls: lint only, or lint + compute + write ``rows.json``.
+
+Both verify every citation once (area files and, for the shipped areas, the scenarios' refs)
+and can write ``build/citations.json`` from that one pass, so ``cite --check`` after them
+reads the record back instead of verifying again (see ``_citecheck``).
+"""
 
 from __future__ import annotations
 
@@ -7,19 +12,35 @@ from typing import Any
 
 from compare._atomic import write_json
 from compare._paths import build_dir
+from compare.rows._citecheck import check_citations
 from compare.rows._compute import compute
 from compare.rows._context import Known, gather
+from compare.rows._evidence import Report
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue
 
 
-def lint_all(files: list[Path] | None = None, known: Known | None = None) -> list[Issue]:
-    """Every lint issue in every area file (empty list: clean)."""
-    return [issue for linted in lint_areas(files, known or gather()) for issue in linted.issues]
+def lint_all(
+    files: list[Path] | None = None, known: Known | None = None, write_citations: bool = False
+) -> list[Issue]:
+    """Every lint issue in every area file (empty list: clean).
+
+    With ``write_citations`` the scenarios' refs are verified too and ``build/citations.json``
+    is written (what ``rows --lint`` does); otherwise only the area files' citations are read.
+    """
+    report = _citations(files, write_citations)
+    linted = lint_areas(files, known or gather(), report)
+    return [issue for one in linted for issue in one.issues]
 
 
 def write_rows(files: list[Path] | None = None, known: Known | None = None) -> dict[str, Any]:
-    """Compute the rows and write ``build/rows.json`` atomically; returns the document."""
-    document = compute(files, known)
+    """Compute the rows and write ``build/rows.json`` and ``build/citations.json`` atomically;
+    returns the rows document."""
+    document = compute(files, known, citations=_citations(files, True))
     write_json(build_dir() / "rows.json", document)
     return document
+
+
+def _citations(files: list[Path] | None, write: bool) -> Report:
+    scenarios = None if write else False
+    return check_citations(files, scenarios=scenarios, write=write, skip_unreadable=True)

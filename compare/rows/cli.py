@@ -39,7 +39,7 @@ def _print_rows(console: Console, document: dict[str, Any]) -> None:
                 console.print(f"   where:  {escape(where.get('reason', ''))}", highlight=False)
             states = [f"{t} {c['label']}" for t, c in row["status"].items()]
             console.print("   status: " + escape(" · ".join(states)), highlight=False)
-    console.print("wrote build/rows.json", highlight=False)
+    console.print("wrote build/rows.json and build/citations.json", highlight=False)
 
 
 def register(app: typer.Typer) -> None:
@@ -61,13 +61,15 @@ def register(app: typer.Typer) -> None:
         lints only (among them: a where-column that contradicts its row's text, a note for a
         version that is no longer pinned); the full run adds the warnings that need verdicts
         (a partial column without a note, a note written for another state or on a column
-        not run, a column in error).
+        not run, a column in error). Both verify every citation once (with the shipped
+        areas, the scenarios' refs too) and write build/citations.json, which a following
+        `cite --check` reuses while its inputs are unchanged.
         """
         from compare.rows import lint_all, write_rows
 
         console = make_console(stderr=as_json)
         if lint:
-            issues = lint_all(list(area) or None)
+            issues = lint_all(list(area) or None, write_citations=True)
             if as_json:
                 typer.echo(json.dumps([i.as_dict() for i in issues], indent=2, ensure_ascii=False))
             else:

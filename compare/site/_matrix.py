@@ -8,7 +8,6 @@ same inputs gives the same bytes, which is what ``render --check`` and the chang
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -16,15 +15,11 @@ from typing import Any
 import jsonschema
 
 from compare._errors import CompareError
+from compare.cite import parse_citation
 from compare.site._cells import Cell
 from compare.site._inputs import Citation, SiteData
 
 FORMAT = 1
-_REF = re.compile(
-    r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?(?:\s+[“\"'](?P<quote>.*)[”\"'])?\s*$", re.S
-)
-_PKG = re.compile(r"^(?P<reg>npm|pypi):(?P<name>@?[^@/]+(?:/[^@/]+)?)@(?P<ver>[^/]+)/(?P<file>.+)$")
-_GH = re.compile(r"^gh:(?P<repo>[^/@]+/[^/@]+)@(?P<commit>[^/]+)/(?P<file>.+)$")
 
 
 @dataclass(frozen=True)
@@ -39,32 +34,37 @@ class CiteTarget:
 
 
 def cite_target(ref: str, repository: str | None, commit: str | None) -> CiteTarget:
-    """Split a ``path:line “quote”`` / ``path:start-end`` reference and link it upstream."""
-    match = _REF.match(ref.strip())
-    if not match:
+    """Split a ``path:line “quote”`` / ``path:start-end`` reference and link it upstream.
+
+    The reference is read by the verifier's own parser (``compare.cite.parse_citation``), so
+    a page splits a citation exactly as ``cite --check`` did; a bare ``path:LINE`` (a check's
+    ``cite:``, a diff position) is a place to link, so it is accepted here.
+    """
+    try:
+        cit = parse_citation(ref, bare_line=True)
+    except CompareError:
         return CiteTarget("unparsed", ref, "", "", None)
-    path, start, end = match["path"], match["start"], match["end"]
-    lines = f"{start}-{end}" if end else start
-    anchor = f"#L{start}-L{end}" if end else f"#L{start}"
-    quote = match["quote"] or ""
-    pkg = _PKG.match(path)
-    if pkg:
-        name, ver = pkg["name"], pkg["ver"]
+    single = cit.start == cit.end
+    lines = str(cit.start) if single else f"{cit.start}-{cit.end}"
+    anchor = f"#L{cit.start}" if single else f"#L{cit.start}-L{cit.end}"
+    quote = cit.quote or ""
+    if cit.kind in ("npm", "pypi"):
+        name, ver = cit.package, cit.version
         url = (
             f"https://www.npmjs.com/package/{name}/v/{ver}"
-            if pkg["reg"] == "npm"
+            if cit.kind == "npm"
             else f"https://pypi.org/project/{name}/{ver}/"
         )
-        return CiteTarget(f"{pkg['reg']} {name}@{ver}", pkg["file"], lines, quote, url)
-    gh = _GH.match(path)
-    if gh:
-        url = f"https://github.com/{gh['repo']}/blob/{gh['commit']}/{gh['file']}{anchor}"
-        return CiteTarget(f"{gh['repo']} @ {gh['commit'][:12]}", gh["file"], lines, quote, url)
+        return CiteTarget(f"{cit.kind} {name}@{ver}", cit.path, lines, quote, url)
+    if cit.kind == "gh":
+        rev = cit.version or ""
+        url = f"https://github.com/{cit.package}/blob/{rev}/{cit.path}{anchor}"
+        return CiteTarget(f"{cit.package} @ {rev[:12]}", cit.path, lines, quote, url)
     if repository and commit:
         base = repository.removesuffix(".git").rstrip("/")
-        url = f"{base}/blob/{commit}/{path}{anchor}"
-        return CiteTarget(f"spec @ {commit[:12]}", path, lines, quote, url)
-    return CiteTarget("spec (not pinned)", path, lines, quote, None)
+        url = f"{base}/blob/{commit}/{cit.path}{anchor}"
+        return CiteTarget(f"spec @ {commit[:12]}", cit.path, lines, quote, url)
+    return CiteTarget("spec (not pinned)", cit.path, lines, quote, None)
 
 
 def citation_status(data: SiteData, ref: str) -> Citation:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from compare._paths import PROJECT_ROOT, tools_dir
-from compare.cite import check_all
+from compare.rows import check_citations as check_all
 
 
 def _installed(kind: str) -> bool:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compare.cite import check_files, fix_moved
+from compare.rows import check_area_files as check_files
+from compare.rows import fix_moved
 
 AREA = """# a comment the fix must keep
 area: demo
@@ -112,3 +113,20 @@ def test_fix_follows_a_moved_citation_written_as_a_mapping(tools: Path) -> None:
     fixes = fix_moved(check_files([area]))
     assert sum(f.count for f in fixes) == 2  # the cite and its contradicted_by both moved
     assert area.read_text() == text.replace("doc.md:1 “the moved", "doc.md:5 “the moved")
+
+
+def test_fix_one_edits_only_inside_the_given_span(tools: Path) -> None:
+    from compare.cite import apply_edits, fix_one, parse_citation, verify
+
+    result = verify(parse_citation("npm:fakepkg@1.0.0/doc.md:1 “the moved line”"))
+    assert result.status == "moved"
+    text = "prose npm:fakepkg@1.0.0/doc.md:1 here | 'npm:fakepkg@1.0.0/doc.md:1 “the moved line”'"
+    begin = text.index("|")
+    edit = fix_one(text, begin, len(text), result)
+    assert edit is not None and (edit.old, edit.new) == (
+        "npm:fakepkg@1.0.0/doc.md:1",
+        "npm:fakepkg@1.0.0/doc.md:5",
+    )
+    after = apply_edits(text, [edit])
+    assert after.startswith("prose npm:fakepkg@1.0.0/doc.md:1 here")  # outside the span
+    assert after.endswith("doc.md:5 “the moved line”'")

@@ -77,3 +77,32 @@ def test_malformed_citations_raise_compare_error_with_the_forms(bad: str) -> Non
     with pytest.raises(CompareError) as err:
         parse_citation(bad)
     assert err.value.hint
+
+
+def test_a_bare_line_is_a_place_to_show_not_a_claim() -> None:
+    with pytest.raises(CompareError, match="quotes nothing"):
+        parse_citation("docs/specification/2025-11-25/client/roots.mdx:78")
+    cit = parse_citation("docs/specification/2025-11-25/client/roots.mdx:78", bare_line=True)
+    assert (cit.start, cit.end, cit.quote) == (78, 78, None)
+
+
+def test_the_site_splits_a_citation_with_the_verifiers_grammar() -> None:
+    # The site used to re-parse with a regex of its own: a malformed package source or an
+    # unknown path was linked as if it were a spec file the verifier would have checked.
+    from compare.site._matrix import cite_target
+
+    commit = "b0f60ba5409db7a6582440a7b473cc0398890f15"
+    repo = "https://github.com/modelcontextprotocol/modelcontextprotocol"
+    spec = cite_target("schema/2025-11-25/schema.json:10-12 “roots”", repo, commit)
+    assert (spec.file, spec.lines, spec.quote) == (
+        "schema/2025-11-25/schema.json",
+        "10-12",
+        "roots",
+    )
+    assert spec.link and spec.link.endswith(f"{commit}/schema/2025-11-25/schema.json#L10-L12")
+    gh = cite_target(f"gh:dezren39/nix@{commit}/pkgs/mcpx/a.go:5 “x y z”", repo, commit)
+    assert gh.file == "pkgs/mcpx/a.go" and gh.source == f"dezren39/nix @ {commit[:12]}"
+    for bad in ("notes/todo.md:3 “anything”", "npm:@scope@1.0/x.js:1 “q”", "nowhere"):
+        with pytest.raises(CompareError):
+            parse_citation(bad)
+        assert cite_target(bad, repo, commit).source == "unparsed"

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from compare._paths import PROJECT_ROOT
-from compare.cite import check_all
-from compare.cite._refs import standalone_problem, verify_refs
-from compare.cite._scenario_refs import check_scenarios, scenario_refs
+from compare.cite import standalone_problem, verify_refs
+from compare.exchange import scenario_refs
 from compare.exchange._rules import RULES
+from compare.rows import check_citations as check_all
+from compare.rows import check_scenario_refs as check_scenarios
 
 PAGE = "docs/specification/2025-11-25/client/roots.mdx"
 CLAUSE = "When roots change, clients that support `listChanged` **MUST** send a notification"

@@ -12,8 +12,9 @@ import pytest
 
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT
-from compare.cite import check_files, lookup
+from compare.cite import lookup
 from compare.cite._short import candidates, expand
+from compare.rows import check_area_files as check_files
 
 PINNED = [
     "docs/specification/2025-06-18/client/roots.mdx",

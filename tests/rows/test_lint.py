@@ -189,8 +189,7 @@ def test_lint_cli_prints_each_issue_with_its_fix_and_exits_1(
 def test_malformed_shapes_are_issues_never_exceptions(
     isolated: Path, tmp_path: Path, path: tuple[object, ...], junk: object
 ) -> None:
-    from compare.cite import check_files
-    from compare.rows import compute
+    from compare.rows import check_area_files, compute
 
     data = area()
     node: object = data
@@ -201,4 +200,4 @@ def test_malformed_shapes_are_issues_never_exceptions(
     assert lint_all([written], known())  # reported…
     doc = compute([written], known(), tmp_path / "results")  # …and never half-computed
     assert doc["areas"] == [] and doc["issues"]
-    check_files([written])  # citations of a malformed file are read without a crash
+    check_area_files([written])  # citations of a malformed file are read without a crash

@@ -22,7 +22,7 @@ def test_rows_public_surface() -> None:
 
 
 def test_cite_public_surface() -> None:
-    assert {"parse_citation", "verify", "check_all", "fix_moved", "lookup", "STATUSES"} <= set(
+    assert {"parse_citation", "verify", "verify_refs", "fix_one", "lookup", "STATUSES"} <= set(
         compare.cite.__all__
     )
     assert all(hasattr(compare.cite, name) for name in compare.cite.__all__)
@@ -34,3 +34,10 @@ def test_cite_public_surface() -> None:
         "mismatch",
         "unavailable",
     )
+
+
+def test_the_citation_walk_and_record_are_the_rows_stage() -> None:
+    # cite verifies strings; the stage that owns the area files walks them and writes
+    # citations.json, so cite needs nothing from rows (tests/test_import_graph.py).
+    assert {"check_citations", "checked_document", "fix_moved"} <= set(compare.rows.__all__)
+    assert not {"check_all", "check_files", "fix_moved"} & set(compare.cite.__all__)
