@@ -58,7 +58,7 @@ def test_one_severity_order() -> None:
 def test_one_set_of_verdict_symbols_and_one_of_state_symbols() -> None:
     assert set(VERDICT_SYMBOLS) == set(VERDICTS)
     assert SITE_SYMBOLS["verdict"] == VERDICT_SYMBOLS
-    assert RUN_SYMBOLS == {v: sym for v, (sym, _) in VERDICT_SYMBOLS.items()}
+    assert {v: sym for v, (sym, _) in VERDICT_SYMBOLS.items()} == RUN_SYMBOLS
     assert set(STATE_SYMBOLS) == set(STATE_PROMISES)
     for state, symbol in STATE_SYMBOLS.items():
         assert SITE_SYMBOLS["status"][state] == (symbol, STATE_PROMISES[state])
