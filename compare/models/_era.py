@@ -13,8 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from compare._errors import CompareError
-from compare.models._generate import module_path
+from compare.models._generate import existing_module
 from compare.pin._pins import release_order
 
 #: How a generated module spells the handshake request's class (datamodel-code-generator).
@@ -32,14 +31,7 @@ def has_initialize(revision: str) -> bool:
     Read from the generated module's text (not imported), so it is cheap and works without the
     spec cache; a missing module is a clear error naming the command that makes it.
     """
-    path = module_path(revision)
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        raise CompareError(
-            f"no generated models for {revision}: {path} is missing",
-            hint="run `mcp-compare models`",
-        ) from None
+    path, stat = existing_module(revision)
     return _defines_initialize(path, (stat.st_mtime_ns, stat.st_size))
 
 

@@ -9,6 +9,7 @@ folder and compares byte for byte.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -38,6 +39,19 @@ def module_name(revision: str) -> str:
 def module_path(revision: str, folder: Path | None = None) -> Path:
     """Where the generated module of ``revision`` lives."""
     return (folder or models_dir()) / f"{module_name(revision)}.py"
+
+
+def existing_module(revision: str) -> tuple[Path, os.stat_result]:
+    """The committed generated module of ``revision`` and its stat (readers cache by it); a
+    missing module is a clear error naming the command that makes it."""
+    path = module_path(revision)
+    try:
+        return path, path.stat()
+    except FileNotFoundError:
+        raise CompareError(
+            f"no generated models for {revision}: {path} is missing",
+            hint="run `mcp-compare models`",
+        ) from None
 
 
 def load_schema(revision: Revision) -> dict[str, Any]:

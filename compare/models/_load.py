@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compare._errors import CompareError
-from compare.models._generate import load_schema, module_name, module_path
+from compare.models._generate import existing_module, load_schema, module_name
 from compare.models._schema import definitions, refs
 from compare.pin._access import current_pins
 
@@ -42,14 +42,7 @@ def _import(path: Path, state: tuple[int, int, int, int]) -> ModuleType:
 def models_module(revision: str) -> ModuleType:
     """The generated module of ``revision`` (imported once per state of the file)."""
     current_pins().revision(revision)  # unknown revision → clear error
-    path = module_path(revision)
-    try:
-        stat = path.stat()
-    except FileNotFoundError:
-        raise CompareError(
-            f"no generated models for {revision}: {path} is missing",
-            hint="run `mcp-compare models`",
-        ) from None
+    path, stat = existing_module(revision)
     return _import(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
 
 
