@@ -22,9 +22,10 @@ from compare._errors import CompareError
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._escape import Md, code, esc, fence, link, slug
-from compare.site._inputs import Area, SiteData, diff_sections, load_site_data
+from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
 from compare.site._matrix import build_matrix, dumps, implementations, matrix_schema, row_columns
+from compare.site._models_view import diff_sections
 from compare.site._symbols import SYMBOLS, SymbolUse
 
 #: The committed half of the mkdocs project (templates, mkdocs.yml) always comes from the
