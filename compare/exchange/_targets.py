@@ -1,4 +1,5 @@
-"""Targets: the MCP clients the harness drives, read from ``targets/<id>.yaml``.
+"""Targets: the MCP clients (and, kind ``server``, the MCP servers) the harness drives, read
+from ``targets/<id>.yaml``.
 
 A target is data so that adding a client is a file, not code. This module validates the file
 (JSON Schema first, then what a schema cannot say: known placeholders, the id matching the
@@ -65,6 +66,12 @@ class Target:
                 return "unversioned"
             return "cmd-" + hashlib.sha256(json.dumps(self.argv).encode()).hexdigest()[:12]
         return "unversioned"
+
+    @property
+    def side(self) -> str:
+        """Which end of the connection this target is: a server target is driven by the
+        harness's scripted client and plays only ``side: server`` scenarios."""
+        return "server" if self.kind == "server" else "client"
 
     @property
     def entry_hash(self) -> str:
@@ -170,7 +177,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         )
     if (
         not open_slot
-        and data["kind"] != "cited"
+        and data["kind"] not in ("cited", "server")
         and not any("{server" in item for cmd in [argv, *data.get("setup", [])] for item in cmd)
         and not data.get("files")
     ):

@@ -1,0 +1,166 @@
+"""Starting the scripted client: read the plan, start the server in its own process group,
+wire up the recorder, watchdog and signals, play, end the server, and always leave a
+``done.json`` saying why it stopped.
+
+The server is ended the way the stdio transport describes (close its stdin, then SIGTERM,
+then SIGKILL), each wait bounded, and its whole process group is killed at the end, so
+nothing it started outlives the cell even when the harness never has to step in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from .._main import END_SIGNALS, Signalled, _write_done
+from .._record import Reader, Transcript
+from ._play import Client
+
+TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:  # noqa: SIM105 - contextlib would cost start-up time
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def stop_server(proc: subprocess.Popen[bytes], tx: Transcript, grace: float) -> None:
+    """Close stdin, wait; SIGTERM, wait; SIGKILL the group. Notes how the server ended."""
+    how = "self"
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:
+        pass
+    for sig, name in ((None, "self"), (signal.SIGTERM, "sigterm"), (signal.SIGKILL, "sigkill")):
+        if sig is not None and proc.poll() is None:
+            how = name
+            _signal_group(proc.pid, sig)
+        try:
+            proc.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    left = _group_alive(proc.pid)
+    if left:
+        _signal_group(proc.pid, signal.SIGKILL)
+    tx.note(event="server-exit", code=proc.returncode, ended_by=how, group_left=left)
+
+
+def run(plan: dict[str, Any]) -> int:
+    """Start the plan's server and play the plan against it; returns the exit code."""
+    tx = Transcript(
+        plan["transcript"],
+        int(plan.get("max_lines", 20000)),
+        int(plan.get("max_line_bytes", 1 << 20)),
+    )
+    tx.note(event="start", pid=os.getpid(), scenario=plan.get("scenario"), side="client")
+    stderr = open(plan["server_stderr"], "wb")  # noqa: SIM115 - handed to the server
+    try:
+        proc = subprocess.Popen(
+            list(plan["server_argv"]),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            cwd=plan.get("server_cwd") or None,
+            start_new_session=True,
+        )
+    except OSError as err:
+        tx.note(event="server-start-failed", error=str(err))
+        _write_done(plan["done"], {"reason": f"server did not start: {err}", "steps": []})
+        return 0
+    finally:
+        stderr.close()
+    tx.note(event="server-started", pid=proc.pid, argv=plan["server_argv"])
+    client = Client(plan, proc.stdin, tx)
+    grace = float(plan.get("shutdown_s", 2))
+    done_lock = threading.Lock()
+    done_written: list[bool] = [False]
+
+    def finish(reason: str) -> None:
+        with done_lock:
+            if done_written[0]:
+                return
+            done_written[0] = True
+            fields: dict[str, Any] = {"reason": reason, "t": round(tx.now(), 6)}
+            fields["steps"] = client.step_log
+            if tx.dropped:
+                fields["dropped_lines"] = tx.dropped
+                tx.note(event="lines-not-stored", count=tx.dropped)
+            tx.note(event="done", reason=reason)
+            _write_done(plan["done"], fields)
+
+    hard = float(plan.get("hard_deadline_s", 60))
+
+    def watchdog() -> None:
+        time.sleep(hard)
+        _signal_group(proc.pid, signal.SIGKILL)
+        finish(f"client hard deadline of {hard:g} s reached")
+        os._exit(3)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        signal.signal(signum, signal.SIG_IGN)  # one interruption is enough
+        raise Signalled(signal.Signals(signum).name)
+
+    for name in END_SIGNALS:
+        signal.signal(getattr(signal, name), on_signal)
+    threading.Thread(target=watchdog, name="client-watchdog", daemon=True).start()
+    assert proc.stdout is not None
+    Reader(proc.stdout.fileno(), tx, client.inbox).start()
+    try:
+        reason = client.play()
+    except Signalled as sig:
+        tx.note(event="signal", signal=sig.name)
+        reason = f"client received {sig.name}"
+    except Exception as err:  # the client must still say why it stopped
+        reason = f"client error: {type(err).__name__}: {err}"
+    for name in END_SIGNALS:  # from here on, ending the server must not be cut short
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    stop_server(proc, tx, grace)
+    finish(reason)
+    tx.note(event="exit")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 2 or args[0] != "--plan":
+        sys.stderr.write("usage: client --plan PLAN.json\n")
+        return 2
+    try:
+        with open(args[1], encoding="utf-8") as fh:
+            plan = json.load(fh)
+    except (OSError, ValueError) as err:
+        sys.stderr.write(f"client: cannot read plan {args[1]}: {err}\n")
+        return 2
+    if not isinstance(plan, dict):
+        sys.stderr.write(f"client: plan {args[1]} is not a JSON object\n")
+        return 2
+    missing = [k for k in ("revision", "server_argv") if k not in plan]
+    if missing:
+        sys.stderr.write(f"client: plan {args[1]} lacks {', '.join(missing)}\n")
+        return 2
+    # File names are relative to the plan's folder, as for the peer (cells are moved whole).
+    base = os.path.dirname(os.path.abspath(args[1]))
+    defaults = {"transcript": "transcript.jsonl", "done": "done.json"}
+    defaults["server_stderr"] = "server.stderr"
+    for key, name in defaults.items():
+        plan[key] = os.path.join(base, plan.get(key, name))
+    return run(plan)

@@ -1,0 +1,236 @@
+"""The scripted client proper: the handshake, answers to the server's requests, and the steps.
+
+Every wait is bounded by the plan. Nothing is judged here: the client only records what it
+did (step notes in the transcript, the step log in ``done.json``) for the harness to judge.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+
+from .._record import EOF_MARK, Transcript
+
+TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
+if TYPE_CHECKING:
+    from typing import Any
+
+
+#: Who we say we are when the plan does not say (initialize requires a name and a version).
+CLIENT_INFO = {"name": "mcp-compare-client", "version": "0.1.0"}
+
+
+class Client:
+    """Talks to one server over its stdin/stdout and plays the plan's steps."""
+
+    def __init__(self, plan: dict[str, Any], out: Any, transcript: Transcript) -> None:
+        self.plan = plan
+        self.out = out
+        self.tx = transcript
+        self.inbox: queue.Queue[Any] = queue.Queue(maxsize=1000)
+        self.capabilities: dict[str, Any] = dict(plan.get("capabilities") or {})
+        self.folders: dict[str, Any] = dict(plan.get("folders") or {})
+        self.roots: list[Any] = [self.folders[name] for name in plan.get("roots", [])]
+        self.next_id = 0
+        self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
+        self.events: dict[str, list[int]] = {}
+        self.consumed: dict[str, int] = {}
+        self.tools: list[dict[str, Any]] = []
+        self.closed = False
+        self.out_lock = threading.Lock()
+        self.step_log: list[dict[str, Any]] = []
+
+    # -- wire -----------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> int:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        with self.out_lock:
+            n = self.tx.line("out", data, total=len(data))
+            try:
+                self.out.write(data + b"\n")
+                self.out.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.tx.note(event="write-failed", n=n)
+                self.closed = True
+        return n
+
+    def request(self, method: str, params: dict[str, Any] | None) -> int:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.next_id
+
+    def call(self, method: str, params: dict[str, Any] | None, timeout: float) -> tuple[int, Any]:
+        """Send a request and wait (bounded) for its response: (id, (line, message) or None)."""
+        rid = self.request(method, params)
+        self.wait(lambda: rid in self.responses, timeout)
+        return rid, self.responses.get(rid)
+
+    # -- dispatch -------------------------------------------------------------------------
+    def pump(self, deadline: float) -> bool:
+        """Handle one inbound item, waiting until ``deadline``; False when nothing came."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or self.closed:
+            return False
+        try:
+            item = self.inbox.get(timeout=remaining)
+        except queue.Empty:
+            return False
+        if item is EOF_MARK:
+            self.closed = True
+            self.tx.note(event="server-closed")
+            return True
+        n, message, error, _blank = item
+        if error is not None:
+            return True  # recorded with its parse error; a client owes no answer to garbage
+        for element in message if isinstance(message, list) and message else [message]:
+            self.handle(n, element)
+        return True
+
+    def handle(self, n: int, msg: Any) -> None:
+        if not isinstance(msg, dict):
+            return
+        method = msg.get("method")
+        if isinstance(method, str):
+            self.events.setdefault(method, []).append(n)
+            if "id" in msg:
+                self.answer(msg["id"], method)
+            return
+        if "id" in msg and ("result" in msg or "error" in msg):
+            self.responses.setdefault(msg["id"], (n, msg))
+
+    def answer(self, rid: Any, method: str) -> None:
+        result: dict[str, Any] | None = None
+        if method == "roots/list" and "roots" in self.capabilities:
+            result = {"roots": list(self.roots)}
+        elif method == "ping":
+            result = {}
+        if result is None:
+            error = {"code": -32601, "message": "Method not found"}
+            self.send({"jsonrpc": "2.0", "id": rid, "error": error})
+        else:
+            self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def seen(self, names: list[str]) -> int | None:
+        """The first unconsumed event among ``names``; consuming it so a step matches once."""
+        for name in names:
+            taken = self.consumed.get(name, 0)
+            hits = self.events.get(name, [])
+            if len(hits) > taken:
+                self.consumed[name] = taken + 1
+                return hits[taken]
+        return None
+
+    def wait(self, predicate: Any, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            if predicate():
+                return True
+            if self.closed:
+                return bool(predicate())
+            if not self.pump(deadline) and time.monotonic() >= deadline:
+                return bool(predicate())
+
+    # -- the exchange ---------------------------------------------------------------------
+    def initialize(self) -> str | None:
+        """initialize, then notifications/initialized; returns why it failed, or None."""
+        timeout = float(self.plan.get("init_timeout_s", 10))
+        params = {
+            "protocolVersion": self.plan.get("wire_version", self.plan["revision"]),
+            "capabilities": self.capabilities,
+            "clientInfo": self.plan.get("client_info", CLIENT_INFO),
+        }
+        self.tx.note(event="step", index=-1, step={"request": "initialize", "label": "initialize"})
+        rid, got = self.call("initialize", params, timeout)
+        outcome = "ok" if got is not None and "result" in got[1] else "timeout"
+        if got is not None and outcome != "ok":
+            outcome = "error"
+        self.tx.note(
+            event="step-done", index=-1, label="initialize", outcome=outcome, id=rid,
+            evidence=got and got[0],
+        )  # fmt: skip
+        if outcome != "ok":
+            if outcome == "error":
+                return "the server answered initialize with an error"
+            if self.closed:
+                return "the server closed its stdout before answering initialize"
+            return f"no answer to initialize within {timeout:g} s"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return None
+
+    def play(self) -> str:
+        failed = self.initialize()
+        if failed:
+            return failed
+        default_timeout = float(self.plan.get("step_timeout_s", 10))
+        for index, step in enumerate(self.plan.get("steps", [])):
+            timeout = float(step.get("timeout_s", default_timeout))
+            record: dict[str, Any] = {"index": index, "step": step}
+            self.tx.note(event="step", index=index, step=step)
+            self.step(step, timeout, record)
+            self.step_log.append(record)
+            self.tx.note(
+                event="step-done",
+                index=index,
+                label=step.get("label"),
+                outcome=record["outcome"],
+                id=record.get("id"),
+                evidence=record.get("evidence"),
+            )
+            if record["outcome"] != "ok" and step.get("required"):
+                return f"step {index} ended {record['outcome']} after at most {timeout:g} s"
+            if self.closed:
+                return f"the server closed its stdout before step {index} completed"
+        return "steps complete"
+
+    def step(self, step: dict[str, Any], timeout: float, record: dict[str, Any]) -> None:
+        if "await" in step:
+            names = step["await"] if isinstance(step["await"], list) else [step["await"]]
+            hit: list[int | None] = [None]
+
+            def arrived() -> bool:
+                hit[0] = self.seen(names)
+                return hit[0] is not None
+
+            ok = self.wait(arrived, timeout)
+            record.update(outcome="ok" if ok else "timeout", evidence=hit[0])
+        elif "request" in step:
+            rid, got = self.call(step["request"], step.get("params"), timeout)
+            if step["request"] == "tools/list" and got is not None:
+                listed = (got[1].get("result") or {}).get("tools")
+                self.tools = [t for t in listed if isinstance(t, dict)] if listed else []
+            record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
+        elif "tool_call" in step:
+            params = self.pick_tool(step["tool_call"])
+            if params is None:
+                record.update(outcome="no-tool")
+                return
+            rid, got = self.call("tools/call", params, timeout)
+            record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
+        elif "set_roots" in step:
+            self.roots = [self.folders[name] for name in step["set_roots"]]
+            n = self.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+            record.update(outcome="ok", evidence=n)
+        elif "notify" in step:
+            message: dict[str, Any] = {"jsonrpc": "2.0", "method": step["notify"]}
+            if step.get("params") is not None:
+                message["params"] = step["params"]
+            record.update(outcome="ok", evidence=self.send(message))
+        elif "observe_s" in step:
+            self.wait(lambda: False, float(step["observe_s"]))
+            record.update(outcome="ok")
+        else:
+            record.update(outcome="unknown-step")
+
+    def pick_tool(self, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The first candidate the server listed; else its first listed tool, with ``{}``."""
+        names = {t.get("name") for t in self.tools}
+        for candidate in candidates:
+            if candidate.get("name") in names:
+                return {"name": candidate["name"], "arguments": candidate.get("arguments", {})}
+        if self.tools and isinstance(self.tools[0].get("name"), str):
+            return {"name": self.tools[0]["name"], "arguments": {}}
+        return None
