@@ -41,10 +41,12 @@ def _sources(name: str) -> list[Path]:
 _JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description"})
 
 
-def harness_version() -> str:
-    """The version plus the peer's source hash: a changed peer plays differently."""
+def harness_version(side: str = "client") -> str:
+    """The version plus the peer's source hash: a changed peer plays differently. A server
+    cell is played by the scripted client (``peer/client``), so its sources count there too."""
     digest = hashlib.sha256()
-    for path in _sources(_PEER_DIR.name):
+    names = [_PEER_DIR.name] + (["peer/client", "_server_plan.py"] if side == "server" else [])
+    for path in [p for name in names for p in _sources(name)]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     peer = digest.hexdigest()[:16]
     return f"{HARNESS_VERSION}+peer.{peer}"
@@ -94,7 +96,7 @@ class Cell:
         return _digest(
             {
                 "target": self.target.entry_hash,
-                "harness": harness_version(),
+                "harness": harness_version(self.target.side),
                 "steps": steps,
                 "revision": self.revision,
                 "variant": self.variant,
@@ -160,6 +162,8 @@ def plan_cells(
             if variant is not None and name != variant and name != DEFAULT_VARIANT:
                 continue
             for scenario in scenarios:
+                if scenario.side != target.side:
+                    continue  # a server target plays server scenarios, a client the others
                 if target.variants and scenario.variants and name not in scenario.variants:
                     continue
                 for revision in revisions:

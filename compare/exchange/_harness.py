@@ -29,6 +29,7 @@ from compare._paths import tools_dir
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
+from compare.exchange._server_plan import client_argv, server_plan
 from compare.exchange._targets import Expansion, Target
 from compare.exchange.peer import is_modern
 from compare.models import first_modern
@@ -205,10 +206,9 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
             folder.mkdir(parents=True)
         plan_path = stage / "plan.json"
-        _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
         tools = settings.tools or tools_dir()
         exp = Expansion(
-            server_argv=peer_argv(plan_path),
+            server_argv=[] if target.side == "server" else peer_argv(plan_path),
             workspace=workspace,
             home=home,
             tools=tools,
@@ -217,6 +217,18 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             cell=stage,
             variant_args=list(target.variants.get(cell.variant, [])),
         )
+        if target.side == "server":
+            # Our scripted client is launched; it starts the target's server command itself.
+            version = (
+                newest_dated(settings.known_revisions)
+                if cell.revision == "draft"
+                else cell.revision
+            )
+            _atomic.write_json(plan_path, server_plan(cell, exp, version))
+            launch = client_argv(plan_path)
+        else:
+            _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
+            launch = exp.argv(target.argv)
         env = _env(target, exp, token, tmp, tools)
         _write_files(target, exp)
         markers = [token, str(plan_path)]
@@ -241,7 +253,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
                 return process
         done = stage / "done.json"
         ended = run_process(
-            exp.argv(target.argv),
+            launch,
             cwd=workspace,
             env=env,
             stdout=stage / "client.stdout",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compare.exchange._rules import RULES, Context
-from compare.exchange._scenarios import Scenario, common_checks, in_window
+from compare.exchange._scenarios import COMMON_FILES, Scenario, common_checks, in_window
 from compare.exchange._transcript import read_transcript
 from compare.exchange._validate import NotJudged
 from compare.exchange._verdicts import worst
@@ -29,7 +29,7 @@ def judge_checks(
     revision = str(plan["revision"])
     ctx = Context(tx, plan, revision, known_revisions, process)
     checks: list[dict[str, Any]] = []
-    for check in [*scenario.checks, *common_checks()]:
+    for check in [*scenario.checks, *common_checks(scenario.side)]:
         if check.revisions and not in_window(revision, check.revisions):
             continue
         entry: dict[str, Any] = {
@@ -95,7 +95,7 @@ def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str,
     verdict = worst([c["verdict"] for c in checks])
     culprit = next((c for c in checks if c["verdict"] == verdict), None)
     reason = f"{culprit['id']}: {culprit['reason']}" if culprit else "no checks"
-    wire = {c.id for c in common_checks()}
+    wire = {c.id for side in COMMON_FILES for c in common_checks(side)}
     own = [c for c in checks if c["id"] not in wire]
     if verdict == "pass" and own and all(c["verdict"] == "informational" for c in own):
         # Nothing the scenario is about was graded (e.g. the client refused the revision or

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare.exchange._scenarios import COMMON_FILE, SCENARIOS_DIR, common_checks, load_scenarios
+from compare.exchange._scenarios import COMMON_FILES, SCENARIOS_DIR, common_checks, load_scenarios
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,15 @@ class ScenarioRef:
 def scenario_refs(directory: Path | None = None) -> list[ScenarioRef]:
     """Every ref of every scenario in ``directory`` (default: the shipped scenarios).
 
-    The common wire checks (``_wire.yaml``) belong to the shipped scenarios, so they are
-    included only when the shipped folder is read. A scenario that does not load is a
-    ``CompareError`` from the loader, as it is for a run.
+    The common wire checks (``_wire.yaml``, ``_wire-server.yaml``) belong to the shipped
+    scenarios, so they are included only when the shipped folder is read. A scenario that
+    does not load is a ``CompareError`` from the loader, as it is for a run.
     """
     shipped = directory is None or directory.resolve() == SCENARIOS_DIR.resolve()
     found = [(s.path, s.id, c) for s in load_scenarios(directory) for c in s.checks]
     if shipped:
-        found += [(COMMON_FILE, "_wire", c) for c in common_checks()]
+        for side, path in COMMON_FILES.items():
+            found += [(path, path.stem, c) for c in common_checks(side)]
     return [
         ScenarioRef(path, sid, check.id, j, str(ref["cite"]), ref.get("quote"))
         for path, sid, check in found
@@ -58,8 +59,8 @@ def scenario_refs(directory: Path | None = None) -> list[ScenarioRef]:
 
 def scenario_files(directory: Path | None = None) -> list[Path]:
     """The files :func:`scenario_refs` reads for ``directory``: what a record of their
-    verified refs depends on (``_wire.yaml`` only with the shipped folder)."""
+    verified refs depends on (the ``_wire*.yaml`` files only with the shipped folder)."""
     folder = directory or SCENARIOS_DIR
     files = sorted(folder.glob("[!_]*.yaml")) if folder.is_dir() else []
     shipped = folder.resolve() == SCENARIOS_DIR.resolve()
-    return [*files, COMMON_FILE] if shipped else files
+    return [*files, *COMMON_FILES.values()] if shipped else files

@@ -58,12 +58,15 @@ class Scenario:
     requires: list[str]
     steps: list[dict[str, Any]]
     checks: list[Check]
+    #: ``client``: the peer plays it against client targets; ``server``: the scripted client
+    #: plays it against server targets.
+    side: str = "client"
 
     @property
     def file_hash(self) -> str:
         """sha256 of the file and the common checks: either changing invalidates cached cells."""
         digest = hashlib.sha256(self.path.read_bytes())
-        digest.update(COMMON_FILE.read_bytes())
+        digest.update(COMMON_FILES[self.side].read_bytes())
         return digest.hexdigest()
 
     def plays(self, revision: str) -> bool:
@@ -88,17 +91,18 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             raise CompareError(f"{source}: key steps.{i}.label: {label!r} used twice", None)
         if label:
             labels.add(label)
+    side = str(data.get("side", "client"))
     checks: list[Check] = []
     seen: set[str] = set()
     for i, raw in enumerate(data["checks"]):
-        if raw["id"] in seen or raw["id"] in {c.id for c in common_checks()}:
+        if raw["id"] in seen or raw["id"] in {c.id for c in common_checks(side)}:
             raise CompareError(
                 f"{source}: key checks.{i}.id: {raw['id']!r} used twice",
                 "ids must be unique, and distinct from the common checks in _wire.yaml",
             )
         seen.add(raw["id"])
         checks.append(_build_check(raw, f"checks.{i}", source, labels))
-    _lint_grounds(checks, data["revisions"], source)
+    _lint_grounds(checks, data["revisions"], source, side)
     return Scenario(
         id=sid,
         title=data["title"],
@@ -110,6 +114,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         requires=list(data.get("requires", [])),
         steps=list(data["steps"]),
         checks=checks,
+        side=side,
     )
 
 
@@ -150,7 +155,9 @@ def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]
     )
 
 
-def _lint_grounds(checks: list[Check], window: dict[str, Any], source: Path) -> None:
+def _lint_grounds(
+    checks: list[Check], window: dict[str, Any], source: Path, side: str = "client"
+) -> None:
     """Refuse a scenario whose fail / non-strict grades lack normative text (see _grounds)."""
     from compare.exchange._grounds import ungrounded
     from compare.pin import load_pins
@@ -158,7 +165,7 @@ def _lint_grounds(checks: list[Check], window: dict[str, Any], source: Path) -> 
     revisions = [r.name for r in load_pins().revisions]
     problems = [
         p
-        for check in [*checks, *common_checks()]
+        for check in [*checks, *common_checks(side)]
         for p in ungrounded(check, revisions, lambda rev: in_window(rev, window))
     ]
     if problems:
@@ -183,12 +190,16 @@ def _check_window(window: dict[str, Any], where: str, source: Path) -> None:
 
 
 COMMON_FILE = SCENARIOS_DIR / "_wire.yaml"
+#: The common checks per side: a server's lines are held to the server's stdio rules.
+COMMON_FILES = {"client": COMMON_FILE, "server": SCENARIOS_DIR / "_wire-server.yaml"}
 
 
 @cache
-def common_checks() -> list[Check]:
-    """Checks every scenario gets (``scenarios/_wire.yaml``): the connection itself."""
-    data = load_yaml(COMMON_FILE)
+def common_checks(side: str = "client") -> list[Check]:
+    """Checks every scenario of ``side`` gets (``scenarios/_wire.yaml``, for server scenarios
+    ``_wire-server.yaml``): the connection itself."""
+    path = COMMON_FILES[side]
+    data = load_yaml(path)
     schema = json.loads(SCENARIO_SCHEMA.read_text(encoding="utf-8"))
     wrapper = {
         "type": "object",
@@ -197,10 +208,8 @@ def common_checks() -> list[Check]:
         "properties": {"checks": {"type": "array", "items": {"$ref": "#/$defs/check"}}},
         "$defs": schema["$defs"],
     }
-    check_schema_value(data, wrapper, COMMON_FILE)
-    return [
-        _build_check(raw, f"checks.{i}", COMMON_FILE, set()) for i, raw in enumerate(data["checks"])
-    ]
+    check_schema_value(data, wrapper, path)
+    return [_build_check(raw, f"checks.{i}", path, set()) for i, raw in enumerate(data["checks"])]
 
 
 def load_scenario_file(path: Path) -> Scenario:

@@ -1,0 +1,77 @@
+"""The plan of a server cell: what the scripted client starts, declares, lists and plays.
+
+Kept beside the harness rather than in it: a server cell differs from a client cell only in
+who is launched (our scripted client, which launches the target's server command) and in
+what the plan says, so the harness asks this module for both and runs the cell as usual.
+The root folders are created here, inside the cell's workspace, so a server is only ever
+pointed at the cell's own temporary folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from compare.exchange._cells import Cell
+from compare.exchange._targets import Expansion
+
+HERE = Path(__file__).resolve().parent
+#: The scripted client: a folder with a ``__main__.py`` inside the peer's folder.
+CLIENT_DIR = HERE / "peer" / "client"
+CLIENT_VERSION = "0.1.0"
+
+
+def client_argv(plan_path: Path) -> list[str]:
+    """How the harness starts the scripted client: isolated, without site, by folder."""
+    return [sys.executable, "-I", "-S", str(CLIENT_DIR), "--plan", str(plan_path)]
+
+
+def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
+    """Create every folder the scenario names; name -> the root the client lists for it."""
+    spec = cell.scenario.raw.get("client_roots") or {}
+    names = [*spec.get("roots", []), *spec.get("folders", [])]
+    for step in cell.scenario.steps:
+        names += step.get("set_roots", [])
+    out: dict[str, dict[str, str]] = {}
+    for name in dict.fromkeys(names):
+        folder = workspace / name
+        folder.mkdir(parents=True, exist_ok=True)
+        # pathlib percent-encodes the space, '#' and 'é' of the workspace's name.
+        out[name] = {"uri": folder.as_uri(), "name": name}
+    return out
+
+
+def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]:
+    """The scripted client's plan for ``cell``; the server's argv is the target's launch line."""
+    spec = cell.scenario.raw.get("client_roots") or {}
+    capability = spec.get("capability")
+    step_max = sum(
+        float(s.get("timeout_s", 10) if "observe_s" not in s else s["observe_s"])
+        for s in cell.scenario.steps
+    )
+    return {
+        "format": 1,
+        "side": "client",
+        "scenario": cell.scenario.id,
+        "revision": cell.revision,
+        "wire_version": wire_version,
+        "target": cell.target.id,
+        "variant": cell.variant,
+        "workspace": str(exp.workspace),
+        "server_argv": exp.argv(cell.target.argv),
+        "server_cwd": str(exp.workspace),
+        "capabilities": {} if capability is None else {"roots": capability},
+        "client_info": {"name": "mcp-compare-client", "version": CLIENT_VERSION},
+        "folders": _folders(cell, exp.workspace),
+        "roots": list(spec.get("roots", [])),
+        "steps": cell.scenario.steps,
+        "init_timeout_s": 10,
+        "shutdown_s": 2,
+        "transcript": "transcript.jsonl",
+        "done": "done.json",
+        "server_stderr": "server.stderr",
+        "max_line_bytes": 1 << 20,
+        "max_lines": 20000,
+        "hard_deadline_s": min(cell.target.timeout_s - 2, step_max + 20),
+    }
