@@ -77,7 +77,9 @@ def _target_status(
     several_variants = variant is None and len({c.variant for c in mine}) > 1
     agg = _Agg()
     # Every verdict of every named check counts toward the row state (a pass on one check and
-    # a fail on another is "partial"); each cell shows its worst check. A cell that ended in
+    # a fail on another is "partial"); each cell shows its worst check. A named check a cell
+    # lacks (its revision window leaves that revision out; the lint has already checked that
+    # every named check exists) does not speak for that cell, as long as another one does. A cell that ended in
     # error counts as an error even when its named checks were judged: its run is not one the
     # row can vouch for, and it is re-run by the next `mcp-compare run`.
     verdicts: Counter[str] = Counter()
@@ -89,9 +91,9 @@ def _target_status(
         missing = [one for one, check in got.items() if check is None]
         if cell.verdict == "not-run":
             entry |= {"verdict": "not-run", "reason": cell.reason}
-        elif missing and cell.verdict == "error":
+        elif not found and cell.verdict == "error":
             entry |= {"verdict": "error", "reason": cell.reason}
-        elif missing:
+        elif not found:
             entry |= {"verdict": "not-run", "reason": f"the cell has no check {missing[0]}"}
         else:
             # The worst check speaks for the cell (the exchange's own severity order).

@@ -248,3 +248,19 @@ def test_a_row_on_several_checks_shows_the_worst_and_is_partial_when_they_disagr
     assert shown["verdict"] == "fail" and shown["reason"].startswith("root-uri-encoding:")
     single = row(status={"query": {"scenario": "roots-list", "check": "answered"}})
     assert status_of(run(tmp_path, results, area(rows=[single])), "codex")["state"] == "supported"
+
+
+def test_a_named_check_outside_a_cells_window_does_not_make_it_not_run(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """A row may name two checks that split the revisions between them (a SHOULD before
+    2025-06-18, a MUST from then on); each cell is judged by the one it has."""
+    results = isolated / "results"
+    cell(results, "codex", "0.171.0", REVS[0], [("answered", "pass")])
+    cell(results, "codex", "0.171.0", REVS[1], [("root-uri-encoding", "pass")])
+    both = row(
+        status={"query": {"scenario": "roots-list", "check": ["answered", "root-uri-encoding"]}}
+    )
+    column = status_of(run(tmp_path, results, area(rows=[both])), "codex")
+    assert column["state"] == "supported"
+    assert {e["verdict"] for e in column["revisions"].values()} == {"pass"}
