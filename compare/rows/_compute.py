@@ -79,9 +79,9 @@ def _target_status(
     # Every verdict of every named check counts toward the row state (a pass on one check and
     # a fail on another is "partial"); each cell shows its worst check. A named check a cell
     # lacks (its revision window leaves that revision out; the lint has already checked that
-    # every named check exists) does not speak for that cell, as long as another one does. A cell that ended in
-    # error counts as an error even when its named checks were judged: its run is not one the
-    # row can vouch for, and it is re-run by the next `mcp-compare run`.
+    # every named check exists) does not speak for that cell, as long as another one does.
+    # A cell that ended in error counts as an error even when its named checks were judged:
+    # its run is not one the row can vouch for, and it is re-run by the next `mcp-compare run`.
     verdicts: Counter[str] = Counter()
     errors = 0
     for cell in sorted(mine, key=lambda c: (c.revision, c.variant or "")):
