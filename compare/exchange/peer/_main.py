@@ -126,29 +126,41 @@ def run(plan: dict[str, Any]) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def load_plan(
+    argv: list[str] | None, who: str, required: tuple[str, ...], files: dict[str, str]
+) -> dict[str, Any] | int:
+    """The plan named by ``--plan`` (shared by the peer and the scripted client), or the exit
+    code after saying on stderr why it cannot be used. File names in the plan (``files``:
+    key -> default) are relative to the plan's own folder, so a cell folder can be moved (the
+    harness runs in a staging folder and swaps it into place) without rewriting them."""
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 2 or args[0] != "--plan":
-        sys.stderr.write("usage: peer --plan PLAN.json\n")
+        sys.stderr.write(f"usage: {who} --plan PLAN.json\n")
         return 2
     try:
         with open(args[1], encoding="utf-8") as fh:
             plan = json.load(fh)
     except (OSError, ValueError) as err:
-        sys.stderr.write(f"peer: cannot read plan {args[1]}: {err}\n")
+        sys.stderr.write(f"{who}: cannot read plan {args[1]}: {err}\n")
         return 2
     if not isinstance(plan, dict):
-        sys.stderr.write(f"peer: plan {args[1]} is not a JSON object\n")
+        sys.stderr.write(f"{who}: plan {args[1]} is not a JSON object\n")
         return 2
-    missing = [k for k in ("revision", "answer_revision", "control") if k not in plan]
+    missing = [k for k in required if k not in plan]
     if missing:
-        sys.stderr.write(f"peer: plan {args[1]} lacks {', '.join(missing)}\n")
+        sys.stderr.write(f"{who}: plan {args[1]} lacks {', '.join(missing)}\n")
         return 2
-    # File names in the plan are relative to the plan's own folder, so a cell folder can be
-    # moved (the harness runs in a staging folder and swaps it into place) without rewriting.
     base = os.path.dirname(os.path.abspath(args[1]))
-    for key in ("transcript", "done"):
-        plan[key] = os.path.join(
-            base, plan.get(key, key + (".jsonl" if key == "transcript" else ".json"))
-        )
-    return run(plan)
+    for key, name in files.items():
+        plan[key] = os.path.join(base, plan.get(key, name))
+    return plan
+
+
+def main(argv: list[str] | None = None) -> int:
+    plan = load_plan(
+        argv,
+        "peer",
+        ("revision", "answer_revision", "control"),
+        {"transcript": "transcript.jsonl", "done": "done.json"},
+    )
+    return plan if isinstance(plan, int) else run(plan)

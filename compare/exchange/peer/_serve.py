@@ -14,6 +14,7 @@ import time
 
 from ._era import FIRST_MODERN, META_VERSION, is_modern
 from ._record import EOF_MARK, Transcript
+from ._steps import StepWaits
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
@@ -25,10 +26,11 @@ CACHEABLE = frozenset(
 )
 
 
-class Peer:
+class Peer(StepWaits):
     """Serves MCP requests as they come and plays the plan's steps between them."""
 
     def __init__(self, plan: dict[str, Any], out: Any, transcript: Transcript) -> None:
+        super().__init__()
         self.plan = plan
         self.out = out
         self.tx = transcript
@@ -39,9 +41,6 @@ class Peer:
         self.modern = is_modern(self.revision, self.first_modern)
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
-        #: event name -> transcript line numbers, so a wait stays cheap under a flood
-        self.events: dict[str, list[int]] = {}
-        self.consumed: dict[str, int] = {}
         self.closed = False
         self.parse_errors_answered = 0
         self.out_lock = threading.Lock()
@@ -179,29 +178,7 @@ class Peer:
             "requestState": mrtr["request_state"],
         }
 
-    def event(self, name: str, n: int) -> None:
-        self.events.setdefault(name, []).append(n)
-
     # -- steps ----------------------------------------------------------------------------
-    def seen(self, names: list[str]) -> int | None:
-        """The first unconsumed event among ``names``; consuming it so a step matches once."""
-        for name in names:
-            taken = self.consumed.get(name, 0)
-            hits = self.events.get(name, [])
-            if len(hits) > taken:
-                self.consumed[name] = taken + 1
-                return hits[taken]
-        return None
-
-    def wait(self, predicate: Any, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            if predicate():
-                return True
-            if self.closed:
-                return bool(predicate())
-            if not self.pump(deadline) and time.monotonic() >= deadline:
-                return bool(predicate())
 
     def play(self) -> str:
         default_timeout = float(self.plan.get("step_timeout_s", 10))

@@ -9,15 +9,13 @@ nothing it started outlives the cell even when the harness never has to step in.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 
-from .._main import END_SIGNALS, Signalled, _write_done
+from .._main import END_SIGNALS, Signalled, _write_done, load_plan
 from .._record import Reader, Transcript
 from ._play import Client
 
@@ -140,27 +138,10 @@ def run(plan: dict[str, Any]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 2 or args[0] != "--plan":
-        sys.stderr.write("usage: client --plan PLAN.json\n")
-        return 2
-    try:
-        with open(args[1], encoding="utf-8") as fh:
-            plan = json.load(fh)
-    except (OSError, ValueError) as err:
-        sys.stderr.write(f"client: cannot read plan {args[1]}: {err}\n")
-        return 2
-    if not isinstance(plan, dict):
-        sys.stderr.write(f"client: plan {args[1]} is not a JSON object\n")
-        return 2
-    missing = [k for k in ("revision", "server_argv") if k not in plan]
-    if missing:
-        sys.stderr.write(f"client: plan {args[1]} lacks {', '.join(missing)}\n")
-        return 2
-    # File names are relative to the plan's folder, as for the peer (cells are moved whole).
-    base = os.path.dirname(os.path.abspath(args[1]))
-    defaults = {"transcript": "transcript.jsonl", "done": "done.json"}
-    defaults["server_stderr"] = "server.stderr"
-    for key, name in defaults.items():
-        plan[key] = os.path.join(base, plan.get(key, name))
-    return run(plan)
+    plan = load_plan(
+        argv,
+        "client",
+        ("revision", "server_argv"),
+        {"transcript": "transcript.jsonl", "done": "done.json", "server_stderr": "server.stderr"},
+    )
+    return plan if isinstance(plan, int) else run(plan)

@@ -12,6 +12,7 @@ import threading
 import time
 
 from .._record import EOF_MARK, Transcript
+from .._steps import StepWaits
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
@@ -22,10 +23,11 @@ if TYPE_CHECKING:
 CLIENT_INFO = {"name": "mcp-compare-client", "version": "0.1.0"}
 
 
-class Client:
+class Client(StepWaits):
     """Talks to one server over its stdin/stdout and plays the plan's steps."""
 
     def __init__(self, plan: dict[str, Any], out: Any, transcript: Transcript) -> None:
+        super().__init__()
         self.plan = plan
         self.out = out
         self.tx = transcript
@@ -35,8 +37,6 @@ class Client:
         self.roots: list[Any] = [self.folders[name] for name in plan.get("roots", [])]
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
-        self.events: dict[str, list[int]] = {}
-        self.consumed: dict[str, int] = {}
         self.tools: list[dict[str, Any]] = []
         self.closed = False
         self.out_lock = threading.Lock()
@@ -95,7 +95,7 @@ class Client:
             return
         method = msg.get("method")
         if isinstance(method, str):
-            self.events.setdefault(method, []).append(n)
+            self.event(method, n)
             if "id" in msg:
                 self.answer(msg["id"], method)
             return
@@ -113,26 +113,6 @@ class Client:
             self.send({"jsonrpc": "2.0", "id": rid, "error": error})
         else:
             self.send({"jsonrpc": "2.0", "id": rid, "result": result})
-
-    def seen(self, names: list[str]) -> int | None:
-        """The first unconsumed event among ``names``; consuming it so a step matches once."""
-        for name in names:
-            taken = self.consumed.get(name, 0)
-            hits = self.events.get(name, [])
-            if len(hits) > taken:
-                self.consumed[name] = taken + 1
-                return hits[taken]
-        return None
-
-    def wait(self, predicate: Any, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            if predicate():
-                return True
-            if self.closed:
-                return bool(predicate())
-            if not self.pump(deadline) and time.monotonic() >= deadline:
-                return bool(predicate())
 
     # -- the exchange ---------------------------------------------------------------------
     def initialize(self) -> str | None:
