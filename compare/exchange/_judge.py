@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from compare.exchange._rules import RULES, Context
+from compare.exchange._rules.probes import fixture_changes, read_probes
 from compare.exchange._scenarios import COMMON_FILES, Scenario, common_checks, in_window
 from compare.exchange._transcript import read_transcript
 from compare.exchange._validate import NotJudged
@@ -38,6 +39,7 @@ def judge_checks(
             "expected": check.expected,
             "refs": check.refs_for(revision),
         }
+        ctx.check_probes = check.probes
         try:
             out = RULES[check.rule].fn(ctx)
         except NotJudged as err:
@@ -69,6 +71,10 @@ def judge_checks(
         "transcript_damage": tx.damage,
         "wire_lines": len(tx.lines),
     }
+    if scenario.raw.get("probe"):
+        # The enforcement table the site draws (operation × place per probe step).
+        facts["probes"] = [p.as_json() for p in read_probes(ctx)]
+        facts["fixture_changes"] = fixture_changes(ctx)
     if ctx.initialize is None and ctx.modern_requests():
         meta = ctx.modern_requests()[0].params.get("_meta", {})
         facts["client_info"] = meta.get("io.modelcontextprotocol/clientInfo")

@@ -40,6 +40,8 @@ class Check:
     outcomes: dict[str, dict[str, str]]
     refs: list[dict[str, Any]]
     revisions: dict[str, Any] | None
+    #: Server scenarios: the probe step and places an enforcement rule reads.
+    probes: dict[str, Any] | None = None
 
     def refs_for(self, revision: str) -> list[dict[str, Any]]:
         """The references whose window holds ``revision``."""
@@ -152,6 +154,7 @@ def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]
         outcomes=raw["outcomes"],
         refs=list(raw["refs"]),
         revisions=raw.get("revisions"),
+        probes=raw.get("probes"),
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compare.exchange._cells import Cell
+from compare.exchange._fixture import build_fixture, probe_places
 from compare.exchange._targets import Expansion
 
 HERE = Path(__file__).resolve().parent
@@ -28,13 +29,17 @@ def client_argv(plan_path: Path) -> list[str]:
 
 
 def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
-    """Create every folder the scenario names; name -> the root the client lists for it."""
+    """Create every folder the scenario names; name -> the root the client lists for it.
+
+    A root given as an object (``{uri: ...}``: a bad root a scenario sends on purpose) is
+    listed as written and needs no folder.
+    """
     spec = cell.scenario.raw.get("client_roots") or {}
     names = [*spec.get("roots", []), *spec.get("folders", [])]
     for step in cell.scenario.steps:
         names += step.get("set_roots", [])
     out: dict[str, dict[str, str]] = {}
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         folder = workspace / name
         folder.mkdir(parents=True, exist_ok=True)
         # pathlib percent-encodes the space, '#' and 'é' of the workspace's name.
@@ -46,10 +51,9 @@ def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]
     """The scripted client's plan for ``cell``; the server's argv is the target's launch line."""
     spec = cell.scenario.raw.get("client_roots") or {}
     capability = spec.get("capability")
-    step_max = sum(
-        float(s.get("timeout_s", 10) if "observe_s" not in s else s["observe_s"])
-        for s in cell.scenario.steps
-    )
+    probe = cell.scenario.raw.get("probe")
+    build_fixture(cell.scenario.raw.get("fixture"), exp.workspace)
+    step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
     return {
         "format": 1,
         "side": "client",
@@ -65,6 +69,14 @@ def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]
         "client_info": {"name": "mcp-compare-client", "version": CLIENT_VERSION},
         "folders": _folders(cell, exp.workspace),
         "roots": list(spec.get("roots", [])),
+        "probe": None
+        if probe is None
+        else {
+            "operations": probe.get("operations", {}),
+            "places": probe_places(probe, exp.workspace),
+            "baseline": probe.get("baseline"),
+        },
+        "fixture": str(exp.workspace) if cell.scenario.raw.get("fixture") else None,
         "steps": cell.scenario.steps,
         "init_timeout_s": 10,
         "shutdown_s": 2,
@@ -75,3 +87,15 @@ def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]
         "max_lines": 20000,
         "hard_deadline_s": min(cell.target.timeout_s - 2, step_max + 20),
     }
+
+
+def _step_bound(step: dict[str, Any], probe: dict[str, Any] | None) -> float:
+    """The longest a step may take: a probe step is one bounded call per operation × place."""
+    if "observe_s" in step:
+        return float(step["observe_s"])
+    timeout = float(step.get("timeout_s", 10))
+    if "probe" in step and probe is not None:
+        places = step["probe"].get("places") or list(probe.get("places", {}))
+        operations = step["probe"].get("operations") or list(probe.get("operations", {}))
+        return timeout * len(places) * len(operations)
+    return timeout

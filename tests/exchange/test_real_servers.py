@@ -63,7 +63,8 @@ def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
 
 
 def test_every_cell_ended_cleanly(server_run: dict[str, Any]) -> None:
-    assert len(server_run["by"]) == len(SERVERS) * 3 * len(REVISIONS)
+    played = [s for s in load_scenarios() if s.side == "server"]
+    assert len(server_run["by"]) == len(SERVERS) * len(played) * len(REVISIONS)
     for key, v in server_run["by"].items():
         assert v["verdict"] in ("pass", "informational"), (key, v["reason"])
         assert v["process"]["ended_by"] == "self", key
@@ -120,3 +121,71 @@ def test_servers_run_inside_the_cell_folder(server_run: dict[str, Any]) -> None:
     assert allowed == Path(plan["workspace"])
     assert allowed.is_relative_to(Path(tempfile.gettempdir()))
     assert not allowed.is_relative_to(Path.home()) and not allowed.exists()
+
+
+def _probe_lines(run: dict[str, Any], scenario: str, revision: str, check: dict[str, Any]) -> Any:
+    """The tools/call responses among a check's evidence, read back from the transcript."""
+    path = _cell(run, "server-filesystem", scenario, revision) / "transcript.jsonl"
+    tx = read_transcript(path)
+    lines = [tx.by_n(n) for n in check["evidence"]]
+    return [x for x in lines if x is not None and x.dir == "in" and x.is_response]
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_filesystem_enforcement_rests_on_paired_probe_lines(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """Every outside check's outcome agrees with the server's own replies in its evidence,
+    and a refusal is backed by the same tools working inside the root."""
+    v = server_run["by"][("server-filesystem", "server-enforcement", revision)]
+    table = v["probes"]
+    inside = {p["operation"] for p in table if p["place"] == "in-root" and p["result"] == "allowed"}
+    assert {"read", "write", "list", "move"} <= inside  # the baseline the pairing needs
+    for check_id in ("outside", "sibling-prefix", "traversal", "symlink-escape", "case-variant"):
+        check = _check(v, check_id)
+        replies = _probe_lines(server_run, "server-enforcement", revision, check)
+        assert replies, check_id
+        flags = {bool(x.obj["result"].get("isError")) for x in replies}
+        assert flags == ({True} if check["outcome"] == "refused" else {False}), check_id
+        place = check_id
+        rows = [p for p in table if p["place"] == place]
+        assert {p["result"] for p in rows} <= {"refused", "allowed"}
+        if check["outcome"] == "refused":
+            assert all(p["operation"] in inside for p in rows if p["result"] == "refused")
+    # nothing but the probes' own targets changed on disk, and no write landed outside
+    changes = v["fixture_changes"]
+    assert _check(v, "fixture")["outcome"] == "intact"
+    touched = changes["created"] + changes["removed"]
+    assert touched and all(p.split("/")[0] in ("app", "r #1 é") for p in touched)
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_filesystem_stale_roots_follow_list_changed(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """The removed root's probes come after the server re-read the roots, and each refusal
+    follows a success of the same operation there before the change."""
+    v = server_run["by"][("server-filesystem", "server-stale", revision)]
+    removed = _check(v, "removed")
+    tx = read_transcript(_cell(server_run, "server-filesystem", "server-stale", revision)
+                         / "transcript.jsonl")  # fmt: skip
+    changed = tx.steps["changed"].start_n
+    asks = [x for x in tx.incoming() if x.method == "roots/list" and x.n > changed]
+    assert _check(v, "refresh")["outcome"] == ("asked-again" if asks else "not-asked-again")
+    table = v["probes"]
+    before = {p["operation"] for p in table if p["step"] == "before" and p["place"] == "old"
+              and p["result"] == "allowed"}  # fmt: skip
+    after = [p for p in table if p["step"] == "removed" and p["place"] == "old"]
+    assert after and before
+    if removed["outcome"] == "refused":
+        assert all(p["result"] == "refused" and p["operation"] in before for p in after)
+        assert all(min(p["evidence"]) > asks[0].n for p in after)
+    else:
+        assert removed["outcome"] == "allowed"
+        assert any(p["result"] == "allowed" for p in after)
+
+
+def test_everything_server_has_no_file_tools_to_probe(server_run: dict[str, Any]) -> None:
+    v = server_run["by"][("server-everything", "server-enforcement", REVISIONS[0])]
+    assert _check(v, "outside")["outcome"] == "no-file-tools"
+    assert v["probes"] == [] and v["verdict"] == "informational"

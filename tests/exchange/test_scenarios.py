@@ -22,6 +22,9 @@ ISSUE_SCENARIOS = {
     "server-asks",
     "server-asks-undeclared",
     "server-notification-reply",
+    "server-enforcement",
+    "server-stale",
+    "server-bad-roots",
 }
 
 
@@ -37,10 +40,11 @@ def test_every_ref_points_at_a_line_holding_its_quote(shared_spec: Path) -> None
     for ref in refs:
         path, line = ref["cite"].rsplit(":", 1)
         lines = (shared_spec / path).read_text(encoding="utf-8").splitlines()
-        first = int(line.split("-")[0])
-        assert 1 <= first <= len(lines), ref
-        if "quote" in ref:
-            assert ref["quote"] in lines[first - 1], ref
+        first, _, end = line.partition("-")
+        last = int(end or first)
+        assert 1 <= int(first) <= last <= len(lines), ref
+        if "quote" in ref:  # a range quotes its lines exactly, joined by line breaks
+            assert ref["quote"] in "\n".join(lines[int(first) - 1 : last]), ref
 
 
 def test_check_ids_are_unique_per_scenario() -> None:

@@ -6,17 +6,18 @@ references, so a reviewer can see and change a grading without reading code.
 
 One module per responsibility: the cell's context, the registry and shared gates, then the
 rules of the handshake, of roots/list, of notifications, of 2026-07-28 multi-round-trip
-requests, of servers (asked through the scripted client) and of the wire itself. Importing
+requests, of servers (asked through the scripted client), of servers' enforcement of roots
+(read from probe calls) and of the wire itself. Importing
 this package registers every rule in ``RULES``.
 """
 
 from __future__ import annotations
 
-from compare.exchange._rules import handshake, mrtr, notify, roots, server, wire
+from compare.exchange._rules import enforce, handshake, mrtr, notify, roots, server, wire
 from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 
 #: The rule modules, imported for their registrations (each ``@rule`` adds to ``RULES``).
-MODULES = (handshake, roots, notify, mrtr, server, wire)
+MODULES = (handshake, roots, notify, mrtr, server, enforce, wire)
 
 __all__ = ["EARLY", "MODULES", "RULES", "Context", "Outcome", "Rule", "rule"]

@@ -27,6 +27,8 @@ class Context:
     revision: str
     known_revisions: list[str]
     process: dict[str, Any] | None = None
+    #: The probes the check being judged reads (its ``probes: {step, places}``), if any.
+    check_probes: dict[str, Any] | None = None
 
     @cached_property
     def first_modern(self) -> str | None:

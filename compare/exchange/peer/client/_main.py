@@ -18,6 +18,7 @@ import time
 from .._main import END_SIGNALS, Signalled, _write_done, load_plan
 from .._record import Reader, Transcript
 from ._play import Client
+from ._probes import snapshot
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ def run(plan: dict[str, Any]) -> int:
         int(plan.get("max_line_bytes", 1 << 20)),
     )
     tx.note(event="start", pid=os.getpid(), scenario=plan.get("scenario"), side="client")
+    fixture = plan.get("fixture")
+    if fixture:
+        tx.note(event="fixture-before", files=snapshot(fixture))
     stderr = open(plan["server_stderr"], "wb")  # noqa: SIM115 - handed to the server
     try:
         proc = subprocess.Popen(
@@ -132,6 +136,8 @@ def run(plan: dict[str, Any]) -> int:
     for name in END_SIGNALS:  # from here on, ending the server must not be cut short
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     stop_server(proc, tx, grace)
+    if fixture:
+        tx.note(event="fixture-after", files=snapshot(fixture))
     finish(reason)
     tx.note(event="exit")
     return 0

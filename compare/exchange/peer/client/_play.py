@@ -13,6 +13,7 @@ import time
 
 from .._record import EOF_MARK, Transcript
 from .._steps import StepWaits
+from ._probes import run_probes
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
@@ -34,13 +35,17 @@ class Client(StepWaits):
         self.inbox: queue.Queue[Any] = queue.Queue(maxsize=1000)
         self.capabilities: dict[str, Any] = dict(plan.get("capabilities") or {})
         self.folders: dict[str, Any] = dict(plan.get("folders") or {})
-        self.roots: list[Any] = [self.folders[name] for name in plan.get("roots", [])]
+        self.roots: list[Any] = self.roots_of(plan.get("roots", []))
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
         self.tools: list[dict[str, Any]] = []
         self.closed = False
         self.out_lock = threading.Lock()
         self.step_log: list[dict[str, Any]] = []
+
+    def roots_of(self, names: list[Any]) -> list[Any]:
+        """The roots for these entries: a folder's name, or a root object listed as written."""
+        return [self.folders[n] if isinstance(n, str) else n for n in names]
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -191,7 +196,7 @@ class Client(StepWaits):
             rid, got = self.call("tools/call", params, timeout)
             record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
         elif "set_roots" in step:
-            self.roots = [self.folders[name] for name in step["set_roots"]]
+            self.roots = self.roots_of(step["set_roots"])
             n = self.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
             record.update(outcome="ok", evidence=n)
         elif "notify" in step:
@@ -199,6 +204,8 @@ class Client(StepWaits):
             if step.get("params") is not None:
                 message["params"] = step["params"]
             record.update(outcome="ok", evidence=self.send(message))
+        elif "probe" in step:
+            run_probes(self, step, timeout, record)
         elif "observe_s" in step:
             self.wait(lambda: False, float(step["observe_s"]))
             record.update(outcome="ok")

@@ -1,0 +1,74 @@
+"""The probe fixture of a server cell: folders, files and symlinks inside the cell's workspace.
+
+Enforcement probes ask a server to touch places inside and outside the roots the scripted
+client declares. Every such place is made here, under the cell's own temporary workspace,
+before the server starts, so a server is never pointed at anything but that folder. Each
+folder gets the same three files: ``probe.txt`` (what read-like probes read), ``movable.txt``
+(what a move probe moves) and ``canary.txt`` (which no probe names: if it changes, the server
+wrote somewhere it was not asked to, and the scripted client's before/after hashes show it).
+
+The probe places the plan hands over are absolute path *strings* built by joining text, not
+normalised paths: a ``..`` place must reach the server with its ``..`` intact.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from compare._errors import CompareError
+
+#: The files every fixture folder holds, and what each is for (see the module docstring).
+FILES = {
+    "probe.txt": "probe file: read, edit (dry run) and info probes name it\n",
+    "movable.txt": "movable file: a move probe renames it\n",
+    "canary.txt": "canary file: no probe names it; it must never change\n",
+}
+
+
+def _inside(workspace: Path, relative: str) -> Path:
+    """``workspace / relative``, refusing a name that would leave the workspace."""
+    if os.path.isabs(relative) or ".." in Path(relative).parts:
+        raise CompareError(
+            f"fixture path {relative!r} must be relative and stay inside the workspace",
+            "name fixture folders and links by plain relative paths (a probe place may use ..)",
+        )
+    return workspace / relative
+
+
+def build_fixture(spec: dict[str, Any] | None, workspace: Path) -> None:
+    """Create the scenario's ``fixture`` (folders with their three files, then symlinks)."""
+    if not spec:
+        return
+    for relative in spec.get("folders", []):
+        folder = _inside(workspace, str(relative))
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in FILES.items():
+            (folder / name).write_text(f"{text}place: {relative}\n", encoding="utf-8")
+    for relative, target in (spec.get("links") or {}).items():
+        link = _inside(workspace, str(relative))
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(str(target), target_is_directory=True)
+
+
+def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict[str, Any]]:
+    """The plan's probe places: name -> {dir (absolute text, not normalised), expect, real}.
+
+    ``real`` is where the place lands once ``..`` and the fixture's links are resolved,
+    relative to the workspace (call after :func:`build_fixture`); the judge looks for a
+    write's traces there.
+    """
+    places: dict[str, dict[str, Any]] = {}
+    base = os.path.realpath(workspace)
+    for name, place in ((spec or {}).get("places") or {}).items():
+        text = str(place["path"])
+        directory = f"{workspace}{os.sep}{text}"
+        places[str(name)] = {
+            "dir": directory,
+            "path": text,
+            "real": os.path.relpath(os.path.realpath(directory), base),
+            "expect": str(place["expect"]),
+            "why": str(place.get("why", "")),
+        }
+    return places
