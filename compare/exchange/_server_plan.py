@@ -75,6 +75,9 @@ def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]
             "operations": probe.get("operations", {}),
             "places": probe_places(probe, exp.workspace),
             "baseline": probe.get("baseline"),
+            # plan.json is written with sorted keys: the scenario's order travels apart
+            "operation_order": list(probe.get("operations", {})),
+            "place_order": list(probe.get("places", {})),
         },
         "fixture": str(exp.workspace) if cell.scenario.raw.get("fixture") else None,
         "steps": cell.scenario.steps,

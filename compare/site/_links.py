@@ -38,6 +38,12 @@ class Links:
         shown = esc(text) if text is not None else self.symbols.sym("verdict", cell.verdict)
         return link(shown, self.cell_href(cell))
 
+    def probe(self, cell: Cell, result: str, unexpected: bool) -> Md:
+        """One enforcement-matrix entry, linking to the probe table on its cell page; a result
+        contrary to what the place expected is set in bold so it stands out in the grid."""
+        shown = self.symbols.sym("probe", result)
+        return link(Md(f"**{shown}**") if unexpected else shown, self.cell_href(cell) + "#probes")
+
     def impl(self, name: str) -> Md:
         return link(code(name), f"{self.root}implementations/{slug(name)}.md")
 

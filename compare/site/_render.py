@@ -21,6 +21,7 @@ from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
+from compare.site._enforcement import enforcement_matrices
 from compare.site._escape import Md, code, esc, fence, link, slug
 from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
@@ -244,6 +245,7 @@ class Renderer:
                 init_cell=first,
                 rows=[r for r in data.rows or [] if name in r.status],
                 copied=self.copied,
+                enforcement=enforcement_matrices(cells),
             )
         self.page("implementations/index.md", "implementations.md.j2", impls=impls)
         areas = self.areas()

@@ -39,6 +39,13 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
         "unavailable": ("⌀", "not verified: source unavailable here"),
         "not-checked": ("?", "not checked yet (run mcp-compare cite --check)"),
     },
+    "probe": {
+        "allowed": ("↗", "the tool did what the probe asked (or the fixture hashes show it did)"),
+        "refused": ("⊗", "an error, where the same tool worked inside the roots"),
+        "failed": ("✘", "an error that no working call of the same tool pairs with"),
+        "no-answer": ("…", "no response within the probe's bound"),
+        "skipped": ("–", "not sent: the server had stopped answering"),
+    },
 }
 #: An implementation's state for a row, computed by `mcp-compare rows` from its cells: the rows
 #: stage's symbols and promises (a state is true of every graded check behind it, and an
@@ -70,6 +77,7 @@ class SymbolUse:
             "status": "Implementation states in rows",
             "where": "Where it exists",
             "citation": "Citation status",
+            "probe": "Enforcement probe results",
         }
         for kind, table in SYMBOLS.items():
             used = self.used.get(kind, set())

@@ -98,8 +98,8 @@ def run_probes(client: Any, step: dict[str, Any], timeout: float, record: dict[s
     operations: dict[str, Any] = plan_probe.get("operations") or {}
     places: dict[str, Any] = plan_probe.get("places") or {}
     chosen = step.get("probe") or {}
-    op_names = chosen.get("operations") or list(operations)
-    place_names = chosen.get("places") or list(places)
+    op_names = chosen.get("operations") or plan_probe.get("operation_order") or list(operations)
+    place_names = chosen.get("places") or plan_probe.get("place_order") or list(places)
     label = step.get("label") or "probe"
     calls = silent = 0
     for op_name in op_names:
