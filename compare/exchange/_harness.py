@@ -224,7 +224,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
                 if cell.revision == "draft"
                 else cell.revision
             )
-            _atomic.write_json(plan_path, server_plan(cell, exp, version))
+            boundary = first_modern(settings.known_revisions)
+            _atomic.write_json(plan_path, server_plan(cell, exp, version, boundary))
             launch = client_argv(plan_path)
         else:
             _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))

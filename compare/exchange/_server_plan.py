@@ -47,8 +47,12 @@ def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
     return out
 
 
-def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]:
-    """The scripted client's plan for ``cell``; the server's argv is the target's launch line."""
+def server_plan(
+    cell: Cell, exp: Expansion, wire_version: str, first_modern: str | None
+) -> dict[str, Any]:
+    """The scripted client's plan for ``cell``; the server's argv is the target's launch line.
+    ``first_modern`` is the pins' era boundary: from it on the client opens with
+    ``server/discover`` and carries ``_meta`` on every request instead of ``initialize``."""
     spec = cell.scenario.raw.get("client_roots") or {}
     capability = spec.get("capability")
     probe = cell.scenario.raw.get("probe")
@@ -60,6 +64,7 @@ def server_plan(cell: Cell, exp: Expansion, wire_version: str) -> dict[str, Any]
         "scenario": cell.scenario.id,
         "revision": cell.revision,
         "wire_version": wire_version,
+        "first_modern": first_modern,
         "target": cell.target.id,
         "variant": cell.variant,
         "workspace": str(exp.workspace),

@@ -13,11 +13,11 @@ this package registers every rule in ``RULES``.
 
 from __future__ import annotations
 
-from compare.exchange._rules import enforce, handshake, mrtr, notify, roots, server, wire
+from compare.exchange._rules import enforce, handshake, mrtr, notify, roots, server, server_modern, wire
 from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 
 #: The rule modules, imported for their registrations (each ``@rule`` adds to ``RULES``).
-MODULES = (handshake, roots, notify, mrtr, server, enforce, wire)
+MODULES = (handshake, roots, notify, mrtr, server, server_modern, enforce, wire)
 
 __all__ = ["EARLY", "MODULES", "RULES", "Context", "Outcome", "Rule", "rule"]
