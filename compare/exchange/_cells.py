@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compare.exchange._scenarios import Scenario
-from compare.exchange._targets import COMMAND_SLOT, Target
+from compare.exchange._targets import Target
 from compare.exchange._verdicts import VERDICTS
 
 #: Bumped when the harness changes how a cell is played; invalidates cached cells.
@@ -156,8 +156,8 @@ def plan_cells(
     """
     cells: list[Cell] = []
     for target in targets:
-        if target.kind == "command" and target.argv == [COMMAND_SLOT]:
-            continue  # the generic template needs --command
+        if target.is_template:
+            continue  # a generic template needs --command
         for name in target.variant_names():
             if variant is not None and name != variant and name != DEFAULT_VARIANT:
                 continue

@@ -12,7 +12,7 @@ from compare._paths import results_dir
 from compare.exchange._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.exchange._harness import RunSettings, run_cells
 from compare.exchange._scenarios import load_scenarios
-from compare.exchange._targets import COMMAND_SLOT, Target, command_target, load_targets
+from compare.exchange._targets import Target, command_target, load_targets
 from compare.exchange._verdicts import VERDICT_SYMBOLS
 
 
@@ -43,14 +43,22 @@ def select(
     known_revisions = list(pins.revision_names)
     all_targets: dict[str, Target] = {t.id: t for t in load_targets(targets_dir)}
     if command is not None:
-        all_targets["command"] = command_target(command)
+        # --command fills server-command when that is the target asked for, else command.
+        server_side = "server-command" in (targets or [])
+        if server_side:
+            all_targets["server-command"] = command_target(command, side="server")
+        if not server_side or "command" in (targets or []):
+            all_targets["command"] = command_target(command)
     if targets:
         chosen = _pick("target", targets, all_targets)
         for t in chosen:
-            if t.kind == "command" and t.argv == [COMMAND_SLOT]:
+            if t.is_template:
+                example = (
+                    "my-server --stdio" if t.side == "server" else "my-client --server {server}"
+                )
                 raise CompareError(
-                    "the command target needs --command",
-                    "e.g. mcp-compare run --target command --command 'my-client --server {server}'",
+                    f"the {t.id} target needs --command",
+                    f"e.g. mcp-compare run --target {t.id} --command '{example}'",
                 )
     else:
         chosen = list(all_targets.values())

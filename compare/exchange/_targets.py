@@ -29,8 +29,13 @@ SIMPLE_PLACEHOLDERS = frozenset(
 )
 #: Placeholders that must be a whole list item: they expand to several items.
 SPLAT_PLACEHOLDERS = frozenset({"server_argv", "variant_args"})
-#: The launch line of the generic ``command`` target, filled from ``--command``.
+#: The launch line of the generic ``command`` and ``server-command`` targets, filled from
+#: ``--command``.
 COMMAND_SLOT = "{command}"
+#: The kinds whose launch line may be left to ``--command`` (a client, or a server).
+OPEN_KINDS = ("command", "server")
+#: The id of the generic server target (its command line comes from ``--command``).
+SERVER_COMMAND = "server-command"
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_]+)(?::([A-Za-z0-9._@/-]+))?\}|[{}]")
 
 
@@ -61,11 +66,18 @@ class Target:
         """The pinned package version; for an ad-hoc command, a short hash of its launch line."""
         if self.package:
             return self.package["version"]
-        if self.kind == "command" and self.raw.get("launch"):
-            if self.argv == [COMMAND_SLOT]:
-                return "unversioned"
+        # A command given with --command (a client, or a server through ``server-command``)
+        # is versioned by its launch line, so another command never shares its folder.
+        generic = self.kind == "command" or (self.kind == "server" and self.id == SERVER_COMMAND)
+        if generic and self.raw.get("launch") and not self.is_template:
             return "cmd-" + hashlib.sha256(json.dumps(self.argv).encode()).hexdigest()[:12]
         return "unversioned"
+
+    @property
+    def is_template(self) -> bool:
+        """A generic target (``command``, ``server-command``) whose launch line ``--command``
+        has not filled yet: never run, never a column of the matrix."""
+        return self.kind in OPEN_KINDS and self.argv == [COMMAND_SLOT]
 
     @property
     def side(self) -> str:
@@ -140,7 +152,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
     launch = data.get("launch") or {}
     argv = list(launch.get("argv", []))
     #: The generic command target leaves its launch line to ``--command``.
-    open_slot = data["kind"] == "command" and argv == [COMMAND_SLOT]
+    open_slot = data["kind"] in OPEN_KINDS and argv == [COMMAND_SLOT]
     for i, item in enumerate([] if open_slot else argv):
         _check_template(item, f"launch.argv.{i}", source, splat_ok=True)
     for j, cmd in enumerate(data.get("setup", [])):
@@ -221,8 +233,11 @@ def load_targets(directory: Path | None = None) -> list[Target]:
     return [load_target_file(p) for p in sorted(folder.glob("*.yaml"))]
 
 
-def command_target(template: str) -> Target:
-    """A target for ``--command TEMPLATE``: the user's command line, split like a shell would."""
+def command_target(template: str, side: str = "client") -> Target:
+    """A target for ``--command TEMPLATE``: the user's command line, split like a shell would.
+
+    On the client side it is the ``command`` target (a client that launches the peer); on the
+    server side the ``server-command`` target (a server our scripted client launches)."""
     try:
         argv = shlex.split(template)
     except ValueError as err:
@@ -231,7 +246,7 @@ def command_target(template: str) -> Target:
         ) from None
     if not argv:
         raise CompareError("--command is empty", "e.g. --command 'my-client --server {server}'")
-    data = {
+    data: dict[str, Any] = {
         "id": "command",
         "name": f"command: {template}",
         "kind": "command",
@@ -239,6 +254,9 @@ def command_target(template: str) -> Target:
         "ends": "harness",
         "timeout_s": 60,
     }
+    if side == "server":
+        data.update(id=SERVER_COMMAND, name=f"server command: {template}", kind="server")
+        data.update(ends="self")
     return parse_target(data, Path("--command"))
 
 

@@ -38,8 +38,9 @@ class Known:
 
 def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
     """Target id → its file's content, read and validated by the exchange's own loader; the
-    ``command`` template (a user's own client, not a column of the matrix) is left out."""
-    return {t.id: t.raw for t in load_targets(folder) if t.kind != "command"}
+    ``command`` and ``server-command`` templates (a user's own client or server, not columns
+    of the matrix) are left out."""
+    return {t.id: t.raw for t in load_targets(folder) if t.kind != "command" and not t.is_template}
 
 
 def load_scenario_checks(folder: Path | None = None) -> dict[str, set[str]]:
@@ -77,7 +78,7 @@ def gather(
     except CompareError as err:
         known.missing["targets"] = known.missing["pinned"] = err.message
     else:
-        known.targets = {t.id: t.raw for t in found if t.kind != "command"}
+        known.targets = {t.id: t.raw for t in found if t.kind != "command" and not t.is_template}
         known.pinned = pinned_versions(found)
     if not known.targets and "targets" not in known.missing:
         known.missing["targets"] = "no target files in compare/exchange/targets/ yet"

@@ -83,9 +83,13 @@ def citation_status(data: SiteData, ref: str) -> Citation:
 
 
 def _template_only(data: SiteData, name: str) -> bool:
-    """The generic ``command`` target is a template for users' own clients, not a column."""
+    """The generic ``command`` and ``server-command`` targets are templates for users' own
+    clients and servers, not columns."""
     target = data.targets.get(name) or {}
-    return target.get("kind") == "command" and not any(c.target == name for c in data.cells)
+    template = target.get("kind") == "command" or (target.get("launch") or {}).get("argv") == [
+        "{command}"
+    ]
+    return template and not any(c.target == name for c in data.cells)
 
 
 def implementations(data: SiteData) -> list[str]:

@@ -25,6 +25,7 @@ ISSUE_SCENARIOS = {
     "server-enforcement",
     "server-stale",
     "server-bad-roots",
+    "server-mrtr",
 }
 
 

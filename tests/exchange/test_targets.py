@@ -121,3 +121,31 @@ def test_command_template_target() -> None:
     assert target.version.startswith("cmd-")
     with pytest.raises(CompareError):
         command_target("my-client 'unclosed")
+
+
+def test_server_command_template_is_filled_only_by_command(pinned_spec: Path) -> None:
+    """``server-command`` is a template until ``--command`` fills it: never planned alone,
+    a clear error when asked for without a command, a server target versioned by its line."""
+    from compare.exchange._cells import plan_cells
+    from compare.exchange._run import select
+    from compare.exchange._scenarios import load_scenarios
+
+    shipped = {t.id: t for t in load_targets()}
+    template = shipped["server-command"]
+    assert template.is_template and template.side == "server"
+    assert plan_cells([template], load_scenarios(), ["2025-11-25"]) == []
+    with pytest.raises(CompareError, match="server-command target needs --command"):
+        select(["server-command"], None, None)
+    cells, _commit, _known = select(
+        ["server-command"], ["server-asks"], ["2025-11-25"], None, "my-server --stdio {workspace}"
+    )
+    assert [c.target.id for c in cells] == ["server-command"]
+    filled = cells[0].target
+    assert filled.kind == "server" and not filled.is_template
+    assert filled.argv == ["my-server", "--stdio", "{workspace}"]
+    assert filled.version.startswith("cmd-")
+    other = command_target("another-server", side="server")
+    assert other.version != filled.version
+    # the client template is untouched by a server command, and the other way round
+    cells, _c, _k = select(["command"], ["handshake"], ["2025-11-25"], None, "my-client {server}")
+    assert cells and all(c.target.kind == "command" for c in cells)

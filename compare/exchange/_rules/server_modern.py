@@ -133,16 +133,22 @@ def _asks_undeclared_modern(ctx: Context) -> Outcome:
     return Outcome("not-asked", "no roots/list, embedded or as a request, in the whole exchange")
 
 
+def _asked_in_call(ctx: Context) -> tuple[list[Line], list[Line]]:
+    """The roots/list requests, and the InputRequiredResults asking for roots, that came
+    after our tool call started (a question asked earlier was not the tool's)."""
+    call = ctx.tx.steps.get("call")
+    start = call.start_n if call is not None else 0
+    asks = [x for x in roots_requests(ctx) if x.n > start]
+    return asks, [x for x in embedded_roots(ctx) if x.n > start]
+
+
 @rule("server-roots-asked", ("request", "embedded", "not-asked", *EITHER_GATE), ("call",),
       gate=either_gate)  # fmt: skip
 def _roots_asked(ctx: Context) -> Outcome:
     """How the server asked for roots while our tool call was in progress, if it did."""
-    call = ctx.tx.steps.get("call")
-    start = call.start_n if call is not None else 0
-    asks = [x for x in roots_requests(ctx) if x.n > start]
+    asks, embedded = _asked_in_call(ctx)
     if asks:
         return Outcome("request", f"a roots/list request at line {asks[0].n}", _ev(asks[0]))
-    embedded = [x for x in embedded_roots(ctx) if x.n > start]
     if embedded:
         return Outcome(
             "embedded",
@@ -178,15 +184,17 @@ def _final(ctx: Context) -> Line | None:
       *EITHER_GATE), ("call",), gate=either_gate)  # fmt: skip
 def _roots_used(ctx: Context) -> Outcome:
     """Whether the tool's result holds every root URI we answered with, byte for byte."""
-    if not roots_requests(ctx) and not embedded_roots(ctx):
-        return Outcome("not-asked", "the server never asked for roots, so no answer to use")
+    if not any(_asked_in_call(ctx)):
+        return Outcome("not-asked", "no question for roots during the tool call: nothing to use")
     final = _final(ctx)
     result = final.obj.get("result") if final is not None else None
     if final is None or not isinstance(result, dict):
-        why = "no answer" if final is None else "an error"
+        why = "no answer" if final is None else "a JSON-RPC error"
         return Outcome("no-result", f"the tool call ended with {why}", _ev(final))
     if result.get("resultType") == "input_required":
         return Outcome("no-result", "the retry was answered with input_required again", _ev(final))
+    if result.get("isError") is True:
+        return Outcome("no-result", "the tool reported an error (isError)", _ev(final))
     folders = ctx.plan.get("folders") or {}
     uris = [str(folders[name]["uri"]) for name in ctx.plan.get("roots", []) if name in folders]
     texts = _texts(result)
