@@ -81,9 +81,13 @@ def _matrix(cell: Cell, probes: list[dict[str, Any]]) -> Matrix:
     return Matrix(cell.scenario, [cell], columns, rows, hits, len(steps) > 1)
 
 
+def _key(m: Matrix) -> tuple[Any, ...]:
+    return (m.columns, m.rows, {k: v.result for k, v in m.hits.items()})
+
+
 def _same(a: Matrix, b: Matrix) -> bool:
-    key = lambda m: (m.columns, m.rows, {k: v.result for k, v in m.hits.items()})  # noqa: E731
-    return key(a) == key(b)
+    """Whether two revisions' tables say the same (evidence line numbers may differ)."""
+    return _key(a) == _key(b)
 
 
 def enforcement_matrices(cells: list[Cell]) -> list[Matrix]:

@@ -13,7 +13,16 @@ this package registers every rule in ``RULES``.
 
 from __future__ import annotations
 
-from compare.exchange._rules import enforce, handshake, mrtr, notify, roots, server, server_modern, wire
+from compare.exchange._rules import (
+    enforce,
+    handshake,
+    mrtr,
+    notify,
+    roots,
+    server,
+    server_modern,
+    wire,
+)
 from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 

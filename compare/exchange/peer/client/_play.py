@@ -13,8 +13,8 @@ import time
 
 from .._record import EOF_MARK, Transcript
 from .._steps import StepWaits
-from ._probes import run_probes
 from . import _modern
+from ._probes import run_probes
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
