@@ -43,9 +43,11 @@ _JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description"})
 
 def harness_version(side: str = "client") -> str:
     """The version plus the peer's source hash: a changed peer plays differently. A server
-    cell is played by the scripted client (``peer/client``), so its sources count there too."""
+    cell is played by the scripted client (``peer/client``), so its sources count there too;
+    a proxy cell by both ends, with the plans and the merge of ``_proxy.py``."""
     digest = hashlib.sha256()
-    names = [_PEER_DIR.name] + (["peer/client", "_server_plan.py"] if side == "server" else [])
+    names = [_PEER_DIR.name] + (["peer/client", "_server_plan.py"] if side != "client" else [])
+    names += ["_proxy.py"] if side == "proxy" else []
     for path in [p for name in names for p in _sources(name)]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     peer = digest.hexdigest()[:16]

@@ -29,6 +29,7 @@ from compare._paths import tools_dir
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
+from compare.exchange._proxy import UPSTREAM_PLAN, host_plan, merge_legs, upstream_plan
 from compare.exchange._server_plan import client_argv, server_plan
 from compare.exchange._targets import Expansion, Target
 from compare.exchange.peer import is_modern
@@ -206,9 +207,11 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
             folder.mkdir(parents=True)
         plan_path = stage / "plan.json"
+        # A proxy's upstream is the peer, with a plan of its own; the host is our client.
+        peer_plan = stage / UPSTREAM_PLAN if target.side == "proxy" else plan_path
         tools = settings.tools or tools_dir()
         exp = Expansion(
-            server_argv=[] if target.side == "server" else peer_argv(plan_path),
+            server_argv=[] if target.side == "server" else peer_argv(peer_plan),
             workspace=workspace,
             home=home,
             tools=tools,
@@ -217,22 +220,28 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             cell=stage,
             variant_args=list(target.variants.get(cell.variant, [])),
         )
+        version = (
+            newest_dated(settings.known_revisions) if cell.revision == "draft" else cell.revision
+        )
+        boundary = first_modern(settings.known_revisions)
         if target.side == "server":
             # Our scripted client is launched; it starts the target's server command itself.
-            version = (
-                newest_dated(settings.known_revisions)
-                if cell.revision == "draft"
-                else cell.revision
-            )
-            boundary = first_modern(settings.known_revisions)
             _atomic.write_json(plan_path, server_plan(cell, exp, version, boundary))
+            launch = client_argv(plan_path)
+        elif target.side == "proxy":
+            # Both ends are ours: the scripted client starts the proxy, the proxy the peer.
+            base = _plan(cell, workspace, control, settings.known_revisions)
+            _atomic.write_json(peer_plan, upstream_plan(base, cell))
+            _atomic.write_json(plan_path, host_plan(cell, exp, version, boundary))
             launch = client_argv(plan_path)
         else:
             _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
             launch = exp.argv(target.argv)
         env = _env(target, exp, token, tmp, tools)
         _write_files(target, exp)
-        markers = [token, str(plan_path)]
+        # The stage folder marks every process of a proxy's chain (a proxy may start the
+        # peer with a scrubbed environment, but its command line names the peer's plan).
+        markers = [token, str(plan_path), str(stage)]
         process: dict[str, Any] = {"timeout_s": target.timeout_s, "ends": target.ends}
         for index, template in enumerate(target.setup):
             ended = run_process(
@@ -265,6 +274,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             ends_self=target.ends == "self",
         )
         process.update(_process_facts(ended))
+        if target.side == "proxy":
+            merge_legs(stage)
         return process
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

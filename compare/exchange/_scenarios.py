@@ -61,7 +61,7 @@ class Scenario:
     steps: list[dict[str, Any]]
     checks: list[Check]
     #: ``client``: the peer plays it against client targets; ``server``: the scripted client
-    #: plays it against server targets.
+    #: plays it against server targets; ``proxy``: both, the proxy between them.
     side: str = "client"
 
     @property
@@ -87,13 +87,21 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         )
     _check_window(data["revisions"], "revisions", source)
     labels: set[str] = set()
-    for i, step in enumerate(data["steps"]):
-        label = step.get("label")
-        if label in labels:
-            raise CompareError(f"{source}: key steps.{i}.label: {label!r} used twice", None)
-        if label:
-            labels.add(label)
     side = str(data.get("side", "client"))
+    if ("upstream_steps" in data) != (side == "proxy"):
+        raise CompareError(
+            f"{source}: key upstream_steps: {'required' if side == 'proxy' else 'only'} for"
+            " side: proxy",
+            "a proxy scenario gives the host's steps and the upstream peer's upstream_steps",
+        )
+    for key in ("steps", "upstream_steps"):
+        for i, step in enumerate(data.get(key, [])):
+            # the scripted client labels its own handshake "initialize"
+            label = step.get("label")
+            if label in labels or (label == "initialize" and side != "client"):
+                raise CompareError(f"{source}: key {key}.{i}.label: {label!r} used twice", None)
+            if label:
+                labels.add(label)
     checks: list[Check] = []
     seen: set[str] = set()
     for i, raw in enumerate(data["checks"]):
@@ -194,7 +202,11 @@ def _check_window(window: dict[str, Any], where: str, source: Path) -> None:
 
 COMMON_FILE = SCENARIOS_DIR / "_wire.yaml"
 #: The common checks per side: a server's lines are held to the server's stdio rules.
-COMMON_FILES = {"client": COMMON_FILE, "server": SCENARIOS_DIR / "_wire-server.yaml"}
+COMMON_FILES = {
+    "client": COMMON_FILE,
+    "server": SCENARIOS_DIR / "_wire-server.yaml",
+    "proxy": SCENARIOS_DIR / "_wire-proxy.yaml",
+}
 
 
 @cache

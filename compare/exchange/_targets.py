@@ -82,8 +82,11 @@ class Target:
     @property
     def side(self) -> str:
         """Which end of the connection this target is: a server target is driven by the
-        harness's scripted client and plays only ``side: server`` scenarios."""
-        return "server" if self.kind == "server" else "client"
+        harness's scripted client and plays only ``side: server`` scenarios; a proxy sits
+        between the scripted client and the peer and plays only ``side: proxy`` scenarios."""
+        if self.kind in ("server", "proxy"):
+            return self.kind
+        return "client"
 
     @property
     def entry_hash(self) -> str:

@@ -90,6 +90,10 @@ class Line:
     obj: Any = None
     parse_error: str | None = None
     truncated: bool = False
+    #: In a proxy cell: the leg the line travelled (``host`` | ``upstream``) and which
+    #: upstream connection (1 for the first); None in every other cell.
+    leg: str | None = None
+    conn: int | None = None
 
     @property
     def method(self) -> str | None:
@@ -148,7 +152,10 @@ class Transcript:
 
 def _unbatch(line: Line) -> list[Line]:
     if isinstance(line.obj, list):
-        return [Line(line.n, line.t, line.dir, line.raw, item) for item in line.obj]
+        return [
+            Line(line.n, line.t, line.dir, line.raw, item, leg=line.leg, conn=line.conn)
+            for item in line.obj
+        ]
     return [line]
 
 
@@ -172,10 +179,15 @@ def read_transcript(path: Path) -> Transcript:
             except ValueError:
                 note = {}
             if isinstance(note, dict):
+                if isinstance(rec.get("leg"), str):  # a proxy cell: whose note it is
+                    note = {**note, "leg": rec["leg"], "conn": rec.get("conn")}
                 tx.notes.append((n, note))
                 _track_step(tx, n, note)
             continue
         line = Line(n, t, direction, raw if isinstance(raw, str) else None)
+        if isinstance(rec.get("leg"), str):
+            line.leg = rec["leg"]
+            line.conn = rec["conn"] if isinstance(rec.get("conn"), int) else None
         line.truncated = bool(rec.get("truncated"))
         line.parse_error = rec.get("parse_error")
         if line.raw is not None and line.parse_error is None:

@@ -7,7 +7,7 @@ references, so a reviewer can see and change a grading without reading code.
 One module per responsibility: the cell's context, the registry and shared gates, then the
 rules of the handshake, of roots/list, of notifications, of 2026-07-28 multi-round-trip
 requests, of servers (asked through the scripted client), of servers' enforcement of roots
-(read from probe calls) and of the wire itself. Importing
+(read from probe calls), of proxies (both ends ours) and of the wire itself. Importing
 this package registers every rule in ``RULES``.
 """
 
@@ -18,6 +18,7 @@ from compare.exchange._rules import (
     handshake,
     mrtr,
     notify,
+    relay,
     roots,
     server,
     server_modern,
@@ -27,6 +28,6 @@ from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 
 #: The rule modules, imported for their registrations (each ``@rule`` adds to ``RULES``).
-MODULES = (handshake, roots, notify, mrtr, server, server_modern, enforce, wire)
+MODULES = (handshake, roots, notify, mrtr, server, server_modern, enforce, relay, wire)
 
 __all__ = ["EARLY", "MODULES", "RULES", "Context", "Outcome", "Rule", "rule"]

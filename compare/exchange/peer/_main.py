@@ -48,7 +48,11 @@ def run(plan: dict[str, Any]) -> int:
         int(plan.get("max_line_bytes", 1 << 20)),
     )
     tx.note(
-        event="start", pid=os.getpid(), scenario=plan.get("scenario"), revision=plan["revision"]
+        event="start",
+        pid=os.getpid(),
+        scenario=plan.get("scenario"),
+        revision=plan["revision"],
+        clock=round(tx.started, 6),
     )
     peer = Peer(plan, sys.stdout.buffer, tx)
     done_lock = threading.Lock()
@@ -163,4 +167,12 @@ def main(argv: list[str] | None = None) -> int:
         ("revision", "answer_revision", "control"),
         {"transcript": "transcript.jsonl", "done": "done.json"},
     )
-    return plan if isinstance(plan, int) else run(plan)
+    if isinstance(plan, int):
+        return plan
+    if plan.get("per_process_files"):
+        # Behind a proxy the peer may be started more than once (a proxy that opens an
+        # upstream session per client session or per request): each start gets its own
+        # transcript and done file, named by its pid, instead of writing into one another's.
+        for key in ("transcript", "done"):
+            plan[key] = plan[key].replace("{pid}", str(os.getpid()))
+    return run(plan)

@@ -37,6 +37,12 @@ class Transcript:
     def now(self) -> float:
         return time.monotonic() - self._start
 
+    @property
+    def started(self) -> float:
+        """The monotonic clock at the start: ``t`` of every record is measured from it, so two
+        recorders on one machine (a proxy cell's two legs) can be merged by time."""
+        return self._start
+
     def _write(self, record: dict[str, Any], keep: bool = False) -> int:
         """Store one record; past ``max_lines`` only notes, our own lines and responses are
         kept (up to twice the cap), so a flood cannot push the exchange's evidence out."""

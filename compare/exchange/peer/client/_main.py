@@ -70,7 +70,13 @@ def run(plan: dict[str, Any]) -> int:
         int(plan.get("max_lines", 20000)),
         int(plan.get("max_line_bytes", 1 << 20)),
     )
-    tx.note(event="start", pid=os.getpid(), scenario=plan.get("scenario"), side="client")
+    tx.note(
+        event="start",
+        pid=os.getpid(),
+        scenario=plan.get("scenario"),
+        side="client",
+        clock=round(tx.started, 6),
+    )
     fixture = plan.get("fixture")
     if fixture:
         tx.note(event="fixture-before", files=snapshot(fixture))

@@ -1,0 +1,203 @@
+"""Reading a proxy cell's merged transcript: which leg and connection a line travelled, which
+response answers which request on it, and which upstream question the host was asked for.
+
+Kept apart from the relay rules (``relay.py``) so each stays small; see ``_proxy.py`` for how
+the two recordings are merged and what ``leg`` and ``conn`` mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compare.exchange._rules._context import Context
+from compare.exchange._transcript import Line
+
+LIST = "roots/list"
+CHANGED = "notifications/roots/list_changed"
+#: Notes that say a recorder's connection ended.
+_ENDED = ("stdin-closed", "signal", "write-failed", "server-closed")
+
+
+def on_leg(ctx: Context, leg: str) -> list[Line]:
+    return [x for x in ctx.tx.lines if x.leg == leg]
+
+
+def host_declared(ctx: Context) -> dict[str, Any] | None:
+    """What our host declared as ``capabilities.roots`` (None: no roots capability)."""
+    caps = ctx.plan.get("capabilities")
+    roots = caps.get("roots") if isinstance(caps, dict) else None
+    return roots if isinstance(roots, dict) else None
+
+
+def upstream_asks(ctx: Context) -> list[Line]:
+    """The peer's roots/list requests to the proxy, in order."""
+    return [
+        x for x in on_leg(ctx, "upstream") if x.dir == "out" and x.is_request and x.method == LIST
+    ]
+
+
+def host_asks(ctx: Context) -> list[Line]:
+    """The proxy's roots/list requests to our host, in order."""
+    return [x for x in on_leg(ctx, "host") if x.dir == "in" and x.is_request and x.method == LIST]
+
+
+def upstream_inits(ctx: Context) -> list[Line]:
+    """The proxy's initialize requests to the peer (one per upstream connection)."""
+    return [
+        x
+        for x in on_leg(ctx, "upstream")
+        if x.dir == "in" and x.is_request and x.method == "initialize"
+    ]
+
+
+def roots_decl(line: Line) -> dict[str, Any] | None:
+    caps = line.params.get("capabilities")
+    roots = caps.get("roots") if isinstance(caps, dict) else None
+    return roots if isinstance(roots, dict) else None
+
+
+def _same_id(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def response_on(ctx: Context, request: Line, leg: str, direction: str) -> Line | None:
+    """The response to ``request`` on its own leg and connection, travelling ``direction``."""
+    rid = request.obj.get("id")
+    for x in ctx.tx.lines:
+        if (
+            x.leg == leg
+            and x.conn == request.conn
+            and x.dir == direction
+            and x.n > request.n
+            and x.is_response
+            and _same_id(x.obj.get("id"), rid)
+        ):
+            return x
+    return None
+
+
+def main_conn(ctx: Context) -> int | None:
+    """The upstream connection that carries the host's session: the first that received a
+    request forwarded from the host (tools/list); else the first that asked roots/list; else
+    the first one. A proxy may open others (a probe, a session per request) beside it."""
+    ups = on_leg(ctx, "upstream")
+    forwarded = [x for x in ups if x.dir == "in" and x.is_request and x.method == "tools/list"]
+    if forwarded:
+        return forwarded[0].conn
+    asks = upstream_asks(ctx)
+    if asks:
+        return asks[0].conn
+    inits = upstream_inits(ctx)
+    return inits[0].conn if inits else None
+
+
+def main_asks(ctx: Context) -> list[Line]:
+    conn = main_conn(ctx)
+    return [x for x in upstream_asks(ctx) if x.conn == conn]
+
+
+def _ask_end(ctx: Context, ask: Line) -> float:
+    """Until when a relay of ``ask`` counts: its answer, else the end of its step's bound."""
+    got = response_on(ctx, ask, "upstream", "in")
+    if got is not None:
+        return got.t
+    for n, note in ctx.tx.notes:
+        if (
+            n > ask.n
+            and note.get("leg") == "upstream"
+            and note.get("conn") == ask.conn
+            and note.get("event") == "step-done"
+        ):
+            line = ctx.tx.by_n(n)
+            return line.t if line is not None else _note_t(ctx, n)
+    return float("inf")
+
+
+def _note_t(ctx: Context, n: int) -> float:
+    """The time of note ``n`` (notes are not wire lines): that of the nearest line before it."""
+    before = [x.t for x in ctx.tx.lines if x.n < n]
+    return before[-1] if before else 0.0
+
+
+def relays(ctx: Context, asks: list[Line]) -> list[tuple[Line, Line | None]]:
+    """Each upstream ask with the host's roots/list that relayed it (None: none did); a host
+    question counts for one ask only, the first whose window it falls in."""
+    free = list(host_asks(ctx))
+    out: list[tuple[Line, Line | None]] = []
+    for ask in asks:
+        end = _ask_end(ctx, ask)
+        hit = next((h for h in free if ask.t <= h.t <= end), None)
+        if hit is not None:
+            free.remove(hit)
+        out.append((ask, hit))
+    return out
+
+
+def roots_of(line: Line) -> Any:
+    result = line.obj.get("result")
+    return result.get("roots") if isinstance(result, dict) else None
+
+
+def uris(roots: Any) -> list[Any]:
+    return [r.get("uri") if isinstance(r, dict) else r for r in roots or []]
+
+
+def host_answer_before(ctx: Context, t: float) -> Line | None:
+    """The host's latest answer to a relayed roots/list sent before time ``t``."""
+    best = None
+    for ask in host_asks(ctx):
+        answer = response_on(ctx, ask, "host", "out")
+        if answer is not None and answer.t <= t and (best is None or answer.t > best.t):
+            best = answer
+    return best
+
+
+def ended_between(
+    ctx: Context, leg: str, conn: int | None, after: int, before: int | None
+) -> int | None:
+    """The note where ``leg``/``conn``'s connection ended between two line numbers."""
+    for n, note in ctx.tx.notes:
+        if note.get("leg") != leg or note.get("conn") != conn or note.get("event") not in _ENDED:
+            continue
+        if n > after and (before is None or n < before):
+            return n
+    return None
+
+
+def _step_done(ctx: Context, leg: str, conn: int | None, label: str) -> tuple[int, Any] | None:
+    for n, note in ctx.tx.notes:
+        if (
+            note.get("leg") == leg
+            and note.get("conn") == conn
+            and note.get("event") == "step-done"
+            and note.get("label") == label
+        ):
+            return n, note.get("outcome")
+    return None
+
+
+def unanswered(ctx: Context, ask: Line) -> str:
+    """``silence`` when the upstream connection stayed open through the ask's whole bound."""
+    done = _step_done(ctx, "upstream", ask.conn, "ask")
+    bound = done[0] if done is not None and done[1] == "timeout" else None
+    if bound is None or ended_between(ctx, "upstream", ask.conn, ask.n, bound) is not None:
+        return "closed"
+    return "silence"
+
+
+def host_changed(ctx: Context) -> Line | None:
+    """Our host's notifications/roots/list_changed, when it reached the proxy."""
+    for x in on_leg(ctx, "host"):
+        if x.dir == "out" and x.method == CHANGED and not ctx.write_failed(x.n):
+            return x
+    return None
+
+
+def current_roots(ctx: Context) -> list[dict[str, Any]]:
+    """The host's roots after its set_roots step (from the plan's folders and step)."""
+    folders = ctx.plan.get("folders") or {}
+    for _, note in ctx.tx.notes:
+        step = note.get("step")
+        if note.get("leg") == "host" and isinstance(step, dict) and "set_roots" in step:
+            return [folders[name] for name in step["set_roots"] if name in folders]
+    return [folders[name] for name in ctx.plan.get("roots", []) if name in folders]
