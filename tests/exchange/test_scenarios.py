@@ -26,6 +26,9 @@ ISSUE_SCENARIOS = {
     "server-stale",
     "server-bad-roots",
     "server-mrtr",
+    # issue 10: played by both scripted ends around proxy targets
+    "relay-roots",
+    "relay-roots-undeclared",
 }
 
 
@@ -35,7 +38,7 @@ def test_the_issue_scenarios_ship() -> None:
 
 def test_every_ref_points_at_a_line_holding_its_quote(shared_spec: Path) -> None:
     checks = [c for s in load_scenarios() for c in s.checks]
-    checks += common_checks() + common_checks("server")
+    checks += common_checks() + common_checks("server") + common_checks("proxy")
     refs = [r for c in checks for r in c.refs]
     assert len(refs) > 20
     for ref in refs:
@@ -123,3 +126,16 @@ def test_malformed_scenario(tmp_path: Path, old: str, new: str, message: str) ->
         load_scenario_file(path)
     assert str(path) in err.value.message
     assert message in err.value.message
+
+
+def test_proxy_scenario_has_upstream_steps_with_their_own_labels(tmp_path: Path) -> None:
+    """A proxy scenario names the host's steps and the upstream's; the labels share one space
+    (the rules find each step by label) and no other side may carry upstream steps."""
+    up = "upstream_steps:\n  - {request: roots/list, label: ask, timeout_s: 5}\nchecks:"
+    proxy = BASE.replace("steps:", "side: proxy\nsteps:", 1).replace("checks:", up, 1)
+    with pytest.raises(CompareError, match="required for side: proxy"):
+        load_scenario_file(_write(tmp_path, BASE.replace("steps:", "side: proxy\nsteps:", 1)))
+    with pytest.raises(CompareError, match="only for side: proxy"):
+        load_scenario_file(_write(tmp_path, BASE.replace("checks:", up, 1)))
+    with pytest.raises(CompareError, match="upstream_steps.0.label: 'roots' used twice"):
+        load_scenario_file(_write(tmp_path, proxy.replace("label: ask", "label: roots")))

@@ -200,7 +200,11 @@ def _relay_declares(ctx: Context) -> Outcome:
         return Outcome("declared-without-host", where, _ev(init))
     if host is not None and mine is None:
         return Outcome("not-declared", where, _ev(init))
-    if host and mine and bool(host.get("listChanged")) != bool(mine.get("listChanged")):
+    if (
+        host is not None
+        and mine is not None
+        and bool(host.get("listChanged")) != bool(mine.get("listChanged"))
+    ):
         return Outcome("list-changed-differs", where, _ev(init))
     return Outcome("same-as-host", where, _ev(init))
 
