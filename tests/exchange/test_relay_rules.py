@@ -183,3 +183,14 @@ def test_merge_keeps_each_leg_and_renumbers_notes(tmp_path: Path) -> None:
     times = [x.t for x in ctx.tx.lines]
     assert times == sorted(times)
     assert OTHER not in [x.raw for x in ctx.tx.lines]
+
+
+def test_a_relayed_error_names_a_changed_code(tmp_path: Path) -> None:
+    legs = _undeclared_host()
+    legs.line(None, 1.01, "in", {"jsonrpc": "2.0", "id": 7, "method": "roots/list"})
+    missing = {"message": "Method not found"}
+    legs.line(None, 1.011, "out", {"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, **missing}})
+    legs.line(1, 1.02, "in", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, **missing}})
+    got = RULES["relay-answer"].fn(legs.context(tmp_path))
+    assert got.name == "error" and "code -32601; it arrived as -32603" in got.observed
+    assert len(got.evidence) == 3

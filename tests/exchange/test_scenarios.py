@@ -137,5 +137,5 @@ def test_proxy_scenario_has_upstream_steps_with_their_own_labels(tmp_path: Path)
         load_scenario_file(_write(tmp_path, BASE.replace("steps:", "side: proxy\nsteps:", 1)))
     with pytest.raises(CompareError, match="only for side: proxy"):
         load_scenario_file(_write(tmp_path, BASE.replace("checks:", up, 1)))
-    with pytest.raises(CompareError, match="upstream_steps.0.label: 'roots' used twice"):
+    with pytest.raises(CompareError, match=r"upstream_steps\.0\.label: 'roots' used twice"):
         load_scenario_file(_write(tmp_path, proxy.replace("label: ask", "label: roots")))

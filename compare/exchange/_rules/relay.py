@@ -94,9 +94,18 @@ def _answer_one(ctx: Context, ask: Line) -> Outcome:
     if got is None:
         how = unanswered(ctx, ask)
         return Outcome("no-answer", f"line {ask.n}: no response ({how})", _ev(ask))
-    if "error" in got.obj:
-        return Outcome("error", f"line {ask.n}: an error, {got.raw}", _ev(ask, got))
     host = host_answer_before(ctx, got.t)
+    if "error" in got.obj:
+        said = f"line {ask.n}: an error, {got.raw}"
+        if host is not None and "error" in host.obj:
+            mine, theirs = host.obj["error"].get("code"), got.obj["error"].get("code")
+            said += (
+                f" (the host's own error, code {mine})"
+                if mine == theirs
+                else f" (the host answered error code {mine}; it arrived as {theirs})"
+            )
+            return Outcome("error", said, _ev(ask, host, got))
+        return Outcome("error", said, _ev(ask, got))
     theirs = roots_of(got)
     if host is None:
         return Outcome(

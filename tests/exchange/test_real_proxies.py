@@ -1,0 +1,192 @@
+"""The shipped proxies between both scripted ends, through the real harness.
+
+No verdict is written down here: each test reads what a check's outcome rests on — its
+evidence lines, which leg they travelled, what the host answered and what the upstream got —
+and asserts that the outcome follows from them. Every cell must end by itself with nothing
+left running.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _revisions import revisions
+
+from compare import _paths
+from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells
+from compare.exchange._transcript import Line, Transcript, read_transcript
+
+from .test_faults import _marked_processes
+
+pytestmark = pytest.mark.clients
+
+REVISIONS = ["2024-11-05", "2025-11-25"]
+
+
+def _proxies() -> list[str]:
+    return [t.id for t in load_targets() if t.kind == "proxy"]
+
+
+@pytest.fixture(scope="module")
+def proxy_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from compare.exchange.install import install_tools
+
+    install_tools()
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    results = tmp_path_factory.mktemp("proxy-run") / "results"
+    targets = [t for t in load_targets() if t.kind == "proxy"]
+    scenarios = [s for s in load_scenarios() if s.side == "proxy"]
+    cells = [Cell(t, "default", s, r) for t in targets for s in scenarios for r in REVISIONS]
+    settings = RunSettings(
+        results, spec_commit="test", known_revisions=revisions(), tools=_paths.tools_dir()
+    )
+    verdicts = run_cells(cells, settings, jobs=2)
+    mp.undo()
+    return {
+        "results": results,
+        "leftovers": _marked_processes(results),
+        "by": {(v["target"], v["scenario"], v["revision"]): v for v in verdicts},
+    }
+
+
+def _cell(run: dict[str, Any], key: tuple[str, str, str]) -> Path:
+    v = run["by"][key]
+    return Path(run["results"]) / key[0] / v["target_version"] / key[1] / key[2]
+
+
+def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
+    return next(c for c in v["checks"] if c["id"] == check)
+
+
+def _lines(tx: Transcript, check: dict[str, Any]) -> list[Line]:
+    return [x for n in check["evidence"] if (x := tx.by_n(n)) is not None]
+
+
+def _roots(line: Line) -> Any:
+    return line.obj["result"]["roots"]
+
+
+CELLS = [
+    (t, s, r)
+    for t in _proxies()
+    for s in ("relay-roots", "relay-roots-undeclared")
+    for r in REVISIONS
+]
+
+
+def test_every_cell_ended_by_itself(proxy_run: dict[str, Any]) -> None:
+    assert set(proxy_run["by"]) == set(CELLS)
+    for key, v in proxy_run["by"].items():
+        assert v["verdict"] != "error", (key, v["reason"])
+        assert v["process"]["ended_by"] == "self", key
+        assert v["peer_done"]["reason"] == "steps complete", key
+    assert proxy_run["leftovers"] == []
+
+
+@pytest.mark.parametrize("key", CELLS, ids="-".join)
+def test_both_legs_recorded_and_the_question_followed(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    v = proxy_run["by"][key]
+    folder = _cell(proxy_run, key)
+    tx = read_transcript(folder / "transcript.jsonl")
+    plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
+    assert {x.leg for x in tx.lines} == {"host", "upstream"}
+    assert [x.t for x in tx.lines] == sorted(x.t for x in tx.lines)
+    host_asks = [
+        x for x in tx.lines if x.leg == "host" and x.dir == "in" and x.method == "roots/list"
+    ]
+    asks = _check(v, "asks" if key[1] == "relay-roots" else f"asks-undeclared{_era(key[2])}")
+    ev = _lines(tx, asks)
+    if asks["outcome"] == "prefetched":  # the host was asked before the upstream asked
+        assert (ev[0].leg, ev[1].leg) == ("host", "upstream") and ev[0].t < ev[1].t
+    else:
+        assert ev and ev[0].leg == "upstream" and ev[0].method == "roots/list"
+    if asks["outcome"] == "prefetched":
+        pass
+    elif asks["outcome"] in ("relayed", "partly-relayed"):
+        relayed = [x for x in ev if x.leg == "host"]
+        assert relayed and all(x.dir == "in" and x.method == "roots/list" for x in relayed)
+        assert relayed[0].t >= ev[0].t
+    else:
+        assert asks["outcome"] == "not-relayed" and host_asks == []
+    # what the proxy declared upstream is what its initialize there says
+    declares = _check(v, "declares")
+    (init,) = _lines(tx, declares)
+    assert init.leg == "upstream" and init.dir == "in" and init.method == "initialize"
+    theirs = init.params["capabilities"].get("roots")
+    mine = plan["capabilities"].get("roots")
+    expected = {
+        (True, True): "same-as-host" if bool(mine.get("listChanged")) == bool(
+            (theirs or {}).get("listChanged")) else "list-changed-differs",
+        (False, False): "same-as-host",
+        (True, False): "not-declared",
+        (False, True): "declared-without-host",
+    }[(mine is not None, theirs is not None)]  # fmt: skip
+    assert declares["outcome"] == expected
+
+
+@pytest.mark.parametrize("key", CELLS, ids="-".join)
+def test_the_answer_is_judged_on_what_each_side_saw(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    v = proxy_run["by"][key]
+    folder = _cell(proxy_run, key)
+    tx = read_transcript(folder / "transcript.jsonl")
+    plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
+    answer = _check(v, "answer")
+    ev = _lines(tx, answer)
+    if answer["outcome"] == "unchanged":
+        ask, host, got = ev
+        assert (ask.leg, host.leg, got.leg) == ("upstream", "host", "upstream")
+        assert _roots(host) == _roots(got)
+        # the URI with its space, '#' and 'é' arrives exactly as the host wrote it
+        uris = {f["uri"] for f in plan["folders"].values()}
+        assert {r["uri"] for r in _roots(got)} <= uris
+        assert all(r["uri"] in (got.raw or "") for r in _roots(got))
+    elif answer["outcome"] == "error":
+        assert ev[-1].leg == "upstream" and "error" in ev[-1].obj
+    elif answer["outcome"] == "no-answer":
+        (ask,) = ev
+        rid = ask.obj["id"]
+        assert not any(
+            x.leg == "upstream" and x.conn == ask.conn and x.dir == "in" and x.is_response
+            and x.obj.get("id") == rid for x in tx.lines
+        )  # fmt: skip
+    reply = _check(v, "upstream-reply")
+    if reply["outcome"] in ("silence", "closed"):
+        assert reply["verdict"] == ("fail" if reply["outcome"] == "silence" else "informational")
+    else:
+        ask, got = _lines(tx, reply)
+        assert got.obj["id"] == ask.obj["id"] and got.conn == ask.conn
+        assert reply["outcome"].startswith("error" if "error" in got.obj else "result")
+
+
+@pytest.mark.parametrize("key", [c for c in CELLS if c[1] == "relay-roots"], ids="-".join)
+def test_list_changed_is_judged_on_the_upstream_leg(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    v = proxy_run["by"][key]
+    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
+    check = _check(v, "list-changed")
+    ev = _lines(tx, check)
+    sent = ev[0]
+    assert (sent.leg, sent.dir, sent.method) == (
+        "host", "out", "notifications/roots/list_changed"
+    )  # fmt: skip
+    passed = [
+        x for x in tx.lines
+        if x.leg == "upstream" and x.dir == "in" and x.method == sent.method and x.t >= sent.t
+    ]  # fmt: skip
+    if check["outcome"] in ("passed", "passed-undeclared"):
+        assert ev[1] is passed[0]
+    else:
+        assert passed == []
+
+
+def _era(revision: str) -> str:
+    return "" if revision < "2025-06-18" else "-must"
