@@ -92,6 +92,9 @@ class WireLine:
     dir: str
     raw: str
     note: str = ""
+    #: In a proxy cell, the leg the line travelled (``host``, ``upstream``, ``upstream#2`` for
+    #: a second upstream connection); empty in every other cell.
+    leg: str = ""
 
 
 @dataclass
@@ -216,12 +219,17 @@ def _entry(obj: dict[str, Any], index: int) -> WireLine:
     if len(raw) > MAX_RAW_CHARS:
         notes.append(f"shown: first {MAX_RAW_CHARS} of {len(raw)} characters")
         raw = raw[:MAX_RAW_CHARS]
+    leg = ""
+    if isinstance(obj.get("leg"), str) and obj["leg"] in ("host", "upstream"):
+        conn = obj.get("conn")
+        leg = obj["leg"] + (f"#{conn}" if obj["leg"] == "upstream" and conn != 1 else "")
     return WireLine(
         n=n,
         t=t,
         dir=direction,
         raw=raw,
         note="; ".join(notes),
+        leg=leg,
     )
 
 

@@ -102,7 +102,8 @@ def _wire_line(line: WireLine) -> str:
     arrow = {"in": "→", "out": "←", "note": "#"}.get(line.dir, "?")
     t = f"{line.t:8.4f}" if line.t is not None else "       ?"
     note = f"   [{line.note}]" if line.note else ""
-    return f"{line.n:>4} {t} {arrow} {line.raw}{note}"
+    leg = f"{line.leg:<10} " if line.leg else ""  # proxy cells: host or upstream leg
+    return f"{line.n:>4} {t} {leg}{arrow} {line.raw}{note}"
 
 
 def _wire_lines(view: CellView) -> dict[int, str]:

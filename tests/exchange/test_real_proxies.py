@@ -120,13 +120,14 @@ def test_both_legs_recorded_and_the_question_followed(
     assert init.leg == "upstream" and init.dir == "in" and init.method == "initialize"
     theirs = init.params["capabilities"].get("roots")
     mine = plan["capabilities"].get("roots")
-    expected = {
-        (True, True): "same-as-host" if bool(mine.get("listChanged")) == bool(
-            (theirs or {}).get("listChanged")) else "list-changed-differs",
-        (False, False): "same-as-host",
-        (True, False): "not-declared",
-        (False, True): "declared-without-host",
-    }[(mine is not None, theirs is not None)]  # fmt: skip
+    if mine is None:
+        expected = "same-as-host" if theirs is None else "declared-without-host"
+    elif theirs is None:
+        expected = "not-declared"
+    elif bool(mine.get("listChanged")) != bool(theirs.get("listChanged")):
+        expected = "list-changed-differs"
+    else:
+        expected = "same-as-host"
     assert declares["outcome"] == expected
 
 
