@@ -149,3 +149,17 @@ def test_server_command_template_is_filled_only_by_command(pinned_spec: Path) ->
     # the client template is untouched by a server command, and the other way round
     cells, _c, _k = select(["command"], ["handshake"], ["2025-11-25"], None, "my-client {server}")
     assert cells and all(c.target.kind == "command" for c in cells)
+
+
+def test_a_proxy_target_is_its_own_side_and_must_start_the_peer(tmp_path: Path) -> None:
+    """A proxy plays only proxy scenarios, and its launch line must carry the peer's command
+    (the upstream it relays to); without it the proxy would have nothing behind it."""
+    proxy = GOOD.replace("kind: cli", "kind: proxy").replace("ends: harness", "ends: self")
+    target = load_target_file(_write(tmp_path, proxy))
+    assert (target.kind, target.side) == ("proxy", "proxy")
+    files = proxy[proxy.index("files:") : proxy.index("ends:")]
+    alone = proxy.replace('"--server", "{server}", ', "").replace(files, "")
+    with pytest.raises(CompareError, match="the peer is never started"):
+        load_target_file(_write(tmp_path, alone))
+    shipped = [t for t in load_targets() if t.kind == "proxy"]
+    assert shipped and all(t.side == "proxy" and t.package for t in shipped)
