@@ -38,7 +38,7 @@ def _sources(name: str) -> list[Path]:
 
 
 #: Scenario keys that only grade (checks) or describe; every other key shapes the peer's play.
-_JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description"})
+_JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description", "outside_window"})
 
 
 def harness_version(side: str = "client") -> str:
@@ -137,7 +137,10 @@ class Cell:
             return "not run, because this implementation is cited, not run (no runnable package)"
         if not s.plays(self.revision):
             until = s.revisions.get("until") or "the latest"
-            return f"not run, because {s.id} applies to revisions {s.revisions['from']} … {until}"
+            why = f": {s.raw['outside_window']}" if s.raw.get("outside_window") else ""
+            return (
+                f"not run, because {s.id} applies to revisions {s.revisions['from']} … {until}{why}"
+            )
         if "can_change_roots" in s.requires and not t.can_change_roots:
             return f"not run, because {t.name} cannot add a root while connected"
         if s.id in t.not_run:
