@@ -44,6 +44,11 @@ class Links:
         shown = self.symbols.sym("probe", result)
         return link(Md(f"**{shown}**") if unexpected else shown, self.cell_href(cell) + "#probes")
 
+    def check(self, cell: Cell, check_id: str, outcome: str, verdict: str) -> Md:
+        """A check's outcome word with its verdict's symbol, linking to the check on its page."""
+        shown = self.symbols.sym("verdict", verdict, outcome or verdict)
+        return link(shown, f"{self.cell_href(cell)}#check-{slug(check_id)}")
+
     def impl(self, name: str) -> Md:
         return link(code(name), f"{self.root}implementations/{slug(name)}.md")
 

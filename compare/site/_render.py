@@ -27,6 +27,7 @@ from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
 from compare.site._matrix import build_matrix, dumps, implementations, matrix_schema, row_columns
 from compare.site._models_view import diff_sections
+from compare.site._relay import relay_tables
 from compare.site._symbols import SYMBOLS, SymbolUse
 
 #: The committed half of the mkdocs project (templates, mkdocs.yml) always comes from the
@@ -247,6 +248,9 @@ class Renderer:
                 rows=[r for r in data.rows or [] if name in r.status],
                 copied=self.copied,
                 enforcement=enforcement_matrices(cells),
+                relay=relay_tables(
+                    cells, {k for k, v in data.scenarios.items() if v.get("side") == "proxy"}
+                ),
             )
         self.page("implementations/index.md", "implementations.md.j2", impls=impls)
         areas = self.areas()
