@@ -22,7 +22,7 @@ class Pin:
     @property
     def spec(self) -> str:
         """The requirement as the registry's own client writes it."""
-        sep = "@" if self.registry == "npm" else "=="
+        sep = "==" if self.registry == "pypi" else "@"
         return f"{self.name}{sep}{self.version}"
 
 

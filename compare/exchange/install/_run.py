@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from compare._errors import CompareError
@@ -22,17 +22,25 @@ def require(program: str, hint: str) -> str:
     return found
 
 
-def run(argv: Sequence[str], *, tools: Path, cwd: Path | None = None, what: str) -> str:
+def run(
+    argv: Sequence[str],
+    *,
+    tools: Path,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    what: str,
+) -> str:
     """Run ``argv``; return its stdout, or raise a CompareError carrying the tail of its output.
 
     The program sees a scratch home under ``tools`` (see ``_home``), so install scripts
-    cannot write into the user's real home.
+    cannot write into the user's real home. A builder that needs more (the go command's caches)
+    passes ``env``, built on ``install_env`` itself.
     """
     try:
         done = subprocess.run(
             list(argv),
             cwd=cwd,
-            env=install_env(tools),
+            env=dict(env) if env is not None else install_env(tools),
             capture_output=True,
             text=True,
             errors="replace",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from compare import _paths
 from compare._errors import CompareError
-from compare.exchange.install import _npm, _pypi
+from compare.exchange.install import _go, _npm, _pypi
 from compare.exchange.install._pins import Pin, load_pins
 
 
@@ -67,18 +67,21 @@ def _exclusive(folder: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin]]:
+def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin]]:
+    """npm pins (installed together), PyPI pins and Go pins (one venv or host build each)."""
     npm = [p for p in pins if p.registry == "npm"]
-    return npm, [p for p in pins if p.registry == "pypi"]
+    go = [p for p in pins if p.registry == "go"]
+    return npm, [p for p in pins if p.registry == "pypi"], go
 
 
 def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
     """Install every target's package at its pinned version; fast when nothing changed."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi = _split(load_pins(targets_dir))
+    npm, pypi, go = _split(load_pins(targets_dir))
     with _exclusive(folder):
         steps = [_npm.install(npm, folder)] + [_pypi.install(pin, folder) for pin in pypi]
+        steps += [_go.install(pin, folder) for pin in go]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
@@ -86,9 +89,10 @@ def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> In
     """Re-resolve every target's package and rewrite the lock files (then commit them)."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi = _split(load_pins(targets_dir))
+    npm, pypi, go = _split(load_pins(targets_dir))
     with _exclusive(folder):
         steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
+        steps += [_go.lock(pin, folder) for pin in go]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
@@ -99,6 +103,8 @@ def tool_status(targets_dir: Path | None = None, tools: Path | None = None) -> l
     for pin in load_pins(targets_dir):
         if pin.registry == "npm":
             got = _npm.installed_version(folder, pin.name)
+        elif pin.registry == "go":
+            got = _go.installed_version(folder, pin.target, pin.name)
         else:
             got = _pypi.installed_version(folder, pin.target, pin.name)
         out.append(ToolStatus(pin.target, pin.registry, pin.name, pin.version, got))
