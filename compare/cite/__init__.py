@@ -14,7 +14,7 @@ from compare.cite._fix import Edit, apply_edits, fix_one, relocated
 from compare.cite._lookup import Lookup, lookup
 from compare.cite._parse import Citation, parse_citation
 from compare.cite._refs import RefResult, standalone_problem, verify_refs
-from compare.cite._sources import Source, clone_dir, open_source
+from compare.cite._sources import Source, clone_dir, go_link, open_source
 from compare.cite._verify import STATUSES, Result, Status, normalise, verify
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "apply_edits",
     "clone_dir",
     "fix_one",
+    "go_link",
     "lookup",
     "normalise",
     "open_source",

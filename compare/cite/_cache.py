@@ -29,6 +29,8 @@ class SourceCache:
 def _with_link(src: Source, cit: Citation) -> Source:
     if src.link is None or cit.kind == "pypi":  # a PyPI page has no line anchors
         return src
+    if src.link.startswith("https://pkg.go.dev/"):  # nor has a Go package page
+        return src
     base = src.link.split("#", 1)[0]
     anchor = f"#L{cit.start}" if cit.start == cit.end else f"#L{cit.start}-L{cit.end}"
     return Source(src.lines, src.provenance, base + anchor, src.reason, src.offline)

@@ -7,6 +7,8 @@ The source part says what kind of thing is cited, because each kind is verified 
 - ``schema/…``, ``docs/…``, ``seps/…`` — the spec at its pinned commit (``compare.pin``);
 - ``npm:<package>@<version>/<path>`` — a package installed in the project's tools folder;
 - ``pypi:<package>@<version>/<path>`` — a package installed in one of the tools venvs;
+- ``go:<module>@<version>/<path>`` — a Go module a built host was built with (its folder in
+  the Go module cache, as ``tools/hosts/<target>/build.json`` names it);
 - ``gh:<owner>/<repo>@<commit>/<path>`` — an upstream repository at a commit.
 """
 
@@ -18,11 +20,13 @@ from typing import Literal
 
 from compare._errors import CompareError
 
-SourceKind = Literal["spec", "npm", "pypi", "gh"]
+SourceKind = Literal["spec", "npm", "pypi", "gh", "go"]
 
 _LOCATION = re.compile(r"^(?P<source>\S.*?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 _NPM = re.compile(r"^npm:(?P<pkg>(?:@[^/@\s]+/)?[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
 _PYPI = re.compile(r"^pypi:(?P<pkg>[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
+# A module path has slashes of its own; its version starts with v (go:example.com/m@v1.2.3/f.go).
+_GO = re.compile(r"^go:(?P<pkg>[^/@\s][^@\s]*)@(?P<ver>v[^/\s]+)/(?P<path>\S+)$")
 _GH = re.compile(
     r"^gh:(?P<owner>[^/@\s]+)/(?P<repo>[^/@\s]+)@(?P<commit>[0-9a-f]{7,40})/(?P<path>\S+)$"
 )
@@ -30,7 +34,8 @@ _SPEC = re.compile(r"^(?:schema|docs|seps)/\S+$")
 
 _FORMS = (
     "`path:LINE “quote”` or `path:START-END [“quote”]`, where path is a spec path "
-    "(schema/…, docs/…, seps/…), npm:PKG@VERSION/path, pypi:PKG@VERSION/path or "
+    "(schema/…, docs/…, seps/…), npm:PKG@VERSION/path, pypi:PKG@VERSION/path, "
+    "go:MODULE@VERSION/path or "
     "gh:OWNER/REPO@COMMIT/path"
 )
 
@@ -109,7 +114,7 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
         end=end,
         quote=quote,
     )
-    for form in (_NPM, _PYPI, _GH):
+    for form in (_NPM, _PYPI, _GO, _GH):
         found = form.match(source)
         named = found and (found.groupdict().get("pkg") or f"{found['owner']}/{found['repo']}")
         if named and any(part in {".", ".."} for part in named.lstrip("@").split("/")):
@@ -118,10 +123,12 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
         return replace(base, kind="npm", path=m["path"], package=m["pkg"], version=m["ver"])
     if m := _PYPI.match(source):
         return replace(base, kind="pypi", path=m["path"], package=m["pkg"], version=m["ver"])
+    if m := _GO.match(source):
+        return replace(base, kind="go", path=m["path"], package=m["pkg"], version=m["ver"])
     if m := _GH.match(source):
         repo = f"{m['owner']}/{m['repo']}"
         return replace(base, kind="gh", path=m["path"], package=repo, version=m["commit"])
-    if source.startswith(("npm:", "pypi:", "gh:")):
+    if source.startswith(("npm:", "pypi:", "gh:", "go:")):
         raise CompareError(f"citation {text!r}: malformed {source.split(':')[0]} source", _FORMS)
     if _SPEC.match(source) and ".." not in source.split("/"):
         return base

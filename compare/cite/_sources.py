@@ -2,7 +2,8 @@
 
 Spec files come only through ``compare.pin`` (the verified copy at the pinned commit).
 Packages are read from the project's own installs in the tools folder, and only when the
-installed version is the cited one — a citation into another version proves nothing.
+installed version is the cited one — a citation into another version proves nothing. A Go
+module is read from the module cache folder that a built host's ``build.json`` names.
 Upstream repositories are read from a local clone under ``<cache>/repos/<owner>/<repo>`` at
 the cited commit; without one (there is no network here) the source is unavailable, which is
 reported as such and never counted as verified.
@@ -120,6 +121,51 @@ def _pypi(cit: Citation, start: int | None, end: int | None) -> Source:
     return Source(None, provenance, link, reason, True)
 
 
+def go_link(module: str, version: str, path: str, start: int | None, end: int | None) -> str:
+    """GitHub's view of a module file at its tag (line anchors work there), else pkg.go.dev."""
+    parts = module.split("/")
+    if len(parts) == 3 and parts[0] == "github.com":
+        return f"https://{module}/blob/{version}/{path}{_anchor(start, end)}"
+    return f"https://pkg.go.dev/{module}@{version}"
+
+
+def _go_builds() -> list[dict[str, object]]:
+    """Every built Go host's record (``tools/hosts/<target>/build.json``), readable ones only."""
+    records: list[dict[str, object]] = []
+    for path in sorted((tools_dir() / "hosts").glob("*/build.json")):
+        try:
+            value = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+    return records
+
+
+def _go(cit: Citation, start: int | None, end: int | None) -> Source:
+    assert cit.package and cit.version
+    provenance = f"go {cit.package}@{cit.version}"
+    link = go_link(cit.package, cit.version, cit.path, start, end)
+    seen: list[str] = []
+    for record in _go_builds():
+        if record.get("module") != cit.package:
+            continue
+        if record.get("version") == cit.version and isinstance(record.get("dir"), str):
+            root = Path(str(record["dir"]))
+            if not root.is_dir():
+                reason = f"{root} is gone from the Go module cache; run `mcp-compare tools install`"
+                return Source(None, provenance, link, reason, True)
+            return _file(root, cit, f"{provenance} ({record.get('target')} host)", link)
+        seen.append(str(record.get("version")))
+    if seen:
+        reason = f"the hosts were built with {cit.package} {', '.join(seen)}, "
+        reason += f"the citation is for {cit.version}"
+    else:
+        reason = f"no host under {tools_dir() / 'hosts'} was built with {cit.package}"
+        reason += "; run `mcp-compare tools install`"
+    return Source(None, provenance, link, reason, True)
+
+
 def _file(root: Path, cit: Citation, provenance: str, link: str | None) -> Source:
     path = _inside(root, cit.path)
     if path is None:
@@ -157,5 +203,5 @@ def _gh(cit: Citation, start: int | None, end: int | None) -> Source:
 
 def open_source(cit: Citation, start: int | None = None, end: int | None = None) -> Source:
     """Read the cited file; ``start``/``end`` only shape the link."""
-    readers = {"spec": _spec, "npm": _npm, "pypi": _pypi, "gh": _gh}
+    readers = {"spec": _spec, "npm": _npm, "pypi": _pypi, "gh": _gh, "go": _go}
     return readers[cit.kind](cit, start, end)

@@ -158,6 +158,8 @@ def inputs_key(areas: list[Path], scenarios: Folder) -> str:
     lock = tools_dir()
     for path in [lock / "package-lock.json", *sorted((lock / "requirements").glob("*.txt"))]:
         add("lock", path)
+    for path in sorted((PROJECT_ROOT / "compare" / "exchange" / "hosts").glob("*/go.sum")):
+        add("lock", path)  # a Go host's lock: which module versions go: citations read
     for path in sorted(_CITE_CODE.glob("*.py")):
         add("verifier", path)
     clones = sorted(p.relative_to(cache_dir()).as_posix() for p in cache_dir().glob("repos/*/*"))

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 
 from compare._errors import CompareError
-from compare.cite import parse_citation
+from compare.cite import go_link, parse_citation
 from compare.site._cells import Cell
 from compare.site._inputs import Citation, SiteData
 
@@ -56,6 +56,10 @@ def cite_target(ref: str, repository: str | None, commit: str | None) -> CiteTar
             else f"https://pypi.org/project/{name}/{ver}/"
         )
         return CiteTarget(f"{cit.kind} {name}@{ver}", cit.path, lines, quote, url)
+    if cit.kind == "go":
+        module, ver = cit.package or "", cit.version or ""
+        url = go_link(module, ver, cit.path, cit.start, cit.end)
+        return CiteTarget(f"go {module}@{ver}", cit.path, lines, quote, url)
     if cit.kind == "gh":
         rev = cit.version or ""
         url = f"https://github.com/{cit.package}/blob/{rev}/{cit.path}{anchor}"

@@ -106,3 +106,26 @@ def test_the_site_splits_a_citation_with_the_verifiers_grammar() -> None:
         with pytest.raises(CompareError):
             parse_citation(bad)
         assert cite_target(bad, repo, commit).source == "unparsed"
+
+
+def test_go_module_sources_keep_the_module_path_whole() -> None:
+    c = parse_citation("go:github.com/mark3labs/mcp-go@v1.2.1/client/roots.go:9-17")
+    assert (c.kind, c.package, c.version, c.path) == (
+        "go",
+        "github.com/mark3labs/mcp-go",
+        "v1.2.1",
+        "client/roots.go",
+    )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "go:github.com/x/y@1.2.1/a.go:1 “x”",  # a module version starts with v
+        "go:github.com/x/y/a.go:1 “x”",  # no version
+        "go:github.com/../y@v1.0.0/a.go:1 “x”",
+    ],
+)
+def test_malformed_go_sources_raise_compare_error(bad: str) -> None:
+    with pytest.raises(CompareError, match="go:MODULE@VERSION"):
+        parse_citation(bad)
