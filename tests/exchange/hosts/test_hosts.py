@@ -27,7 +27,9 @@ from compare.exchange.install import venv_python
 HOSTS = Path(__file__).resolve().parents[3] / "compare" / "exchange" / "hosts"
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 FOLDER = "web #staging é"
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp"]
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go"]
+#: Hosts built by `tools install` into tools/hosts/<id>/bin/host (compiled languages).
+BUILT = {"go-sdk", "mcp-go"}
 
 pytestmark = pytest.mark.clients
 
@@ -35,6 +37,8 @@ pytestmark = pytest.mark.clients
 def host_argv(target: str, tools: Path) -> list[str]:
     if target == "ts-sdk":
         return ["node", str(HOSTS / "ts_sdk_host.mjs")]
+    if target in BUILT:
+        return [str(tools / "hosts" / target / "bin" / "host")]
     script = {"py-sdk": "py_sdk_host.py", "fastmcp": "fastmcp_host.py"}[target]
     return [str(venv_python(tools, target)), str(HOSTS / script)]
 

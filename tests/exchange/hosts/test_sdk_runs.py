@@ -1,6 +1,6 @@
-"""Every scenario against the three real SDK clients, through the harness, with the verdicts.
+"""Every scenario against the real SDK clients, through the harness, with the verdicts.
 
-One run of all cells (3 targets × their variants × every scenario × every revision) feeds every
+One run of all cells (5 targets × their variants × every scenario × every revision) feeds every
 assertion here. Invariants (every planned cell judged, no error verdict, each client ended as
 its entry says) are checked in code; what the clients were measured to do — every cell's
 verdict and the outcomes behind the interesting ones — is data in
@@ -24,7 +24,7 @@ from compare.exchange._run import select
 
 pytestmark = pytest.mark.clients
 
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp"]
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go"]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
 
