@@ -177,7 +177,7 @@ def install(pin: Pin, tools: Path) -> str:
     _check_pin(pin)
     digest = stamp(pin, tools)
     if _fresh(pin, tools, digest):
-        return f"{pin.target}: already built ({pin.name}@{pin.version})"
+        return f"{pin.target}: already installed (host built with {pin.name}@{pin.version})"
     start = time.monotonic()
     env = go_env(tools, readonly=True)
     src, out = source_dir(pin.target), binary(tools, pin.target)

@@ -106,7 +106,9 @@ def test_build_then_skip_then_rebuild_when_a_source_changes(
 
     # Same lock, same sources: nothing to do, even with the proxy switched off.
     monkeypatch.setenv("GOPROXY", "off")
-    assert _go.install(PIN, tools) == "mcp-go: already built (github.com/mark3labs/mcp-go@v1.2.1)"
+    assert _go.install(PIN, tools) == (
+        "mcp-go: already installed (host built with github.com/mark3labs/mcp-go@v1.2.1)"
+    )
 
     # A changed host source changes the stamp: rebuilt, still offline (the caches are warm).
     main = hosts / "mcp-go" / "main.go"
