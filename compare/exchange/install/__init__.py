@@ -1,7 +1,9 @@
 """Installs the real clients named by the target files into the project-local tools folder.
 
 npm packages share ``tools/node_modules`` (from the committed ``package-lock.json``); each PyPI
-client gets its own venv under ``tools/venvs/<target>/`` (from ``tools/requirements/``).
+client gets its own venv under ``tools/venvs/<target>/`` (from ``tools/requirements/``); each
+Go client's host program is built into ``tools/hosts/<target>/`` (from its committed
+``go.mod``/``go.sum``, see ``_go``).
 """
 
 from compare.exchange.install._pins import Pin, load_pins
