@@ -96,8 +96,29 @@ def _template_only(data: SiteData, name: str) -> bool:
     return template and not any(c.target == name for c in data.cells)
 
 
+#: How the pages group implementations, in this order: target kind → group title.
+KIND_GROUPS: dict[str, str] = {
+    "sdk-host": "SDKs",
+    "cli": "CLI clients",
+    "command": "CLI clients",
+    "server": "Servers",
+    "proxy": "Proxies",
+    "cited": "Cited, not run",
+}
+GROUP_ORDER = list(dict.fromkeys(KIND_GROUPS.values()))
+
+
+def kind_group(data: SiteData, name: str) -> str:
+    """The group an implementation is listed under (by its target's kind; cited ones last)."""
+    kind = str((data.targets.get(name) or {}).get("kind") or "")
+    if not kind and (data.impl_info.get(name) or {}).get("kind") == "cited":
+        kind = "cited"
+    return KIND_GROUPS.get(kind, "Other")
+
+
 def implementations(data: SiteData) -> list[str]:
-    """Implementations in a stable order: targets run or runnable, then cited-only ones."""
+    """Implementations grouped by kind (SDKs, CLI clients, servers, proxies, cited), each group
+    in a stable order: targets run or runnable, then the others."""
     seen: dict[str, None] = {}
     for cell in sorted(data.cells, key=lambda c: c.target):
         seen.setdefault(cell.target, None)
@@ -108,7 +129,9 @@ def implementations(data: SiteData) -> list[str]:
     for row in data.rows or []:
         for name in row.status:
             seen.setdefault(name, None)
-    return [name for name in seen if not _template_only(data, name)]
+    names = [name for name in seen if not _template_only(data, name)]
+    order = {group: i for i, group in enumerate(GROUP_ORDER)}
+    return sorted(names, key=lambda n: order.get(kind_group(data, n), len(order)))
 
 
 def row_columns(data: SiteData) -> list[str]:

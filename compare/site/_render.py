@@ -25,7 +25,14 @@ from compare.site._enforcement import enforcement_matrices
 from compare.site._escape import Md, code, esc, fence, link, slug
 from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
-from compare.site._matrix import build_matrix, dumps, implementations, matrix_schema, row_columns
+from compare.site._matrix import (
+    build_matrix,
+    dumps,
+    implementations,
+    kind_group,
+    matrix_schema,
+    row_columns,
+)
 from compare.site._models_view import diff_sections
 from compare.site._relay import relay_tables
 from compare.site._symbols import SYMBOLS, SymbolUse
@@ -197,6 +204,13 @@ class Renderer:
             key=lambda c: (not c.current, c.version, c.scenario, c.variant, c.revision),
         )
 
+    def groups(self, impls: list[str]) -> list[tuple[str, list[str]]]:
+        """``impls`` (already in group order) split into (group title, names)."""
+        out: dict[str, list[str]] = {}
+        for name in impls:
+            out.setdefault(kind_group(self.data, name), []).append(name)
+        return list(out.items())
+
     def render_all(self) -> dict[str, bytes]:
         data = self.data
         for cell in data.cells:
@@ -252,7 +266,12 @@ class Renderer:
                     cells, {k for k, v in data.scenarios.items() if v.get("side") == "proxy"}
                 ),
             )
-        self.page("implementations/index.md", "implementations.md.j2", impls=impls)
+        self.page(
+            "implementations/index.md",
+            "implementations.md.j2",
+            impls=impls,
+            groups=self.groups(impls),
+        )
         areas = self.areas()
         for rev in data.revisions:
             self.page(
@@ -282,7 +301,12 @@ class Renderer:
         # The home page's legend lists the symbols the home page itself shows: render it once
         # to learn them, then again with its legend. The legend page lists every page's.
         home = SymbolUse()
-        home_context: dict[str, Any] = {"columns": columns, "impls": impls, "areas": areas}
+        home_context: dict[str, Any] = {
+            "columns": columns,
+            "impls": impls,
+            "areas": areas,
+            "groups": self.groups(impls),
+        }
         self.page("index.md", "home.md.j2", symbols=home, legend=[], **home_context)
         self.page("index.md", "home.md.j2", legend=home.legend(), **home_context)
         self.page("legend.md", "legend.md.j2", legend=self.symbols.legend())
