@@ -103,4 +103,4 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs
+	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs tools/hosts

@@ -1,4 +1,4 @@
-"""Running the registries' own clients (npm, pip) so that every failure reads as a CompareError."""
+"""Running the registries' own clients (npm, pip, cargo) so that every failure reads as a CompareError."""
 
 from __future__ import annotations
 
@@ -29,18 +29,22 @@ def run(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     what: str,
+    extra_env: Mapping[str, str] | None = None,
 ) -> str:
     """Run ``argv``; return its stdout, or raise a CompareError carrying the tail of its output.
 
     The program sees a scratch home under ``tools`` (see ``_home``), so install scripts
     cannot write into the user's real home. A builder that needs more (the go command's caches)
-    passes ``env``, built on ``install_env`` itself.
+    passes ``env``, built on ``install_env`` itself; ``extra_env`` hands a tool back what it
+    keeps in the real home on purpose (cargo's registry and toolchains).
     """
+    env = dict(env) if env is not None else install_env(tools)
+    env.update(extra_env or {})
     try:
         done = subprocess.run(
             list(argv),
             cwd=cwd,
-            env=dict(env) if env is not None else install_env(tools),
+            env=env,
             capture_output=True,
             text=True,
             errors="replace",

@@ -12,8 +12,12 @@ from pathlib import Path
 
 from compare import _paths
 from compare._errors import CompareError
-from compare.exchange.install import _go, _npm, _pypi
+from compare.exchange.install import _cargo, _go, _npm, _pypi
 from compare.exchange.install._pins import Pin, load_pins
+
+#: Registries whose pins are host programs of ours built against the pinned library:
+#: registry -> its builder (``install``, ``lock``, ``installed_version``).
+HOST_BUILDERS = {"go": _go, "crates": _cargo}
 
 
 @dataclass(frozen=True)
@@ -68,20 +72,21 @@ def _exclusive(folder: Path) -> Iterator[None]:
 
 
 def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin]]:
-    """npm pins (installed together), PyPI pins and Go pins (one venv or host build each)."""
+    """npm pins (installed together), PyPI pins (a venv each) and host pins (a host program
+    of ours built against the pinned library, by the builder of its registry)."""
     npm = [p for p in pins if p.registry == "npm"]
-    go = [p for p in pins if p.registry == "go"]
-    return npm, [p for p in pins if p.registry == "pypi"], go
+    hosts = [p for p in pins if p.registry in HOST_BUILDERS]
+    return npm, [p for p in pins if p.registry == "pypi"], hosts
 
 
 def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
     """Install every target's package at its pinned version; fast when nothing changed."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi, go = _split(load_pins(targets_dir))
+    npm, pypi, hosts = _split(load_pins(targets_dir))
     with _exclusive(folder):
         steps = [_npm.install(npm, folder)] + [_pypi.install(pin, folder) for pin in pypi]
-        steps += [_go.install(pin, folder) for pin in go]
+        steps += [HOST_BUILDERS[pin.registry].install(pin, folder) for pin in hosts]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
@@ -89,10 +94,10 @@ def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> In
     """Re-resolve every target's package and rewrite the lock files (then commit them)."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi, go = _split(load_pins(targets_dir))
+    npm, pypi, hosts = _split(load_pins(targets_dir))
     with _exclusive(folder):
         steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
-        steps += [_go.lock(pin, folder) for pin in go]
+        steps += [HOST_BUILDERS[pin.registry].lock(pin, folder) for pin in hosts]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
@@ -103,8 +108,8 @@ def tool_status(targets_dir: Path | None = None, tools: Path | None = None) -> l
     for pin in load_pins(targets_dir):
         if pin.registry == "npm":
             got = _npm.installed_version(folder, pin.name)
-        elif pin.registry == "go":
-            got = _go.installed_version(folder, pin.target, pin.name)
+        elif pin.registry in HOST_BUILDERS:
+            got = HOST_BUILDERS[pin.registry].installed_version(folder, pin.target, pin.name)
         else:
             got = _pypi.installed_version(folder, pin.target, pin.name)
         out.append(ToolStatus(pin.target, pin.registry, pin.name, pin.version, got))
