@@ -9,6 +9,8 @@ The source part says what kind of thing is cited, because each kind is verified 
 - ``pypi:<package>@<version>/<path>`` — a package installed in one of the tools venvs;
 - ``go:<module>@<version>/<path>`` — a Go module a built host was built with (its folder in
   the Go module cache, as ``tools/hosts/<target>/build.json`` names it);
+- ``crate:<name>@<version>/<path>`` — a crate's sources as cargo unpacked them when it built
+  a host program (``$CARGO_HOME/registry/src/*/<name>-<version>/``);
 - ``gh:<owner>/<repo>@<commit>/<path>`` — an upstream repository at a commit.
 """
 
@@ -20,13 +22,14 @@ from typing import Literal
 
 from compare._errors import CompareError
 
-SourceKind = Literal["spec", "npm", "pypi", "gh", "go"]
+SourceKind = Literal["spec", "npm", "pypi", "crate", "gh", "go"]
 
 _LOCATION = re.compile(r"^(?P<source>\S.*?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 _NPM = re.compile(r"^npm:(?P<pkg>(?:@[^/@\s]+/)?[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
 _PYPI = re.compile(r"^pypi:(?P<pkg>[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
 # A module path has slashes of its own; its version starts with v (go:example.com/m@v1.2.3/f.go).
 _GO = re.compile(r"^go:(?P<pkg>[^/@\s][^@\s]*)@(?P<ver>v[^/\s]+)/(?P<path>\S+)$")
+_CRATE = re.compile(r"^crate:(?P<pkg>[A-Za-z0-9_-]+)@(?P<ver>[0-9][^/\s]*)/(?P<path>\S+)$")
 _GH = re.compile(
     r"^gh:(?P<owner>[^/@\s]+)/(?P<repo>[^/@\s]+)@(?P<commit>[0-9a-f]{7,40})/(?P<path>\S+)$"
 )
@@ -36,6 +39,7 @@ _FORMS = (
     "`path:LINE “quote”` or `path:START-END [“quote”]`, where path is a spec path "
     "(schema/…, docs/…, seps/…), npm:PKG@VERSION/path, pypi:PKG@VERSION/path, "
     "go:MODULE@VERSION/path or "
+    "crate:NAME@VERSION/path or "
     "gh:OWNER/REPO@COMMIT/path"
 )
 
@@ -114,7 +118,7 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
         end=end,
         quote=quote,
     )
-    for form in (_NPM, _PYPI, _GO, _GH):
+    for form in (_NPM, _PYPI, _CRATE, _GO, _GH):
         found = form.match(source)
         named = found and (found.groupdict().get("pkg") or f"{found['owner']}/{found['repo']}")
         if named and any(part in {".", ".."} for part in named.lstrip("@").split("/")):
@@ -123,12 +127,14 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
         return replace(base, kind="npm", path=m["path"], package=m["pkg"], version=m["ver"])
     if m := _PYPI.match(source):
         return replace(base, kind="pypi", path=m["path"], package=m["pkg"], version=m["ver"])
+    if m := _CRATE.match(source):
+        return replace(base, kind="crate", path=m["path"], package=m["pkg"], version=m["ver"])
     if m := _GO.match(source):
         return replace(base, kind="go", path=m["path"], package=m["pkg"], version=m["ver"])
     if m := _GH.match(source):
         repo = f"{m['owner']}/{m['repo']}"
         return replace(base, kind="gh", path=m["path"], package=repo, version=m["commit"])
-    if source.startswith(("npm:", "pypi:", "gh:", "go:")):
+    if source.startswith(("npm:", "pypi:", "crate:", "gh:", "go:")):
         raise CompareError(f"citation {text!r}: malformed {source.split(':')[0]} source", _FORMS)
     if _SPEC.match(source) and ".." not in source.split("/"):
         return base

@@ -4,6 +4,11 @@ Spec files come only through ``compare.pin`` (the verified copy at the pinned co
 Packages are read from the project's own installs in the tools folder, and only when the
 installed version is the cited one — a citation into another version proves nothing. A Go
 module is read from the module cache folder that a built host's ``build.json`` names.
+installed version is the cited one — a citation into another version proves nothing. A
+crate is read where cargo unpacked it while building a host program
+(``$CARGO_HOME/registry/src/<index>/<name>-<version>/``, ``CARGO_HOME`` defaulting to
+``~/.cargo``): that folder name carries the exact version, and cargo checked the download
+against the lock's checksum before unpacking it.
 Upstream repositories are read from a local clone under ``<cache>/repos/<owner>/<repo>`` at
 the cited commit; without one (there is no network here) the source is unavailable, which is
 reported as such and never counted as verified.
@@ -12,6 +17,7 @@ reported as such and never counted as verified.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,6 +172,24 @@ def _go(cit: Citation, start: int | None, end: int | None) -> Source:
     return Source(None, provenance, link, reason, True)
 
 
+def cargo_home() -> Path:
+    """Cargo's home, as cargo itself finds it."""
+    return Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+
+
+def _crate(cit: Citation, start: int | None, end: int | None) -> Source:
+    assert cit.package and cit.version
+    provenance = f"crate {cit.package}@{cit.version}"
+    link = f"https://docs.rs/crate/{cit.package}/{cit.version}/source/{cit.path}"
+    link += _anchor(start, end)
+    registry = cargo_home() / "registry" / "src"
+    found = sorted(registry.glob(f"*/{cit.package}-{cit.version}"))
+    if not found:
+        reason = f"{cit.package} {cit.version} is not unpacked under {registry}"
+        return Source(None, provenance, link, f"{reason}; run `mcp-compare tools install`", True)
+    return _file(found[0], cit, provenance, link)
+
+
 def _file(root: Path, cit: Citation, provenance: str, link: str | None) -> Source:
     path = _inside(root, cit.path)
     if path is None:
@@ -203,5 +227,5 @@ def _gh(cit: Citation, start: int | None, end: int | None) -> Source:
 
 def open_source(cit: Citation, start: int | None = None, end: int | None = None) -> Source:
     """Read the cited file; ``start``/``end`` only shape the link."""
-    readers = {"spec": _spec, "npm": _npm, "pypi": _pypi, "gh": _gh, "go": _go}
+    readers = {"spec": _spec, "npm": _npm, "pypi": _pypi, "crate": _crate, "gh": _gh, "go": _go}
     return readers[cit.kind](cit, start, end)

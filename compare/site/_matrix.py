@@ -60,6 +60,10 @@ def cite_target(ref: str, repository: str | None, commit: str | None) -> CiteTar
         module, ver = cit.package or "", cit.version or ""
         url = go_link(module, ver, cit.path, cit.start, cit.end)
         return CiteTarget(f"go {module}@{ver}", cit.path, lines, quote, url)
+    if cit.kind == "crate":
+        name, ver = cit.package, cit.version
+        url = f"https://docs.rs/crate/{name}/{ver}/source/{cit.path}{anchor}"
+        return CiteTarget(f"crate {name}@{ver}", cit.path, lines, quote, url)
     if cit.kind == "gh":
         rev = cit.version or ""
         url = f"https://github.com/{cit.package}/blob/{rev}/{cit.path}{anchor}"

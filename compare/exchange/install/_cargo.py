@@ -134,8 +134,8 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
             )
     _check_lock(pin, src)
     rustc = require("rustc", _CARGO_HINT)
-    toolchain = run([rustc, "--version"], tools=tools, what="rustc --version", extra_env=cargo_env())
-    key = digest(src, toolchain.strip())
+    toolchain = run([rustc, "--version"], tools=tools, what="rustc", extra_env=cargo_env()).strip()
+    key = digest(src, toolchain)
     out = out_dir(tools, pin.target)
     if _stamp(tools, pin.target).get("sha256") == key and binary(tools, pin.target).is_file():
         return f"{pin.target}: already built"
@@ -159,7 +159,7 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
     built = target_dir / "release" / "host"
     write_bytes(binary(tools, pin.target), built.read_bytes())
     shutil.copymode(built, binary(tools, pin.target))
-    stamp = {"sha256": key, "crate": pin.name, "version": pin.version, "rustc": toolchain.strip()}
+    stamp = {"sha256": key, "crate": pin.name, "version": pin.version, "rustc": toolchain}
     write_text(out / STAMP, json.dumps(stamp, indent=2) + "\n")
     offline = " offline" if mode == "--offline" else ""
     return f"{pin.target}: built{offline} with {pin.name} {pin.version} from Cargo.lock"

@@ -1,4 +1,4 @@
-"""Running the registries' own clients (npm, pip, cargo) so that every failure reads as a CompareError."""
+"""Running the registries' own clients (npm, pip, cargo): every failure is a CompareError."""
 
 from __future__ import annotations
 

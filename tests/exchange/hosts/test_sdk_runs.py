@@ -1,7 +1,7 @@
 """Every scenario against the real SDK clients, through the harness, with the verdicts.
 
-One run of all cells (5 targets × their variants × every scenario × every revision) feeds every
-assertion here. Invariants (every planned cell judged, no error verdict, each client ended as
+One run of all cells (each SDK target × its variants × every scenario × every revision) feeds
+every assertion here. Invariants (every planned cell judged, no error verdict, each client ended as
 its entry says) are checked in code; what the clients were measured to do — every cell's
 verdict and the outcomes behind the interesting ones — is data in
 ``tests/golden/sdk_runs.json``, compared here and rewritten by ``make golden``.
@@ -24,7 +24,7 @@ from compare.exchange._run import select
 
 pytestmark = pytest.mark.clients
 
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go"]
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk"]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
 

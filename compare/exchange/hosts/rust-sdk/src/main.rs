@@ -28,7 +28,9 @@ use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientInfo, ErrorData, Implementation,
     ListRootsResult, ProtocolVersion, Root,
 };
-use rmcp::service::{ClientLifecycleMode, RequestContext, RoleClient, RunningService, Service};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, RequestContext, RoleClient, RunningService, Service,
+};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, ClientServiceExt};
 use tokio::process::Command;
@@ -140,8 +142,8 @@ async fn session<S: Service<RoleClient>>(client: RunningService<RoleClient, S>) 
         Ok(tools) => {
             for tool in tools {
                 let name = tool.name.clone();
-                let params = CallToolRequestParams::new(name.clone())
-                    .with_arguments(serde_json_empty());
+                let params =
+                    CallToolRequestParams::new(name.clone()).with_arguments(serde_json_empty());
                 if let Err(err) = client.call_tool(params).await {
                     eprintln!("rust-sdk host: tools/call {name} failed: {err}");
                 }
@@ -156,6 +158,23 @@ async fn session<S: Service<RoleClient>>(client: RunningService<RoleClient, S>) 
         }
         Err(err) => fail(&format!("session task failed: {err}")),
     }
+}
+
+/// The server hanging up, even during the handshake, is the normal end of a session: exit 0.
+/// Any other failure to connect is reported and exits 1.
+fn connect_failed(err: ClientInitializeError) -> ExitCode {
+    let closed = match &err {
+        ClientInitializeError::ConnectionClosed(_) => true,
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            matches!(**fallback, ClientInitializeError::ConnectionClosed(_))
+        }
+        _ => false,
+    };
+    if closed {
+        eprintln!("rust-sdk host: the server closed the connection: {err}");
+        return ExitCode::SUCCESS;
+    }
+    fail(&format!("connect failed: {err}"))
 }
 
 fn serde_json_empty() -> rmcp::model::JsonObject {
@@ -194,7 +213,7 @@ async fn main() -> ExitCode {
         let info = ClientInfo::new(ClientCapabilities::default(), implementation());
         return match info.serve_with_lifecycle(transport, lifecycle()).await {
             Ok(client) => session(client).await,
-            Err(err) => fail(&format!("connect failed: {err}")),
+            Err(err) => connect_failed(err),
         };
     }
     let roots = Arc::new(Mutex::new(vec![root_for(&workspace)]));
@@ -208,7 +227,7 @@ async fn main() -> ExitCode {
     };
     let client = match host.serve_with_lifecycle(transport, lifecycle()).await {
         Ok(client) => client,
-        Err(err) => fail(&format!("connect failed: {err}")),
+        Err(err) => return connect_failed(err),
     };
     if let Some(control) = args.control {
         let peer = client.peer().clone();
