@@ -38,6 +38,17 @@ def test_scoped_npm_package_with_version() -> None:
     )
 
 
+def test_crate_source() -> None:
+    c = parse_citation("crate:rmcp@3.11.0/src/handler/client.rs:107-111")
+    assert (c.kind, c.package, c.version, c.path) == (
+        "crate",
+        "rmcp",
+        "3.11.0",
+        "src/handler/client.rs",
+    )
+    assert (c.source, c.start, c.end) == ("crate:rmcp@3.11.0/src/handler/client.rs", 107, 111)
+
+
 def test_pypi_and_github_sources() -> None:
     p = parse_citation("pypi:mcp@2.3.0/mcp/client/session.py:273 “x”")
     assert (p.kind, p.package, p.version) == ("pypi", "mcp", "2.3.0")
@@ -71,6 +82,9 @@ def test_colon_digits_inside_the_quote_do_not_confuse_the_line() -> None:
         "npm:..@1/package.json:1 “x”",
         "npm:@scope/..@1/a.js:1 “x”",
         "pypi:..@1/a.py:1 “x”",
+        "crate:rmcp/src/lib.rs:1 “x”",  # no version
+        "crate:rmcp@x1/src/lib.rs:1 “x”",  # a version starts with a digit
+        "crate:../x@1.0.0/src/lib.rs:1 “x”",
     ],
 )
 def test_malformed_citations_raise_compare_error_with_the_forms(bad: str) -> None:

@@ -103,6 +103,25 @@ def test_package_not_installed_is_unavailable_with_the_install_command(tools: Pa
     assert "tools install" in result.message
 
 
+def test_crate_is_read_where_cargo_unpacked_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``crate:`` reads ``$CARGO_HOME/registry/src/<index>/<name>-<version>/``, no other."""
+    home = tmp_path / "cargo"
+    crate = home / "registry" / "src" / "index.crates.io-0123456789abcdef" / "fakecrate-1.2.3"
+    (crate / "src").mkdir(parents=True)
+    (crate / "src" / "doc.md").write_text(DOC)
+    monkeypatch.setenv("CARGO_HOME", str(home))
+    status, _msg, found = check("crate:fakecrate@1.2.3/src/doc.md:3 “Servers **MUST** ask for”")
+    assert (status, found) == ("verified", [3])
+    result = verify(parse_citation("crate:fakecrate@1.2.3/src/doc.md:3 “Servers **MUST** ask for”"))
+    assert result.link and result.link.endswith("/fakecrate/1.2.3/source/src/doc.md#L3")
+    status, msg, _found = check("crate:fakecrate@1.2.4/src/doc.md:3 “Servers **MUST** ask for”")
+    assert status == "unavailable" and "tools install" in msg
+    status, msg, _found = check("crate:fakecrate@1.2.3/../../x.md:1 “x”")
+    assert status == "unavailable" and "leaves the package" in msg
+
+
 def test_path_escaping_the_package_is_refused(tools: Path) -> None:
     result = verify(parse_citation("npm:fakepkg@1.0.0/../../../etc/passwd:1 “root”"))
     assert result.status == "unavailable"

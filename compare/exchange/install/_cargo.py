@@ -138,7 +138,7 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
     key = digest(src, toolchain)
     out = out_dir(tools, pin.target)
     if _stamp(tools, pin.target).get("sha256") == key and binary(tools, pin.target).is_file():
-        return f"{pin.target}: already built"
+        return f"{pin.target}: already installed (built host)"
     target_dir = out / "target"
     mode = "--locked"
     try:
