@@ -124,3 +124,19 @@ def test_shipped_rust_host_lock_pins_the_target_version() -> None:
     assert pins, "no crates target shipped"
     for pin in pins:
         assert _cargo.locked_version(_cargo.source_dir(pin.target), pin.name) == pin.version
+
+
+@pytest.mark.clients
+def test_lock_on_a_copy_of_the_rust_host_keeps_its_pins(tmp_path: Path) -> None:
+    """``tools lock`` (cargo add NAME@=VER, then generate-lockfile) on the shipped host."""
+    import shutil
+
+    from compare.exchange.install import load_pins
+
+    pin = next(p for p in load_pins() if p.target == "rust-sdk")
+    hosts = tmp_path / "hosts"
+    shutil.copytree(_cargo.source_dir("rust-sdk"), hosts / "rust-sdk")
+    assert _cargo.lock(pin, tmp_path / "tools", hosts).startswith("rust-sdk: locked ")
+    manifest = (hosts / "rust-sdk" / "Cargo.toml").read_text(encoding="utf-8")
+    assert f'{pin.name} = {{ version = "={pin.version}"' in manifest
+    assert _cargo.locked_version(hosts / "rust-sdk", pin.name) == pin.version
