@@ -116,6 +116,9 @@ def test_the_site_splits_a_citation_with_the_verifiers_grammar() -> None:
     assert spec.link and spec.link.endswith(f"{commit}/schema/2025-11-25/schema.json#L10-L12")
     gh = cite_target(f"gh:dezren39/nix@{commit}/pkgs/mcpx/a.go:5 “x y z”", repo, commit)
     assert gh.file == "pkgs/mcpx/a.go" and gh.source == f"dezren39/nix @ {commit[:12]}"
+    crate = cite_target("crate:rmcp@3.11.0/src/model.rs:176 “pub const LATEST”", repo, commit)
+    assert (crate.source, crate.file, crate.lines) == ("crate rmcp@3.11.0", "src/model.rs", "176")
+    assert crate.link == "https://docs.rs/crate/rmcp/3.11.0/source/src/model.rs#L176"
     for bad in ("notes/todo.md:3 “anything”", "npm:@scope@1.0/x.js:1 “q”", "nowhere"):
         with pytest.raises(CompareError):
             parse_citation(bad)
