@@ -14,12 +14,12 @@ from pathlib import Path
 
 from compare import _paths
 from compare._errors import CompareError
-from compare.exchange.install import _cargo, _go, _npm, _pypi
+from compare.exchange.install import _cargo, _go, _maven, _npm, _pypi
 from compare.exchange.install._pins import Pin, load_pins
 
 #: Registries whose pins are host programs of ours built against the pinned library:
 #: registry -> its builder (``install``, ``lock``, ``installed_version``).
-HOST_BUILDERS = {"go": _go, "crates": _cargo}
+HOST_BUILDERS = {"go": _go, "crates": _cargo, "maven": _maven}
 
 
 @dataclass(frozen=True)
