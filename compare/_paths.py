@@ -38,6 +38,11 @@ def tools_dir() -> Path:
     return _env_path("MCP_COMPARE_TOOLS", PROJECT_ROOT / "tools")
 
 
+def m2_repository() -> Path:
+    """The local Maven repository (where Maven hosts' jars and sources jars are kept)."""
+    return _env_path("MCP_COMPARE_M2_REPO", Path.home() / ".m2" / "repository")
+
+
 def build_dir() -> Path:
     """Derived data of later stages (diff.json, rows.json, citations.json, matrix.json)."""
     return _env_path("MCP_COMPARE_BUILD", PROJECT_ROOT / "build")

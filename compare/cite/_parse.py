@@ -11,7 +11,9 @@ The source part says what kind of thing is cited, because each kind is verified 
   the Go module cache, as ``tools/hosts/<target>/build.json`` names it);
 - ``crate:<name>@<version>/<path>`` — a crate's sources as cargo unpacked them when it built
   a host program (``$CARGO_HOME/registry/src/*/<name>-<version>/``);
-- ``gh:<owner>/<repo>@<commit>/<path>`` — an upstream repository at a commit.
+- ``gh:<owner>/<repo>@<commit>/<path>`` — an upstream repository at a commit;
+- ``maven:<group>:<artifact>@<version>/<path>`` — a file in that artifact's sources jar, read
+  from the local Maven repository (``tools install`` fetches it for a Maven host's SDK).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Literal
 
 from compare._errors import CompareError
 
-SourceKind = Literal["spec", "npm", "pypi", "crate", "gh", "go"]
+SourceKind = Literal["spec", "npm", "pypi", "crate", "gh", "go", "maven"]
 
 _LOCATION = re.compile(r"^(?P<source>\S.*?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
 _NPM = re.compile(r"^npm:(?P<pkg>(?:@[^/@\s]+/)?[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
@@ -33,6 +35,7 @@ _CRATE = re.compile(r"^crate:(?P<pkg>[A-Za-z0-9_-]+)@(?P<ver>[0-9][^/\s]*)/(?P<p
 _GH = re.compile(
     r"^gh:(?P<owner>[^/@\s]+)/(?P<repo>[^/@\s]+)@(?P<commit>[0-9a-f]{7,40})/(?P<path>\S+)$"
 )
+_MAVEN = re.compile(r"^maven:(?P<pkg>[^:/@\s]+:[^:/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
 _SPEC = re.compile(r"^(?:schema|docs|seps)/\S+$")
 
 _FORMS = (
@@ -40,7 +43,7 @@ _FORMS = (
     "(schema/…, docs/…, seps/…), npm:PKG@VERSION/path, pypi:PKG@VERSION/path, "
     "go:MODULE@VERSION/path or "
     "crate:NAME@VERSION/path or "
-    "gh:OWNER/REPO@COMMIT/path"
+    "gh:OWNER/REPO@COMMIT/path or maven:GROUP:ARTIFACT@VERSION/path"
 )
 
 
@@ -118,7 +121,7 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
         end=end,
         quote=quote,
     )
-    for form in (_NPM, _PYPI, _CRATE, _GO, _GH):
+    for form in (_NPM, _PYPI, _CRATE, _GO, _GH, _MAVEN):
         found = form.match(source)
         named = found and (found.groupdict().get("pkg") or f"{found['owner']}/{found['repo']}")
         if named and any(part in {".", ".."} for part in named.lstrip("@").split("/")):
@@ -134,7 +137,11 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
     if m := _GH.match(source):
         repo = f"{m['owner']}/{m['repo']}"
         return replace(base, kind="gh", path=m["path"], package=repo, version=m["commit"])
-    if source.startswith(("npm:", "pypi:", "crate:", "gh:", "go:")):
+    if m := _MAVEN.match(source):
+        if any(part in {".", ".."} for part in m["path"].split("/")):
+            raise CompareError(f"citation {text!r}: a path with . or .. parts", _FORMS)
+        return replace(base, kind="maven", path=m["path"], package=m["pkg"], version=m["ver"])
+    if source.startswith(("npm:", "pypi:", "crate:", "gh:", "go:", "maven:")):
         raise CompareError(f"citation {text!r}: malformed {source.split(':')[0]} source", _FORMS)
     if _SPEC.match(source) and ".." not in source.split("/"):
         return base

@@ -15,7 +15,7 @@ import re
 from compare._errors import CompareError
 
 _LOCATION = re.compile(r"^(?P<source>\S.*?)(?P<lines>:\d+(?:-\d+)?)(?P<rest>\s.*)?$", re.DOTALL)
-_ELSEWHERE = ("npm:", "pypi:", "crate:", "gh:", "go:")
+_ELSEWHERE = ("npm:", "pypi:", "crate:", "gh:", "go:", "maven:")
 #: Quotes that only say "something was elided here": a lookup treats them as no quote.
 PLACEHOLDERS = frozenset({"…", "...", "-"})
 

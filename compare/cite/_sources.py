@@ -227,5 +227,10 @@ def _gh(cit: Citation, start: int | None, end: int | None) -> Source:
 
 def open_source(cit: Citation, start: int | None = None, end: int | None = None) -> Source:
     """Read the cited file; ``start``/``end`` only shape the link."""
-    readers = {"spec": _spec, "npm": _npm, "pypi": _pypi, "crate": _crate, "gh": _gh, "go": _go}
+    from compare.cite._maven import maven_source
+
+    readers = {
+        "spec": _spec, "npm": _npm, "pypi": _pypi, "crate": _crate, "gh": _gh, "go": _go,
+        "maven": maven_source,
+    }  # fmt: skip
     return readers[cit.kind](cit, start, end)

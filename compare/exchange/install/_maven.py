@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from compare._atomic import write_text
 from compare._errors import CompareError
+from compare._paths import m2_repository
 from compare.exchange.install._pins import Pin
 from compare.exchange.install._run import require, run
 
@@ -44,11 +44,6 @@ LAUNCHER = """#!/bin/sh
 here=$(cd "$(dirname "$0")/.." && pwd)
 exec java -cp "$here/classes:$here/lib/*" {main} "$@"
 """
-
-
-def m2_repository() -> Path:
-    """The local Maven repository: ``$MCP_COMPARE_M2_REPO`` or ``~/.m2/repository``."""
-    return Path(os.environ.get("MCP_COMPARE_M2_REPO") or Path.home() / ".m2" / "repository")
 
 
 def host_dir(tools: Path, target: str) -> Path:

@@ -71,7 +71,7 @@ public final class JavaSdkHost {
         transport.setStdErrorHandler(line -> System.err.println("server stderr: " + line));
 
         McpClient.SyncSpec spec = McpClient.sync(transport)
-            .requestTimeout(Duration.ofSeconds(20))
+            .requestTimeout(Duration.ofSeconds(10))
             .clientInfo(McpSchema.Implementation.builder("mcp-compare-java-host", "1.0.0").build());
         if (!noRoots) {
             // The application's root: its workspace folder as a file URI from the platform's
@@ -119,11 +119,13 @@ public final class JavaSdkHost {
             }
         }
         catch (RuntimeException err) {
-            if (hungUp.getCount() == 0 || !transportAlive(transport)) {
-                System.err.println("java-sdk host: ended with the server: " + err);
+            // The server hanging up, even mid-request, is the normal end of a session; anything
+            // else (the server never started, a timeout with the server still there) is not.
+            if (hungUp.getCount() == 0 || serverExited(transport)) {
+                System.err.println("java-sdk host: ended with the server: " + causes(err));
             }
             else {
-                System.err.println("java-sdk host: " + err);
+                System.err.println("java-sdk host: " + causes(err));
                 client.close();
                 System.exit(1);
             }
@@ -132,17 +134,35 @@ public final class JavaSdkHost {
         System.exit(0);
     }
 
-    private static boolean transportAlive(StdioClientTransport transport) {
-        Thread probe = new Thread(transport::awaitForExit);
+    private static String causes(Throwable err) {
+        StringBuilder text = new StringBuilder(String.valueOf(err));
+        for (Throwable cause = err.getCause(); cause != null; cause = cause.getCause()) {
+            text.append(" <- ").append(cause);
+        }
+        return text.toString();
+    }
+
+    // Whether the server process the transport started has ended (false if it never started).
+    private static boolean serverExited(StdioClientTransport transport) {
+        CountDownLatch exited = new CountDownLatch(1);
+        Thread probe = new Thread(() -> {
+            try {
+                transport.awaitForExit();
+                exited.countDown();
+            }
+            catch (RuntimeException notStarted) {
+                // no process: nothing exited
+            }
+        }, "server-exit-probe");
         probe.setDaemon(true);
         probe.start();
         try {
-            probe.join(200);
+            return exited.await(500, TimeUnit.MILLISECONDS);
         }
         catch (InterruptedException err) {
             Thread.currentThread().interrupt();
+            return false;
         }
-        return probe.isAlive();
     }
 
 }
