@@ -27,9 +27,9 @@ from compare.exchange.install import venv_python
 HOSTS = Path(__file__).resolve().parents[3] / "compare" / "exchange" / "hosts"
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 FOLDER = "web #staging é"
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk"]
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk"]
 #: Hosts built by `tools install` into tools/hosts/<id>/bin/host (compiled languages).
-BUILT = {"go-sdk", "mcp-go", "rust-sdk"}
+BUILT = {"go-sdk", "mcp-go", "rust-sdk", "java-sdk"}
 
 pytestmark = pytest.mark.clients
 
@@ -127,7 +127,8 @@ def measured(target: str, runs: dict[tuple[str, str], HostRun]) -> dict[str, Any
         "sends_list_changed": "notifications/roots/list_changed"
         in [m.get("method") for m in run.received()],
         # fastmcp's set_roots() only reaches sessions opened later: its live one keeps the old list
-        "shows_added_root": any(u.endswith("/added%20root%20%C3%BC") for u in later),
+        # (Java's Path.toUri() ends a folder's URI with a slash; both forms name the folder)
+        "shows_added_root": any(u.rstrip("/").endswith("/added%20root%20%C3%BC") for u in later),
     }
     if opening.get("method") == "server/discover":
         meta = opening["params"]["_meta"]
