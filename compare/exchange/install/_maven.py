@@ -1,15 +1,16 @@
-"""Maven-built SDK hosts: a host program of ours in Java, built against a pinned SDK from Central.
+"""Maven-built SDK hosts: a host program of ours on the JVM, built against a pinned SDK.
 
 A target with ``package.registry: maven`` names ``group:artifact`` and an exact version. Its host
 sources live in ``compare/exchange/hosts/<target>/``: ``pom.xml`` (that dependency at that
 version, nothing resolved by range), ``deps.lock`` (written by ``tools lock``: every jar of the
-resolved closure with its sha256) and the host's ``.java`` files. ``tools install`` then builds
-``tools/hosts/<target>/``:
+resolved closure with its sha256) and the host's ``.java`` or ``.kt`` files. ``tools install``
+then builds ``tools/hosts/<target>/``:
 
 - ``lib/``: the closure, by ``mvn dependency:copy-dependencies`` (``-o`` first when the local
   repository already holds the pinned artifact, so a warm machine needs no network), checked
   jar by jar against ``deps.lock``, so a re-published or re-resolved jar is caught;
-- ``classes/``: plain ``javac`` on the host's sources;
+- ``classes/``: plain ``javac`` on Java sources; for Kotlin, ``mvn compile`` with the Kotlin
+  compiler plugin the POM pins (the compiler comes from the same registry);
 - ``sources/``: the SDK's own ``-sources.jar`` files where Central serves them, which also puts
   them in the local repository, where ``maven:`` citations are read from;
 - ``bin/host``: the launcher the target's ``launch.argv`` names.
@@ -112,19 +113,24 @@ def _mvn(pom: Path, tools: Path, *goal: str, offline: bool, what: str) -> str:
     return run(argv, tools=tools, what=what)
 
 
-def _copy_deps(pin: Pin, pom: Path, tools: Path, lib: Path) -> None:
-    """The closure into ``lib``: offline first when the pinned jar is already local."""
+def _mvn_warm(pin: Pin, pom: Path, tools: Path, *goal: str, what: str) -> None:
+    """Run a goal offline first when the pinned artifact is already local, else online."""
     group, artifact = _coordinates(pin)
     local = m2_repository() / group.replace(".", "/") / artifact / pin.version
-    goal = ("dependency:copy-dependencies", f"-DoutputDirectory={lib}")
-    shutil.rmtree(lib, ignore_errors=True)
     if (local / f"{artifact}-{pin.version}.pom").is_file():
         try:
-            _mvn(pom, tools, *goal, offline=True, what=f"{pin.target}: mvn -o copy-dependencies")
+            _mvn(pom, tools, *goal, offline=True, what=f"{what} (offline)")
             return
         except CompareError:
-            shutil.rmtree(lib, ignore_errors=True)  # something is not local yet: go online
-    _mvn(pom, tools, *goal, offline=False, what=f"{pin.target}: mvn copy-dependencies")
+            pass  # something is not local yet: go online
+    _mvn(pom, tools, *goal, offline=False, what=what)
+
+
+def _copy_deps(pin: Pin, pom: Path, tools: Path, lib: Path) -> None:
+    """The closure into ``lib`` (a fresh folder: a failed offline try leaves nothing)."""
+    shutil.rmtree(lib, ignore_errors=True)
+    goal = ("dependency:copy-dependencies", f"-DoutputDirectory={lib}")
+    _mvn_warm(pin, pom, tools, *goal, what=f"{pin.target}: mvn copy-dependencies")
 
 
 def _copy_sources(pin: Pin, pom: Path, tools: Path, out: Path) -> list[str]:
@@ -145,9 +151,14 @@ def _copy_sources(pin: Pin, pom: Path, tools: Path, out: Path) -> list[str]:
     return sorted(p.name for p in out.glob("*.jar"))
 
 
+def _sources(src: Path) -> list[Path]:
+    """The host program: ``.java`` files (compiled by javac) or ``.kt`` files (by the POM)."""
+    return sorted([*src.glob("*.java"), *src.glob("*.kt")])
+
+
 def _digest(src: Path) -> str:
     h = hashlib.sha256()
-    for path in sorted([src / "pom.xml", src / LOCK_NAME, *src.glob("*.java")]):
+    for path in sorted([src / "pom.xml", src / LOCK_NAME, *_sources(src)]):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -198,17 +209,32 @@ def install(pin: Pin, tools: Path, src_root: Path | None = None) -> str:
 
 
 def _compile(pin: Pin, src: Path, out: Path, tools: Path) -> None:
-    files = sorted(src.glob("*.java"))
+    """Java sources go through plain javac; Kotlin ones through the POM's compiler plugin.
+
+    Either way the classes land in ``classes/`` and ``bin/host`` runs the first file's main
+    class (a Kotlin file's top-level ``main`` lives in the class ``<File>Kt``).
+    """
+    files = _sources(src)
     if not files:
-        raise CompareError(f"{pin.target}: no .java file in {src}", "add the host program")
+        raise CompareError(f"{pin.target}: no .java or .kt file in {src}", "add the host program")
     classes = out / "classes"
     shutil.rmtree(classes, ignore_errors=True)
-    javac = require("javac", MVN_HINT)
-    argv = [javac, "-encoding", "UTF-8", "-nowarn", "-d", str(classes)]
-    argv += ["-cp", f"{out / 'lib'}/*", *map(str, files)]
-    run(argv, tools=tools, what=f"{pin.target}: javac")
+    if files[0].suffix == ".kt":
+        build = out / "build"
+        shutil.rmtree(build, ignore_errors=True)
+        goal = ("compile", f"-Dhost.build={build}")
+        _mvn_warm(pin, src / "pom.xml", tools, *goal, what=f"{pin.target}: mvn compile")
+        (build / "classes").rename(classes)
+        shutil.rmtree(build, ignore_errors=True)
+        main = files[0].stem + "Kt"
+    else:
+        javac = require("javac", MVN_HINT)
+        argv = [javac, "-encoding", "UTF-8", "-nowarn", "-d", str(classes)]
+        argv += ["-cp", f"{out / 'lib'}/*", *map(str, files)]
+        run(argv, tools=tools, what=f"{pin.target}: javac")
+        main = files[0].stem
     launcher = out / "bin" / "host"
-    write_text(launcher, LAUNCHER.format(target=pin.target, main=files[0].stem))
+    write_text(launcher, LAUNCHER.format(target=pin.target, main=main))
     launcher.chmod(0o755)
 
 
