@@ -33,7 +33,8 @@ _TIP = (
     "sentence with its MUST/SHOULD), and cite the line it starts on"
 )
 _CITE_CODE = PROJECT_ROOT / "compare" / "cite"
-#: Host programs with a Cargo.lock: the crate versions their `crate:` citations read.
+#: Host programs of ours: their locks (go.sum, Cargo.lock, deps.lock) fix the versions the
+#: go:, crate: and maven: citations read.
 _HOSTS = PROJECT_ROOT / "compare" / "exchange" / "hosts"
 #: Which scenarios' refs a check covers: a folder, None for the shipped ones, False for none.
 Folder = Path | None | Literal[False]
@@ -164,6 +165,11 @@ def inputs_key(areas: list[Path], scenarios: Folder) -> str:
         add("lock", path)  # a Go host's lock: which module versions go: citations read
     for path in sorted(_HOSTS.glob("*/Cargo.lock")):  # the crates a crate: citation reads
         add("lock", path)
+    # Maven hosts: their jar locks, and the stamps naming the sources jars `maven:` reads.
+    for path in sorted(_HOSTS.glob("*/deps.lock")):
+        add("lock", path)
+    for path in sorted((lock / "hosts").glob("*/.mcp-compare-stamp")):
+        add("host-stamp", path)
     for path in sorted(_CITE_CODE.glob("*.py")):
         add("verifier", path)
     clones = sorted(p.relative_to(cache_dir()).as_posix() for p in cache_dir().glob("repos/*/*"))
