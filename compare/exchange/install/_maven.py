@@ -43,7 +43,9 @@ _POM_NS = "{http://maven.apache.org/POM/4.0.0}"
 LAUNCHER = """#!/bin/sh
 # Written by `mcp-compare tools install`: runs the {target} host on its pinned classpath.
 here=$(cd "$(dirname "$0")/.." && pwd)
-exec java -cp "$here/classes:$here/lib/*" {main} "$@"
+# C1 only and the serial collector: a short-lived client starts faster and competes less for
+# the machine's two cores with the peer it talks to; neither changes what goes on the wire.
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$here/classes:$here/lib/*" {main} "$@"
 """
 
 
@@ -143,12 +145,18 @@ def _copy_sources(pin: Pin, pom: Path, tools: Path, out: Path) -> list[str]:
         "-Dmdep.failOnMissingClassifierArtifact=false",
         f"-DoutputDirectory={out}",
     )
-    shutil.rmtree(out, ignore_errors=True)
-    try:
-        _mvn(pom, tools, *goal, offline=False, what=f"{pin.target}: mvn sources")
-    except CompareError:
-        return []  # citations then read "unavailable"; the host itself does not need them
-    return sorted(p.name for p in out.glob("*.jar"))
+    # Offline first (a warm repository has them); online when that found none. A failure
+    # costs nothing but the citations, which then read "unavailable": the host needs no sources.
+    for offline in (True, False):
+        shutil.rmtree(out, ignore_errors=True)
+        try:
+            _mvn(pom, tools, *goal, offline=offline, what=f"{pin.target}: mvn sources")
+        except CompareError:
+            continue
+        found = sorted(p.name for p in out.glob("*.jar"))
+        if found:
+            return found
+    return []
 
 
 def _sources(src: Path) -> list[Path]:
