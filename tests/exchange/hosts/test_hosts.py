@@ -27,9 +27,9 @@ from compare.exchange.install import venv_python
 HOSTS = Path(__file__).resolve().parents[3] / "compare" / "exchange" / "hosts"
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 FOLDER = "web #staging é"
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk"]
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"]
 #: Hosts built by `tools install` into tools/hosts/<id>/bin/host (compiled languages).
-BUILT = {"go-sdk", "mcp-go", "rust-sdk", "java-sdk"}
+BUILT = {"go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"}
 
 pytestmark = pytest.mark.clients
 

@@ -24,7 +24,7 @@ from compare.exchange._run import select
 
 pytestmark = pytest.mark.clients
 
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk"]
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
 
