@@ -199,7 +199,7 @@ def install(pin: Pin, tools: Path, src_root: Path | None = None) -> str:
     out = host_dir(tools, pin.target)
     digest = _digest(src)
     if _stamp(tools, pin.target).get("digest") == digest and (out / "bin" / "host").is_file():
-        return f"{pin.target}: already built"
+        return f"{pin.target}: already installed (host built with {pin.name}@{pin.version})"
     _copy_deps(pin, pom, tools, out / "lib")
     want, got = read_lock(lock), _jar_hashes(out / "lib")
     if want != got:
