@@ -17,6 +17,7 @@ from compare.exchange._cells import (
     pinned_versions,
     plan_cells,
     scan_cells,
+    version_key,
 )
 from compare.exchange._harness import RunSettings, run_cell, run_cells
 from compare.exchange._refs import scenario_files, scenario_refs
@@ -57,5 +58,6 @@ __all__ = [
     "select",
     "severity",
     "summary",
+    "version_key",
     "worst",
 ]

@@ -233,7 +233,8 @@ class CellScan:
     unreadable: list[Unreadable] = field(default_factory=list)
 
 
-def _version_key(version: str) -> tuple[tuple[int, str], ...]:
+def version_key(version: str) -> tuple[tuple[int, str], ...]:
+    """A sort key that puts ``1.10.0`` after ``1.9.2`` (numbers compare as numbers)."""
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.+-]", version))
 
 
@@ -271,7 +272,7 @@ def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
     newest: dict[str, str] = {}
     for _, v in found:
         target, version = str(v["target"]), str(v["target_version"])
-        if target not in newest or _version_key(version) > _version_key(newest[target]):
+        if target not in newest or version_key(version) > version_key(newest[target]):
             newest[target] = version
     newest.update(pinned or {})
     scan.cells = [

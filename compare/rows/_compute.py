@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._paths import results_dir
-from compare.exchange import severity
+from compare.exchange import severity, version_key
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._evidence import Report
@@ -139,6 +139,28 @@ def _target_status(
     return out
 
 
+def _history(query: dict[str, Any], target: str, cells: Cells, root: Path) -> list[dict[str, Any]]:
+    """The row's state for every version of ``target`` with results, oldest first.
+
+    Older versions' folders stay under ``results/<target>/`` as history; the same rule that
+    makes the current state makes each older one, so a change between two versions is a
+    change in what the cells said, not in how they were read.
+    """
+    versions = sorted({c.version for c in cells.cells if c.target == target}, key=version_key)
+    out = []
+    for version in versions:
+        column = _target_status(query, target, version, cells, root)
+        out.append(
+            {
+                "version": version,
+                "state": column["state"],
+                "label": column["label"],
+                "evidence": column.get("evidence") or [],
+            }
+        )
+    return out
+
+
 def _status(
     row: dict[str, Any],
     area: dict[str, Any],
@@ -155,6 +177,9 @@ def _status(
     for target in sorted(known.targets):
         if query:
             column = _target_status(query, target, current.get(target), cells, root)
+            history = _history(query, target, cells, root)
+            if history:
+                column["history"] = history
         else:
             why = spec.get("unmeasured") or "this row has no exchange check"
             column = {
