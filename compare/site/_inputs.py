@@ -50,6 +50,8 @@ class RowStatus:
     per_revision: list[tuple[str, str, str]] = field(default_factory=list)  # key, cell, verdict
     sources: list[Citation] = field(default_factory=list)
     cited_state: str = ""
+    #: (version, state, label) for every version with results, oldest first (rows.json).
+    history: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -191,6 +193,11 @@ def _status(value: object) -> RowStatus:
         per_revision=per_rev,
         sources=[_citation(s) for s in sources] if isinstance(sources, list) else [],
         cited_state=str(value.get("cited_state") or ""),
+        history=[
+            (str(h["version"]), _state(h), str(h.get("label") or _state(h)))
+            for h in _list(value.get("history"))
+            if isinstance(h, dict) and isinstance(h.get("version"), str)
+        ],
     )
 
 

@@ -23,6 +23,7 @@ from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._enforcement import enforcement_matrices
 from compare.site._escape import Md, code, esc, fence, link, slug
+from compare.site._grid import Grid, badge_files, changes
 from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
 from compare.site._matrix import (
@@ -144,7 +145,12 @@ class Renderer:
         links = Links(self.data, symbols or self.symbols, "../" * depth)
         try:
             text = self.env.get_template(template).render(
-                d=self.data, L=links, SYMBOLS=SYMBOLS, kinds=self.kinds, **context
+                d=self.data,
+                L=links,
+                G=Grid(links),
+                SYMBOLS=SYMBOLS,
+                kinds=self.kinds,
+                **context,
             )
         except TemplateError as err:
             raise CompareError(f"template {template} failed: {err}", "fix the template") from err
@@ -237,8 +243,10 @@ class Renderer:
                 wire=_wire_lines(view),
             )
         impls = implementations(data)
+        areas = self.areas()
         for name in impls:
             cells = self.cells_of(name)
+            mine = [r for r in data.rows or [] if name in r.status]
             current = [c for c in cells if c.current]
             first = min(
                 current,
@@ -259,7 +267,9 @@ class Renderer:
                 versions=sorted({c.version for c in cells}),
                 init=init,
                 init_cell=first,
-                rows=[r for r in data.rows or [] if name in r.status],
+                rows=mine,
+                badges=badge_files(self.files, name, areas, mine),
+                history=changes(mine, name),
                 copied=self.copied,
                 enforcement=enforcement_matrices(cells),
                 relay=relay_tables(
@@ -272,7 +282,6 @@ class Renderer:
             impls=impls,
             groups=self.groups(impls),
         )
-        areas = self.areas()
         for rev in data.revisions:
             self.page(
                 f"revisions/{slug(rev)}.md",
@@ -292,7 +301,12 @@ class Renderer:
                 area=area, rows=rows, columns=columns,
             )  # fmt: skip
         self.page("areas.md", "areas.md.j2", title="Areas", areas=areas)
-        self.page("changes.md", "changes.md.j2", ch=compare_runs(self.matrix))
+        self.page(
+            "changes.md",
+            "changes.md.j2",
+            ch=compare_runs(self.matrix),
+            history=changes(data.rows or []),
+        )
         # The matrix and its schema, published beside the pages for tools to download.
         self.files["matrix.json"] = dumps(self.matrix).encode("utf-8")
         self.files["matrix.schema.json"] = json.dumps(
