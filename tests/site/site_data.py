@@ -171,6 +171,11 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
                 for rev, c in zip(DATED, ts, strict=True)
             },
             "evidence": [f"results/{c}" for c in ts],
+            # The older version's cell failed: the rows stage's history says which changed it.
+            "history": [
+                {"version": "1.31.0", "state": "not-supported", "label": "not supported"},
+                {"version": "1.32.2", "state": "supported", "label": "supported"},
+            ],
         },
         "py-sdk": {
             "state": "non-strict",
