@@ -179,6 +179,10 @@ class Grid:
         status = row.status.get(impl)
         return square(self.links, status, revision, area_anchor(row, impl, revision))
 
+    def has_cells(self, row: Row) -> bool:
+        """Whether any implementation has a cell behind the row (else a grid says nothing)."""
+        return any(st.per_revision for st in row.status.values())
+
     def state(self, row: Row, impl: str) -> Md:
         return row_state(self.links, row, impl)
 

@@ -187,3 +187,11 @@ def test_grid_anchors_and_classes_survive_the_strict_build(site_env: Path) -> No
     assert (built / "badges" / "ts-sdk.svg").is_file()
     roots = (built / "roots.html").read_text("utf-8")
     assert 'id="root-01-py-sdk-2025-11-25"' in roots
+
+
+def test_a_row_with_no_cell_anywhere_gets_no_empty_grid(site_env: Path) -> None:
+    render()
+    page = _page(site_env, "roots.md")
+    section = page[page.index("{ #root-02 }") :]
+    assert "no cell stands behind this row for any implementation" in section
+    assert "{ #root-02-ts-sdk-" not in section
