@@ -12,7 +12,7 @@ BIN    := $(VENV)/bin
 MC     := $(BIN)/mcp-compare
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all venv tools sysdeps chromium compare test lint typecheck datacheck pytest golden serve lock clean bench
+.PHONY: all venv tools sysdeps chromium testdeps compare test lint typecheck datacheck pytest golden serve lock clean bench
 
 all: compare
 
@@ -41,6 +41,16 @@ sysdeps:
 	@chromium --version && strace -V | head -1
 
 chromium: sysdeps
+
+# Test-only npm packages (axe-core for the browser tests' accessibility check). They are not
+# MCP targets, so they stay out of tools/package.json (generated from the target files); their
+# own committed lock in tests/site/npm/ is installed with `npm ci` (exact versions, no resolving).
+TESTNPM := tests/site/npm
+$(TESTNPM)/node_modules/.stamp: $(TESTNPM)/package.json $(TESTNPM)/package-lock.json
+	cd $(TESTNPM) && npm ci --no-audit --no-fund
+	touch $@
+
+testdeps: $(TESTNPM)/node_modules/.stamp
 
 # `rows` verifies every citation once and writes build/citations.json; `cite --check` reads
 # that record back (its inputs are unchanged) and exits 1 on a bad citation.
@@ -73,7 +83,7 @@ datacheck: venv tools
 	$(MC) rows --lint
 	$(MC) cite --check
 
-pytest: venv tools sysdeps
+pytest: venv tools sysdeps testdeps
 	$(BIN)/pytest
 
 test: lint typecheck datacheck pytest
@@ -103,4 +113,5 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs tools/hosts
+	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs tools/hosts \
+	  $(TESTNPM)/node_modules
