@@ -50,8 +50,9 @@ def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(site_env: 
     area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
     assert "{ #root-01 }" in area and "{ #root-02 }" in area
     home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
-    assert "(cells/ts-sdk--1.32.2--roots-list--2024-11-05--roots.md)" in home
-    assert "(cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.md)" in home
+    # The matrices are HTML: links go to the built .html pages (mkdocs rewrites only Markdown).
+    assert 'href="cells/ts-sdk--1.32.2--roots-list--2024-11-05--roots.html"' in home
+    assert 'href="cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.html"' in home
 
 
 def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -> None:
