@@ -16,6 +16,9 @@
     });
   }
   function init() {
+    // Material's search overlay is a dialog without a name; give it one for screen readers.
+    var search = document.querySelector(".md-search[role='dialog']");
+    if (search && !search.getAttribute("aria-label")) search.setAttribute("aria-label", "Search");
     document.querySelectorAll("[data-mc-filters]").forEach(function (box) {
       box.hidden = false;
       box.addEventListener("change", function () { apply(box); });
