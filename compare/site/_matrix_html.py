@@ -107,7 +107,19 @@ def status_matrix(L: Links, rows: list[Row], columns: list[str]) -> Md:
         name = _a(f"{L.root}implementations/{slug(impl)}.md", f"<code>{esc(impl)}</code>")
         cells = "".join(_status_cell(L, row, impl) for row in rows)
         body.append(f'<tr data-kind="{key}"><th scope="row">{name}</th>{cells}</tr>')
-    return _table("mc-status", "State of each implementation for each row", head, body)
+    table = _table("mc-status", "State of each implementation for each row", head, body)
+    return Md(_key(L, rows, columns) + "\n" + table)
+
+
+def _key(L: Links, rows: list[Row], columns: list[str]) -> str:
+    """The states the grid uses, each with its symbol, word and colour, right above it."""
+    used = {st.state for row in rows for impl, st in row.status.items() if impl in columns}
+    used |= {st.cited_state for row in rows for st in row.status.values() if st.cited_state}
+    used.discard("")
+    if any(impl not in row.status for row in rows for impl in columns):
+        used.add("unknown")
+    items = [badge(L, "status", state) for state in SYMBOLS["status"] if state in used]
+    return f'<p class="mc-key">Key: {" · ".join(items)}</p>' if items else ""
 
 
 def where_matrix(L: Links, rows: list[Row], revisions: list[str]) -> Md:
