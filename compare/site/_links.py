@@ -14,7 +14,7 @@ from compare.site._cells import Cell
 from compare.site._escape import Md, code, esc, link, slug
 from compare.site._inputs import Citation, Row, SiteData
 from compare.site._matrix import citation_status, cite_target
-from compare.site._symbols import SymbolUse
+from compare.site._symbols import SYMBOLS, SymbolUse
 
 
 @dataclass
@@ -84,9 +84,11 @@ class Links:
         marks = []
         for rev in self.data.revisions:
             state = row.where.get(rev, "unknown")
-            mark = str(self.sym("where", state)).split("&nbsp;")[0]
+            self.sym("where", state)  # recorded for the legend
+            mark = SYMBOLS["where"].get(state, ("•", ""))[0]
             if rev in row.deprecated:
-                mark += str(self.sym("where", "deprecated")).split("&nbsp;")[0]
+                self.sym("where", "deprecated")
+                mark += SYMBOLS["where"]["deprecated"][0]
             title = re.sub(r"[^a-z0-9 .-]", "", f"{slug(rev)} {state}".lower())
             marks.append(f'[{mark}]({self.root}revisions/{slug(rev)}.md "{title}")')
         return Md("&nbsp;".join(marks))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from compare.exchange import VERDICT_SYMBOLS
 from compare.rows._state import STATE_PROMISES, STATE_SYMBOLS
-from compare.site._escape import Md, esc
+from compare.site._escape import Md, esc, slug
 
 #: kind → state → (symbol, meaning). Verdicts and row states come from the stages that own
 #: them (``compare.exchange``, ``compare.rows``); where and citation symbols are the site's.
@@ -67,7 +67,10 @@ class SymbolUse:
         table = SYMBOLS.get(kind, {})
         self.used.setdefault(kind, set()).add(state)
         mark = table[state][0] if state in table else "•"
-        return Md(f"{mark}&nbsp;{esc(label or state)}")
+        # The class gives the state its colour (site/assets/mcp-compare.css); the symbol and
+        # the word stay, so nothing is said by colour alone.
+        cls = f"mc-b mc-{slug(kind)}-{slug(state)}"
+        return Md(f'<span class="{cls}">{mark}&nbsp;{esc(label or state)}</span>')
 
     def legend(self) -> list[tuple[str, list[tuple[str, str, str]]]]:
         """(kind, [(symbol, state, meaning)]) for each kind, only states that occurred."""
@@ -81,11 +84,13 @@ class SymbolUse:
         }
         for kind, table in SYMBOLS.items():
             used = self.used.get(kind, set())
-            items = [
-                (sym, state, meaning) for state, (sym, meaning) in table.items() if state in used
+            items: list[tuple[str, str, str]] = [
+                (Md(f'<span class="mc-b mc-{kind}-{slug(state)}">{sym}</span>'), state, meaning)
+                for state, (sym, meaning) in table.items()
+                if state in used
             ]
             items += [
-                ("•", state, "a state named by the data, shown as its word")
+                (Md("•"), state, "a state named by the data, shown as its word")
                 for state in sorted(used - set(table))
             ]
             if items:

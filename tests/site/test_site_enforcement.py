@@ -69,5 +69,6 @@ def test_an_unexpected_entry_is_bold_and_links_to_the_probe_table() -> None:
     links = Links(data=None, symbols=SymbolUse(), root="../")  # type: ignore[arg-type]
     cell = _cell("2025-11-25", LEAK)
     shown = links.probe(cell, "allowed", True)
-    assert shown.startswith("[**↗&nbsp;allowed**](../cells/") and shown.endswith("#probes)")
+    assert shown.startswith('[**<span class="mc-b mc-probe-allowed">↗&nbsp;allowed</span>**]')
+    assert "](../cells/" in shown and shown.endswith("#probes)")
     assert not links.probe(cell, "refused", False).startswith("[**")

@@ -45,4 +45,4 @@ def test_an_entry_links_to_its_check_with_the_outcome_as_text() -> None:
     cell = _cell("relay-roots", "2025-11-25")
     shown = links.check(cell, "list-changed", "not-passed-declared", "fail")
     assert shown.endswith("#check-list-changed)") and "not&#45;passed&#45;declared" in shown
-    assert shown.startswith("[✘")
+    assert shown.startswith('[<span class="mc-b mc-verdict-fail">✘')
