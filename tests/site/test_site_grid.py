@@ -45,7 +45,10 @@ def test_an_implementation_page_leads_with_its_grid(site_env: Path) -> None:
     line = _grid_line(page, "ROOT-01")
     for rev in DATED:  # a pass cell at each dated revision, linked and anchored
         cell = f"../cells/ts-sdk--1.32.2--roots-list--{rev}--roots.md"
-        square = f"[✔&nbsp;pass]({cell}){{ #root-01-{rev} .state-verdict-pass }}"
+        square = (
+            f'[<span class="mc-b mc-verdict-pass">✔&nbsp;pass</span>]({cell})'
+            f"{{ #root-01-{rev} .state-verdict-pass }}"
+        )
         assert square in line
     for rev in UNDATED:  # no cell there: a shareable dash, not a verdict
         assert f"(#root-01-{rev}){{ #root-01-{rev} .state-verdict-none }}" in line
