@@ -31,6 +31,8 @@ def test_the_example_workflow_covers_every_shard_once_and_merges_them() -> None:
         assert found and int(found.group(1)) == count, line
     assert merge["needs"] == "shard"
     merged = "\n".join(_runs(merge))
+    expected = re.search(r'"\$found" -ne (\d+)', merged)
+    assert expected and int(expected.group(1)) == count  # every shard's results, or no merge
     assert re.search(r"mcp-compare merge shards/results-shard-\* --into results", merged)
     order = ["merge", "rows", "cite --check", "render", "export", "site"]
     places = [merged.index(f"mcp-compare {name}") for name in order]
