@@ -63,7 +63,9 @@ def register(app: typer.Typer) -> None:
         part = parse_shard(shard) if shard is not None else None
         cells, commit, revisions = select(target, scenario, revision, variant, command)
         if part is not None:
+            everything = len(cells)
             cells = shard_cells(cells, *part)
+            typer.echo(f"shard {part[0]}/{part[1]}: {len(cells)} of {everything} cells", err=True)
         console = make_console(stderr=as_json)
         with CellProgress(len(cells), sys.stderr) as progress:
             verdicts = run(

@@ -24,7 +24,7 @@ from compare.exchange._run import run, usable_cores
 from compare.exchange._shard import parse_shard, shard_cells
 
 from ._same import tree_facts
-from .fakes import fake_target
+from .fakes import FAKE_CLIENT, fake_target
 
 KNOWN = revisions()
 COMMIT = "test"
@@ -191,3 +191,35 @@ def test_merge_command_names_both_conflicting_folders(tmp_path: Path) -> None:
     ok = _cli("merge", str(tmp_path / "a"), "--into", str(into))
     assert ok.returncode == 0, ok.stderr
     assert "1 cell(s) copied" in ok.stdout
+
+
+def test_the_commands_end_to_end_shards_merge_and_report_progress(tmp_path: Path) -> None:
+    """``run --shard`` twice and ``merge`` through the CLI equal one ``run``; off a terminal
+    each run reports plain progress lines and the summary on stderr."""
+    command = f"{sys.executable} {FAKE_CLIENT} --mode good -- {{server_argv}}"
+    select = ["-t", "command", "--command", command, "-s", "handshake", "-s", "mrtr"]
+    select += ["-r", "2025-06-18", "-r", "2025-11-25", "--json"]
+    serial = _cli("run", *select, "--jobs", "1", "--results", str(tmp_path / "serial"))
+    assert serial.returncode == 0, serial.stderr
+    assert "cells 4/4 (100%): 2 not-run, 2 pass; cached 0, run 2; ETA 0:00" in serial.stderr
+    assert "4 cells: 0 cached, 2 run; 0 failed, 0 errored, 2 not run" in serial.stderr
+    assert json.loads(serial.stdout)["tally"] == {
+        "cells": 4,
+        "cached": 0,
+        "run": 2,
+        "failed": 0,
+        "errored": 0,
+        "not_run": 2,
+    }
+    shards = []
+    for i in (1, 2):
+        shards.append(tmp_path / f"shard-{i}")
+        done = _cli("run", *select, "--shard", f"{i}/2", "--results", str(shards[-1]))
+        assert done.returncode == 0, done.stderr
+        assert f"shard {i}/2: 2 of 4 cells" in done.stderr
+        assert json.loads(done.stdout)["shard"] == {"index": i, "count": 2}
+    merged = _cli("merge", *map(str, shards), "--into", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stderr
+    assert tree_facts(tmp_path / "merged") == tree_facts(tmp_path / "serial")
+    again = _cli("run", *select, "--results", str(tmp_path / "merged"))
+    assert "4 cells: 4 cached, 0 run" in again.stderr  # the merged tree is a warm cache
