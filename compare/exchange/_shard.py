@@ -2,10 +2,11 @@
 
 Every machine of a CI matrix computes the same assignment from the same selection, so the N
 shards together hold each cell exactly once, whatever order the target and scenario files are
-read in: the cells are sorted by label before they are dealt out. Dealing is round-robin over
-one sequence that lists, target by target, the cells that will run and only then the cells that
-cannot ("not run, because …", nearly free): each target's cells, its slow and its fast ones,
-spread over every shard, and the costly cells are spread before the free ones fill the gaps.
+read in: the cells are sorted before they are dealt out. Dealing is round-robin over one
+sequence that lists, target by target, the cells that will run (those whose scenario declares
+the longest waits first, then by label) and only then the cells that cannot ("not run,
+because …", nearly free): each target's cells, its slow and its fast ones, spread over every
+shard, and the costly cells are spread before the free ones fill the gaps.
 Not-run cells are still dealt out, so the merged tree is as complete as a serial run's.
 """
 
@@ -31,12 +32,19 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
+def _windows(cell: Cell) -> float:
+    """The scenario's declared waits (``observe_s``): the part of a cell's cost known before
+    it runs, the same for every client."""
+    steps = [*cell.scenario.steps, *(cell.scenario.raw.get("upstream_steps") or [])]
+    return sum(float(s.get("observe_s", 0)) for s in steps if isinstance(s, dict))
+
+
 def _order(cells: list[Cell]) -> list[Cell]:
-    """The dealing order: per target (sorted), its playable cells by label; then every
-    not-run cell by label."""
+    """The dealing order: per target (sorted), its playable cells, longest declared waits
+    first, then by label; then every not-run cell by label."""
     playable = sorted(
         (c for c in cells if c.not_run_reason() is None),
-        key=lambda c: (c.target.id, c.label),
+        key=lambda c: (c.target.id, -_windows(c), c.label),
     )
     idle = sorted((c for c in cells if c.not_run_reason() is not None), key=lambda c: c.label)
     return playable + idle
