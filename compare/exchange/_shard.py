@@ -32,7 +32,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def _windows(cell: Cell) -> float:
+def declared_waits(cell: Cell) -> float:
     """The scenario's declared waits (``observe_s``): the part of a cell's cost known before
     it runs, the same for every client."""
     steps = [*cell.scenario.steps, *(cell.scenario.raw.get("upstream_steps") or [])]
@@ -44,7 +44,7 @@ def _order(cells: list[Cell]) -> list[Cell]:
     first, then by label; then every not-run cell by label."""
     playable = sorted(
         (c for c in cells if c.not_run_reason() is None),
-        key=lambda c: (c.target.id, -_windows(c), c.label),
+        key=lambda c: (c.target.id, -declared_waits(c), c.label),
     )
     idle = sorted((c for c in cells if c.not_run_reason() is not None), key=lambda c: c.label)
     return playable + idle

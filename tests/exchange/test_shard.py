@@ -21,7 +21,7 @@ from compare._paths import PROJECT_ROOT
 from compare.exchange import Cell, load_scenarios, plan_cells
 from compare.exchange._merge import merge
 from compare.exchange._run import run, usable_cores
-from compare.exchange._shard import parse_shard, shard_cells
+from compare.exchange._shard import declared_waits, parse_shard, shard_cells
 
 from ._same import tree_facts
 from .fakes import FAKE_CLIENT, fake_target
@@ -223,3 +223,27 @@ def test_the_commands_end_to_end_shards_merge_and_report_progress(tmp_path: Path
     assert tree_facts(tmp_path / "merged") == tree_facts(tmp_path / "serial")
     again = _cli("run", *select, "--results", str(tmp_path / "merged"))
     assert "4 cells: 4 cached, 0 run" in again.stderr  # the merged tree is a warm cache
+
+
+def test_parallel_runs_start_the_longest_declared_waits_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import compare.exchange._run as run_module
+
+    started: list[list[str]] = []
+
+    def record(cells: list[Cell], *_: object, **__: object) -> list[dict[str, str]]:
+        started.append([c.label for c in cells])
+        return [{"verdict": "pass", "label": c.label} for c in cells]
+
+    monkeypatch.setattr(run_module, "run_cells", record)
+    scenarios = {s.id: s for s in load_scenarios()}
+    target = fake_target("good")
+    cells = [Cell(target, "default", scenarios[s], "2025-11-25") for s in scenarios]
+    cells = [c for c in cells if c.scenario.side == "client"]
+    back = run(cells, COMMIT, KNOWN, results=tmp_path, jobs=2, force=True)
+    assert [v["label"] for v in back] == [c.label for c in cells]  # the caller's order
+    waits = {c.label: declared_waits(c) for c in cells}
+    assert [waits[label] for label in started[0]] == sorted(waits.values(), reverse=True)
+    run(cells, COMMIT, KNOWN, results=tmp_path, jobs=1, force=True)
+    assert started[1] == [c.label for c in cells]  # serial keeps the given order
