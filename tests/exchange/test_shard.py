@@ -8,6 +8,7 @@ the same with a real SDK client.
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -77,8 +78,14 @@ def test_each_targets_played_cells_are_spread_over_the_shards() -> None:
         assert len(played) == 2
 
 
-def test_usable_cores_is_at_least_one() -> None:
+def test_usable_cores_follow_the_affinity_not_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     assert usable_cores() >= 1
+    monkeypatch.setattr(os, "process_cpu_count", lambda: 3, raising=False)
+    assert usable_cores() == 3
+    monkeypatch.delattr(os, "process_cpu_count")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 5}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert usable_cores() == 2
 
 
 def test_two_jobs_give_the_serial_verdicts(tmp_path: Path) -> None:
