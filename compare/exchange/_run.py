@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -12,8 +13,20 @@ from compare._paths import results_dir
 from compare.exchange._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.exchange._harness import RunSettings, run_cells
 from compare.exchange._scenarios import load_scenarios
+from compare.exchange._shard import declared_waits
 from compare.exchange._targets import Target, command_target, load_targets
 from compare.exchange._verdicts import VERDICT_SYMBOLS
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity, not the machine's count): the default
+    of ``--jobs``. Each cell is a client process of its own, so cells scale with cores."""
+    counter = getattr(os, "process_cpu_count", None)  # Python >= 3.13
+    if counter is not None:
+        return max(1, int(counter() or 1))
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def _pick(kind: str, wanted: list[str], known: dict[str, Any]) -> list[Any]:
@@ -88,7 +101,8 @@ def run(
     A cell whose stored verdict is ``error`` is never reused from the cache: an error says
     the harness could not reach a verdict (a timeout, a crash of ours), which the next run
     may well get past, so it is played again as if ``--force`` were given for it alone.
-    ``--rejudge`` still only re-judges (it never runs a client).
+    ``--rejudge`` still only re-judges (it never runs a client). With ``jobs`` > 1 the cells
+    whose scenarios declare the longest waits are started first.
     """
     if jobs < 1:
         raise CompareError(f"--jobs must be at least 1, not {jobs}", None)
@@ -100,15 +114,21 @@ def run(
         rejudge=rejudge,
         tools=tools,
     )
-    if force or rejudge:
-        return run_cells(cells, settings, jobs=jobs, on_done=on_done)
-    again = {i for i, c in enumerate(cells) if c.stored_verdict(settings.results) == "error"}
-    reuse = [i for i in range(len(cells)) if i not in again]
+    everything = list(range(len(cells)))
+    groups = [(everything, settings)]
+    if not (force or rejudge):
+        again = {i for i, c in enumerate(cells) if c.stored_verdict(settings.results) == "error"}
+        reuse = [i for i in everything if i not in again]
+        groups = [(reuse, settings), (sorted(again), replace(settings, force=True))]
     out: dict[int, dict[str, Any]] = {}
-    for picked, how in ((reuse, settings), (sorted(again), replace(settings, force=True))):
+    for picked, how in groups:
+        if jobs > 1:
+            # Longest declared waits first, so no long cell starts last while the other
+            # workers idle; the verdicts still come back in the order of ``cells``.
+            picked = sorted(picked, key=lambda i: -declared_waits(cells[i]))
         verdicts = run_cells([cells[i] for i in picked], how, jobs=jobs, on_done=on_done)
         out |= dict(zip(picked, verdicts, strict=True))
-    return [out[i] for i in sorted(out)]
+    return [out[i] for i in everything]
 
 
 def errors(verdicts: list[dict[str, Any]]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Commands of the exchange stage: ``mcp-compare run`` and ``mcp-compare peer``.
+"""Commands of the exchange stage: ``mcp-compare run``, ``merge`` and ``peer``.
 
 Thin on purpose: parse, call :func:`compare.exchange._run.run`, print. ``peer`` imports only
 the stdlib peer module, since it sits on the critical path of every cell.
@@ -16,7 +16,7 @@ RUN_HELP = "Drive MCP clients against the scripted peer; write transcripts and v
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``run`` and ``peer`` to ``app``."""
+    """Add ``run``, ``merge`` and ``peer`` to ``app``."""
 
     @app.command("run", help=RUN_HELP)
     def run_command(
@@ -32,7 +32,10 @@ def register(app: typer.Typer) -> None:
         variant: Annotated[
             str | None, typer.Option("--variant", help="Only this variant (e.g. roots).")
         ] = None,
-        jobs: Annotated[int, typer.Option("--jobs", "-j", help="Cells run at once.")] = 1,
+        jobs: Annotated[
+            int | None,
+            typer.Option("--jobs", "-j", help="Cells run at once (default: usable cores)."),
+        ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
         force: Annotated[bool, typer.Option("--force", help="Re-run cached cells.")] = False,
         rejudge: Annotated[
@@ -44,43 +47,47 @@ def register(app: typer.Typer) -> None:
         results: Annotated[
             Path | None, typer.Option("--results", help="Results folder (default: results/).")
         ] = None,
+        shard: Annotated[
+            str | None,
+            typer.Option("--shard", help="Run only shard I of N of the selected cells (I/N)."),
+        ] = None,
     ) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        import sys
 
         from compare._console import make_console
         from compare._exit import exit_with
-        from compare.exchange._run import errors, run, select, summary
+        from compare._progress import CellProgress
+        from compare.exchange._run import errors, run, select, summary, usable_cores
+        from compare.exchange._shard import parse_shard, shard_cells
 
+        part = parse_shard(shard) if shard is not None else None
         cells, commit, revisions = select(target, scenario, revision, variant, command)
+        if part is not None:
+            everything = len(cells)
+            cells = shard_cells(cells, *part)
+            typer.echo(f"shard {part[0]}/{part[1]}: {len(cells)} of {everything} cells", err=True)
         console = make_console(stderr=as_json)
-        with Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=console,
-            transient=as_json,
-            disable=as_json,
-        ) as progress:
-            task = progress.add_task("cells", total=len(cells))
-
-            def advance(cell: Any, verdict: dict[str, Any]) -> None:
-                progress.update(task, advance=1, description=f"{cell.label}: {verdict['verdict']}")
-
+        with CellProgress(len(cells), sys.stderr) as progress:
             verdicts = run(
                 cells,
                 commit,
                 revisions,
                 results=results,
-                jobs=jobs,
+                jobs=usable_cores() if jobs is None else jobs,
                 force=force,
                 rejudge=rejudge,
-                on_done=advance,
+                on_done=progress.on_done,
             )
         data = summary(verdicts)
+        data["tally"] = progress.tally.as_dict()
+        if part is not None:
+            data["shard"] = {"index": part[0], "count": part[1]}
         if as_json:
             typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            typer.echo(progress.tally.summary(), err=True)
         else:
             _print_table(console, data)
+            console.print(progress.tally.summary())
         failed = errors(verdicts)
         if failed:
             # A finding about the run, not bad input: exit 1 (as cite --check does), and say
@@ -93,6 +100,23 @@ def register(app: typer.Typer) -> None:
             for line in failed:
                 typer.echo(f"  {line}", err=True)
             exit_with(1)
+
+    @app.command("merge", help="Combine shard result folders into one, refusing conflicts.")
+    def merge_command(
+        sources: Annotated[list[Path], typer.Argument(help="Shard results folders.")],
+        into: Annotated[
+            Path | None, typer.Option("--into", help="Destination (default: results/).")
+        ] = None,
+    ) -> None:
+        from compare._paths import results_dir
+        from compare.exchange._merge import merge
+
+        destination = into or results_dir()
+        done = merge(sources, destination)
+        typer.echo(
+            f"merged {len(sources)} folder(s) into {destination}: {len(done.copied)} cell(s) "
+            f"copied, {len(done.duplicates)} identical duplicate(s) left out"
+        )
 
     @app.command("peer", help="The scripted MCP server a client launches (used by run).")
     def peer_command(

@@ -1,0 +1,70 @@
+"""Comparing two result trees cell by cell, leaving out what differs between any two runs.
+
+Two serial runs of the same cells already differ in: wall-clock fields (``started_at``,
+``duration_s``, ``client_s``, times quoted in reasons), the cell's temporary folder (in the
+workspace root's URI), the random ``requestState`` token, and the transcript line numbers of
+``evidence`` (a peer's step note and the client's line can land in either order). What is
+compared is everything else a later stage reads: the set of files per cell, the keys, the
+verdict and reason, each check's id, verdict, outcome and reason, what the client said it
+was, and how its process ended.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+_VOLATILE = [
+    (re.compile(r"t=\d+(\.\d+)? s"), "t=<s> s"),
+    (re.compile(r"/tmp/mcpc-[0-9a-f]+-[A-Za-z0-9_]+"), "<cell-tmp>"),
+    (re.compile(r"mcpc1\.[A-Za-z0-9_-]+\+/="), "<request-state>"),
+]
+
+
+def _text(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    for pattern, stand_in in _VOLATILE:
+        value = pattern.sub(stand_in, value)
+    return value
+
+
+def cell_facts(folder: Path) -> dict[str, Any]:
+    """What must be equal between two runs of one cell."""
+    verdict = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    process = verdict.get("process") or {}
+    return {
+        "files": sorted(p.name for p in folder.iterdir()),
+        **{
+            k: verdict.get(k)
+            for k in (
+                "target",
+                "target_version",
+                "variant",
+                "scenario",
+                "revision",
+                "key",
+                "play_key",
+                "verdict",
+                "client_info",
+                "negotiated_revision",
+            )
+        },
+        "reason": _text(verdict.get("reason")),
+        "process": {k: process.get(k) for k in ("exit_code", "ended_by")},
+        "checks": [
+            {k: _text(c.get(k)) for k in ("id", "verdict", "outcome", "reason")}
+            for c in verdict.get("checks") or []
+        ],
+    }
+
+
+def tree_facts(results: Path) -> dict[str, dict[str, Any]]:
+    """Every cell under ``results`` (relative folder -> facts); staging folders excluded."""
+    return {
+        path.parent.relative_to(results).as_posix(): cell_facts(path.parent)
+        for path in sorted(results.glob("*/*/*/*/verdict.json"))
+        if not any(p.startswith(".") or ".old-" in p for p in path.parts[-5:-1])
+    }
