@@ -41,7 +41,10 @@ PEER_DIR = HERE / "peer"
 HOSTS_DIR = HERE / "hosts"
 #: The workspace folder's name: a space, a '#' and a non-ASCII letter, each a classic URI trap.
 WORKSPACE_NAME = "web #staging é"
-PEER_LINGER_S = 0.2
+#: No window after the peer's steps unless the scenario declares one (``linger_s`` with its
+#: ``linger_why``): the peer answers what already arrived and closes, so the cell ends when
+#: its outcome is decided instead of sitting out a fixed wait.
+PEER_LINGER_S = 0.0
 
 
 @dataclass(frozen=True)
