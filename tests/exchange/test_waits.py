@@ -134,3 +134,30 @@ def test_a_declared_window_is_sat_out_and_says_so(tmp_path: Path) -> None:
     assert verdict["verdict"] == "pass"
     after = next(n for n in _notes(folder) if n["event"] == "after-steps")
     assert after["linger_s"] == 0.2 and after["ended"] == "window"
+
+
+def test_a_target_that_needs_its_own_requests_through_is_served_until_they_arrive(
+    tmp_path: Path,
+) -> None:
+    """``serve_until`` is an event, not a window: the peer closes once the named method has
+    arrived (the fake host lists and calls the peer's tool after its handshake)."""
+    from compare.exchange._targets import parse_target
+
+    base = fake_target("good", ends="self")
+    raw = {
+        **base.raw,
+        "serve_until": {"await": "tools/call", "timeout_s": 5, "why": "a test of the event"},
+    }
+    target = parse_target(raw, tmp_path / "fake-good.yaml")
+    scenario = load_scenario_file(_copy(tmp_path))
+    cell = Cell(target, "default", scenario, "2025-11-25")
+    settings = RunSettings(tmp_path / "results", "test-commit", KNOWN)
+    [verdict] = run_cells([cell], settings)
+    folder = cell.folder(settings.results)
+    assert verdict["verdict"] == "pass" and verdict["process"]["ended_by"] == "self"
+    records = [json.loads(x) for x in (folder / "transcript.jsonl").read_text("utf-8").splitlines()]
+    after = next(r["n"] for r in records if r["dir"] == "note" and '"after-steps"' in r["raw"])
+    note = json.loads(next(r["raw"] for r in records if r["n"] == after))
+    assert note["serve_until"] == "tools/call" and note["ended"] == "awaited"
+    called = [r["n"] for r in records if r["dir"] == "in" and '"tools/call"' in r["raw"]]
+    assert called and called[0] < after
