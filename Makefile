@@ -101,6 +101,7 @@ serve: venv
 bench: venv tools
 	$(BIN)/python bench/pipeline.py
 	$(BIN)/python bench/harness_overhead.py
+	$(BIN)/python bench/conformance.py
 
 # Re-resolve the exact Python versions (run after changing pyproject.toml dependencies).
 lock:

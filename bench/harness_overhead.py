@@ -27,6 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# Measure this checkout's code: run as a script, sys.path starts at bench/, and the venv's
+# editable install may point at another checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from compare._paths import tools_dir
 from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells
 from compare.exchange._harness import HOSTS_DIR, WORKSPACE_NAME, peer_argv

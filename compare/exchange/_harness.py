@@ -41,7 +41,10 @@ PEER_DIR = HERE / "peer"
 HOSTS_DIR = HERE / "hosts"
 #: The workspace folder's name: a space, a '#' and a non-ASCII letter, each a classic URI trap.
 WORKSPACE_NAME = "web #staging é"
-PEER_LINGER_S = 0.2
+#: No window after the peer's steps unless the scenario declares one (``linger_s`` with its
+#: ``linger_why``): the peer answers what already arrived and closes, so the cell ends when
+#: its outcome is decided instead of sitting out a fixed wait.
+PEER_LINGER_S = 0.0
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
     answer = scenario.get("answer_revision", cell.revision) if modern else cell.revision
     step_max = sum(
         float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in cell.scenario.steps
-    )
+    ) + float((cell.target.raw.get("serve_until") or {}).get("timeout_s", 0))
     plan: dict[str, Any] = {
         "format": 1,
         "scenario": cell.scenario.id,
@@ -185,6 +188,9 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
         "max_lines": 20000,
         "hard_deadline_s": min(cell.target.timeout_s, step_max + 30) + 5,
     }
+    if cell.target.raw.get("serve_until"):
+        # a client that cannot end while its own start-up requests are pending (target data)
+        plan["serve_until"] = cell.target.raw["serve_until"]
     if scenario.get("mrtr"):
         plan["mrtr"] = {
             "key": scenario["mrtr"]["key"],

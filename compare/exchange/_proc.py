@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MARKER_ENV = "MCP_COMPARE_CELL"
+#: How long one wait on the client lasts before done.json is looked at again.
+POLL_S = 0.02
+#: At most this long for the cell's other processes to go by themselves after the client.
+SETTLE_S = 1.5
 
 
 def _stat_pgid(pid: int) -> int | None:
@@ -95,10 +99,14 @@ def run_process(
 ) -> Ended:
     """Run ``argv`` until it exits, ``should_end()`` says so, or ``timeout_s`` passes.
 
-    ``should_end`` is polled (the peer's done.json). A self-ending client gets ``drain_s`` more
-    to exit on its own once the peer is done; a harness-ended one is sent SIGTERM at once,
-    then SIGKILL after ``grace_s``. Whatever remains of the group afterwards is killed and
-    counted.
+    Nothing here sits out a fixed time: every wait ends on an event. ``should_end`` (the
+    peer's done.json) is checked between short waits on the process itself, so its exit is
+    seen at once. A self-ending client gets up to ``drain_s`` to exit on its own once the peer
+    is done (the peer has closed by then, so it normally goes at once); a harness-ended one
+    is sent SIGTERM at once (its stdin is /dev/null from the start, so there is no stdin of
+    ours to close first), then SIGKILL only if it is still there after ``grace_s``. Whatever
+    remains of the group afterwards gets up to ``SETTLE_S`` to go by itself, then is killed
+    and counted.
     """
     start = time.monotonic()
     with stdout.open("wb") as out, stderr.open("wb") as err:
@@ -133,15 +141,18 @@ def run_process(
             ended_by = "harness"
             sigkill = _terminate(proc, pgid, grace_s)
             break
-        time.sleep(0.02)
+        # Waits on the process, not a plain sleep: an exit ends the wait at once.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=POLL_S)
     try:
         exit_code = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be refused
         exit_code = None
-    # Let the rest of the group (the peer, lingering briefly) finish by itself first.
-    settle = time.monotonic() + 1.5
+    # Let the rest of the group (the peer, answering its last lines) finish by itself first;
+    # a bound, not a wait: the loop ends as soon as no process of the cell is left.
+    settle = time.monotonic() + SETTLE_S
     while cell_processes(pgid, markers) and time.monotonic() < settle:
-        time.sleep(0.05)
+        time.sleep(POLL_S / 2)
     leftovers = cell_processes(pgid, markers)
     if leftovers:
         _kill(leftovers, signal.SIGKILL)

@@ -259,12 +259,17 @@ def test_a_grading_edit_in_the_scenario_rejudges_but_a_step_edit_reruns(tmp_path
     assert rejudged.get("rejudged_at") and rejudged["started_at"] == first["started_at"]
     info = next(c for c in rejudged["checks"] if c["id"] == "client-info")
     assert info["reason"].startswith("clientInfo names it (regraded)")
-    stepped = _scenario_copy(tmp_path, "handshake", "{observe_s: 0.3}", "{observe_s: 0.4}")
+    stepped = _scenario_copy(
+        tmp_path,
+        "handshake",
+        "label: initialized, timeout_s: 10",
+        "label: initialized, timeout_s: 9",
+    )
     [rerun] = run_cells([Cell(target, "default", stepped, "2025-11-25")], _settings(tmp_path))
     assert not rerun.get("rejudged_at") and not rerun.get("cached")
     assert rerun["play_key"] != first["play_key"]
     plan = json.loads((cell.folder(tmp_path / "results") / "plan.json").read_text())
-    assert {"observe_s": 0.4} in plan["steps"]
+    assert plan["steps"][0]["timeout_s"] == 9
 
 
 def _command_target_file(folder: Path, tag: str) -> Path:

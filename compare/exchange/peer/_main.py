@@ -114,9 +114,7 @@ def run(plan: dict[str, Any]) -> int:
             reason = f"peer error: {type(err).__name__}: {err}"
         finish_safely(reason)
         if signalled is None and state["pending"] is None:
-            linger_until = time.monotonic() + float(plan.get("linger_s", 0.5))
-            while not peer.closed and time.monotonic() < linger_until:
-                peer.pump(linger_until)
+            after_steps(peer, float(plan.get("linger_s", 0)), plan.get("serve_until"))
     except Signalled as sig:  # after the steps: done.json is written, just leave
         signalled = sig.name
         tx.note(event="signal", signal=sig.name)
@@ -128,6 +126,38 @@ def run(plan: dict[str, Any]) -> int:
     except OSError:
         pass
     return 0
+
+
+def after_steps(peer: Peer, linger_s: float, serve_until: dict[str, Any] | None = None) -> str:
+    """What the peer does once its steps are done; returns how that ended (also noted).
+
+    By default nothing is waited for: what the client has already sent is answered and the
+    peer closes, so the client sees its server go as soon as the cell's outcome is decided.
+    A target's ``serve_until`` (a client that cannot end while its own start-up requests are
+    pending) keeps serving until that method has arrived, at any point of the cell, or its
+    bound passes. A window (``linger_s``, which a scenario declares only with a
+    ``linger_why``, or a proxy's upstream, which must outlive its steps until the proxy is
+    ended) keeps serving until it passes or the client closes first.
+    """
+    if serve_until and linger_s <= 0:
+        method = str(serve_until["await"])
+        until = time.monotonic() + float(serve_until["timeout_s"])
+        while not peer.closed and not peer.events.get(method) and time.monotonic() < until:
+            peer.pump(until)
+        how = "closed" if peer.closed else ("awaited" if peer.events.get(method) else "bound")
+        peer.tx.note(event="after-steps", serve_until=method, ended=how)
+        return how
+    if linger_s <= 0:
+        while not peer.closed and not peer.inbox.empty():
+            peer.pump(time.monotonic() + 0.001)
+        how = "closed" if peer.closed else "drained"
+    else:
+        until = time.monotonic() + linger_s
+        while not peer.closed and time.monotonic() < until:
+            peer.pump(until)
+        how = "closed" if peer.closed else "window"
+    peer.tx.note(event="after-steps", linger_s=linger_s, ended=how)
+    return how
 
 
 def load_plan(

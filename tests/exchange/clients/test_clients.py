@@ -109,11 +109,17 @@ def measured(run: ClientRun, target: str) -> dict[str, Any]:
             }
             for r in accepted(run, target)
         }
+    # Read from the handshake cells only: since the peer closes as soon as a cell's outcome is
+    # decided (issue 11), a stop the client sends after its own work reaches a peer that is
+    # still there only by a race in the cells that ask it something (gemini's health check
+    # stops its server right after its ping), while a stop during the handshake (refusing the
+    # revision) always does. The windows the peer used to sit out made the race look settled.
     facts["server_stopped_at"] = sorted(
         {
             v["revision"]
             for v in run.verdicts(target)
             if v["verdict"] != "not-run"
+            and v["scenario"] == "handshake"
             and "SIGTERM" in (v.get("peer_done") or {}).get("reason", "")
         }
     )
