@@ -3,10 +3,15 @@
 Two serial runs of the same cells already differ in: wall-clock fields (``started_at``,
 ``duration_s``, ``client_s``, times quoted in reasons), the cell's temporary folder (in the
 workspace root's URI), the random ``requestState`` token, and the transcript line numbers of
-``evidence`` (a peer's step note and the client's line can land in either order). What is
-compared is everything else a later stage reads: the set of files per cell, the keys, the
-verdict and reason, each check's id, verdict, outcome and reason, what the client said it
-was, and how its process ended.
+``evidence`` (a peer's step note and the client's line can land in either order), and how
+many lines the wire checks counted: the peer closes as soon as the cell's outcome is decided,
+so what a client writes after that may or may not be read first (the checks' outcomes are
+still compared). Likewise how a client the harness ends came to stop: it may see the
+peer close and exit by itself just before the harness's SIGTERM reaches it, so the process's
+exit code and ``ended_by`` are left out and the ``client-exit`` check is compared by its
+verdict and outcome. What is compared is everything else a later stage reads: the set of
+files per cell, the keys, the verdict and reason, each check's id, verdict, outcome and
+reason, and what the client said it was.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ _VOLATILE = [
     (re.compile(r"t=\d+(\.\d+)? s"), "t=<s> s"),
     (re.compile(r"/tmp/mcpc-[0-9a-f]+-[A-Za-z0-9_]+"), "<cell-tmp>"),
     (re.compile(r"mcpc1\.[A-Za-z0-9_-]+\+/="), "<request-state>"),
+    (re.compile(r"\(\d+ line\(s\)( parsed)?\)"), "(<n> line(s)\\1)"),
 ]
 
 
@@ -34,7 +40,6 @@ def _text(value: Any) -> Any:
 def cell_facts(folder: Path) -> dict[str, Any]:
     """What must be equal between two runs of one cell."""
     verdict = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
-    process = verdict.get("process") or {}
     return {
         "files": sorted(p.name for p in folder.iterdir()),
         **{
@@ -53,9 +58,12 @@ def cell_facts(folder: Path) -> dict[str, Any]:
             )
         },
         "reason": _text(verdict.get("reason")),
-        "process": {k: process.get(k) for k in ("exit_code", "ended_by")},
         "checks": [
-            {k: _text(c.get(k)) for k in ("id", "verdict", "outcome", "reason")}
+            {
+                k: _text(c.get(k))
+                for k in ("id", "verdict", "outcome", "reason")
+                if not (k == "reason" and c.get("id") == "client-exit")
+            }
             for c in verdict.get("checks") or []
         ],
     }
