@@ -42,15 +42,28 @@ def _root(
     """Commands of each pipeline stage; `make compare` runs them in order."""
 
 
+#: Commands that need only their own module: ``mcp-compare compare`` and ``tools install``
+#: skip in milliseconds when nothing changed, so they do not pay for importing every stage.
+_LIGHT = {"compare": "compare.pipeline.cli", "tools": "compare.exchange.install.cli"}
+
+
 def _register_stages() -> None:
     # Imported here so `mcp-compare peer` (on every cell's critical path) pays only for what
     # it uses; see compare/exchange/cli.py.
+    import importlib
+
+    first = sys.argv[1:2]
+    if first and first[0] in _LIGHT:
+        importlib.import_module(_LIGHT[first[0]]).register(app)
+        return
+
     from compare.cite import cli as cite_cli
     from compare.diff import cli as diff_cli
     from compare.exchange import cli as exchange_cli
     from compare.exchange.install import cli as install_cli
     from compare.models import cli as models_cli
     from compare.pin import cli as pin_cli
+    from compare.pipeline import cli as pipeline_cli
     from compare.rows import cli as rows_cli
     from compare.site import cli as site_cli
 
@@ -63,6 +76,7 @@ def _register_stages() -> None:
         rows_cli,
         cite_cli,
         site_cli,
+        pipeline_cli,
     ):
         stage.register(app)
 
