@@ -42,9 +42,23 @@ def _root(
     """Commands of each pipeline stage; `make compare` runs them in order."""
 
 
-#: Commands that need only their own module: ``mcp-compare compare`` and ``tools install``
-#: skip in milliseconds when nothing changed, so they do not pay for importing every stage.
-_LIGHT = {"compare": "compare.pipeline.cli", "tools": "compare.exchange.install.cli"}
+#: Commands that need only their own module: ``mcp-compare compare`` skips in milliseconds
+#: when nothing changed, so it does not pay for importing every stage.
+_LIGHT = {"compare": "compare.pipeline.cli"}
+
+
+def _tools_installed() -> bool:
+    """``mcp-compare tools install`` (as ``make tools`` runs it) with its stamp still holding:
+    say so and stop before any stage is imported (importing the exchange stage alone costs
+    more than the check)."""
+    if sys.argv[1:] != ["tools", "install"]:
+        return False
+    from compare.pipeline._tools import skipped
+
+    if not skipped():
+        return False
+    print("tools install: skipped (unchanged inputs)", flush=True)
+    return True
 
 
 def _register_stages() -> None:
@@ -87,6 +101,8 @@ def main() -> None:
     Click's standalone mode already turns usage errors into a message and exit code 2;
     :class:`CompareError` passes through it untouched and is printed here the same way.
     """
+    if _tools_installed():
+        return
     _register_stages()
     try:
         app()
