@@ -6,6 +6,6 @@ start-ups and a full ``mkdocs build`` for a checkout where nothing changed cost 
 seconds; one process that asks each stage's stamp first costs a few stat calls.
 """
 
-from compare.pipeline._stages import STAGES, Outcome, run_pipeline
+from compare.pipeline._stages import STAGES, Outcome, Selection, run_pipeline
 
-__all__ = ["STAGES", "Outcome", "run_pipeline"]
+__all__ = ["STAGES", "Outcome", "Selection", "run_pipeline"]

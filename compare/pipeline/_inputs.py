@@ -80,10 +80,12 @@ def diff_outputs() -> list[Path]:
     return [_build("diff.json")]
 
 
-def run_inputs() -> str:
+def run_inputs(selection: tuple[str, ...] = ()) -> str:
     """Everything a cell's key is made of: targets, scenarios, host programs, peer, harness
-    and judge (all of ``compare/exchange/``), the pins (spec commit) and the models."""
-    return _base("run", "pin", "models", "exchange").tree("models", _models()).hexdigest()
+    and judge (all of ``compare/exchange/``), the pins (spec commit) and the models; and
+    which cells were chosen (``--target``/``--scenario``/``--revision`` arguments)."""
+    digest = _base("run", "pin", "models", "exchange").tree("models", _models())
+    return digest.text("selection", "\n".join(selection)).hexdigest()
 
 
 def _citation_inputs(digest: Digest) -> Digest:

@@ -45,11 +45,30 @@ class Outcome:
     exit_code: int = 0
 
 
-def _run_outputs() -> list[Path]:
-    """Every selected cell's ``verdict.json`` (the whole matrix: what ``make compare`` runs)."""
+@dataclass(frozen=True)
+class Selection:
+    """Which cells ``run`` plays: by default (all empty) the whole matrix."""
+
+    targets: tuple[str, ...] = ()
+    scenarios: tuple[str, ...] = ()
+    revisions: tuple[str, ...] = ()
+
+    def args(self) -> tuple[str, ...]:
+        named = [
+            ("--target", self.targets),
+            ("--scenario", self.scenarios),
+            ("--revision", self.revisions),
+        ]
+        return tuple(a for option, values in named for v in values for a in (option, v))
+
+
+def _run_outputs(chosen: Selection) -> list[Path]:
+    """Every selected cell's ``verdict.json``."""
     from compare.exchange._run import select
 
-    cells, _commit, _revisions = select()
+    cells, _commit, _revisions = select(
+        list(chosen.targets) or None, list(chosen.scenarios) or None, list(chosen.revisions) or None
+    )
     results = _paths.results_dir()
     return [cell.folder(results) / "verdict.json" for cell in cells]
 
@@ -64,15 +83,22 @@ def _citations_reusable() -> bool:
     return isinstance(data, dict) and isinstance(data.get("inputs"), str)
 
 
-def stages(jobs: int) -> list[Stage]:
-    """The pipeline in order (``make compare`` before it ran in one process)."""
+def stages(jobs: int, chosen: Selection | None = None) -> list[Stage]:
+    """The pipeline in order (``make compare`` before it ran in one process). ``chosen``
+    narrows the cells ``run`` plays (default: the whole matrix)."""
     i = _inputs
+    chosen = chosen or Selection()
+    args = chosen.args()
     return [
         Stage("pin", ("pin", "verify"), "compare.pin.cli", i.pin_inputs, i.pin_outputs),
         Stage("models", ("models",), "compare.models.cli", i.models_inputs, i.models_outputs),
         Stage("diff", ("diff", "--quiet"), "compare.diff.cli", i.diff_inputs, i.diff_outputs),
         Stage(
-            "run", ("run", "--jobs", str(jobs)), "compare.exchange.cli", i.run_inputs, _run_outputs
+            "run",
+            ("run", "--jobs", str(jobs), *args),
+            "compare.exchange.cli",
+            lambda: i.run_inputs(args),
+            lambda: _run_outputs(chosen),
         ),
         Stage(
             "rows",
@@ -131,12 +157,16 @@ def _skip_line(stage: Stage, why: str) -> str:
 
 
 def run_pipeline(
-    *, jobs: int, force: bool = False, say: Callable[[str], None] = print
+    *,
+    jobs: int,
+    force: bool = False,
+    chosen: Selection | None = None,
+    say: Callable[[str], None] = print,
 ) -> tuple[list[Outcome], int]:
     """Run or skip every stage in order; stop at the first that fails. Returns what each
     stage did and the exit code of the pipeline (the failing stage's, else 0)."""
     outcomes: list[Outcome] = []
-    for stage in stages(jobs):
+    for stage in stages(jobs, chosen):
         started = time.perf_counter()
         inputs = stage.inputs()
         why = "--force" if force else _stamp.why_stale(stage.name, inputs)

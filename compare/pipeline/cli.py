@@ -26,6 +26,18 @@ def register(app: typer.Typer) -> None:
             int | None,
             typer.Option("--jobs", "-j", help="Cells run at once (default: the machine's cores)."),
         ] = None,
+        target: Annotated[
+            list[str] | None,
+            typer.Option("--target", "-t", help="Only these targets' cells (repeatable)."),
+        ] = None,
+        scenario: Annotated[
+            list[str] | None,
+            typer.Option("--scenario", "-s", help="Only these scenarios' cells (repeatable)."),
+        ] = None,
+        revision: Annotated[
+            list[str] | None,
+            typer.Option("--revision", "-r", help="Only these revisions' cells (repeatable)."),
+        ] = None,
         timings: Annotated[
             Path | None,
             typer.Option("--timings", help="Also write each stage's status and seconds here."),
@@ -35,12 +47,15 @@ def register(app: typer.Typer) -> None:
         skipped while its inputs and outputs are what it last saw (build/stamps/)."""
         from compare import _atomic
         from compare._exit import exit_with
-        from compare.pipeline._stages import run_pipeline
+        from compare.pipeline._stages import Selection, run_pipeline
 
         def say(line: str) -> None:
             typer.echo(line)
 
-        outcomes, code = run_pipeline(jobs=jobs or os.cpu_count() or 1, force=force, say=say)
+        chosen = Selection(tuple(target or ()), tuple(scenario or ()), tuple(revision or ()))
+        outcomes, code = run_pipeline(
+            jobs=jobs or os.cpu_count() or 1, force=force, chosen=chosen, say=say
+        )
         if timings is not None:
             _atomic.write_json(
                 timings,
