@@ -166,6 +166,7 @@ def run_pipeline(
     """Run or skip every stage in order; stop at the first that fails. Returns what each
     stage did and the exit code of the pipeline (the failing stage's, else 0)."""
     outcomes: list[Outcome] = []
+    _stamp.forget()  # a tree hashed by an earlier call in this process may have changed since
     for stage in stages(jobs, chosen):
         started = time.perf_counter()
         inputs = stage.inputs()
