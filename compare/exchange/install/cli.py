@@ -71,7 +71,8 @@ def register(app: typer.Typer) -> None:
             return
         from compare.exchange.install._tools import install_tools
 
-        _stamp.clear(_skip.STAGE)
+        # The old stamp stays through a failure: installers write their own stamps last, so
+        # what it lists still describes what is installed.
         report = install_tools(targets)
         _stamp.record(_skip.STAGE, inputs, _skip.outputs())
         _print_report(report, as_json)
