@@ -29,8 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from compare import _paths
-
+#: The checkout this script belongs to (not wherever an installed ``compare`` lives: in a
+#: worktree sharing another checkout's venv they differ). ``-m compare`` run from here
+#: imports this checkout's package.
+ROOT = Path(__file__).resolve().parent.parent
 MC = [sys.executable, "-m", "compare"]
 TARGET_S = 2
 DEFAULT_SPEC = Path("/work/shared/mcp-spec")
@@ -41,7 +43,7 @@ def _timed(args: list[str], env: dict[str, str]) -> tuple[float, subprocess.Comp
     done = subprocess.run(
         [*MC, *args],
         env=env,
-        cwd=_paths.PROJECT_ROOT,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         errors="replace",
@@ -87,7 +89,7 @@ def main() -> None:
         "warm_s": round(statistics.median(walls), 3),
         "target_s": TARGET_S,
         "stages": {name: round(statistics.median(values), 4) for name, values in split.items()},
-        "statuses": {name: sorted(values) for name, values in statuses.items()},
+        "statuses": {name: "/".join(sorted(values)) for name, values in statuses.items()},
         "runs_s": [round(w, 3) for w in walls],
         "tools_install_s": round(statistics.median(tools), 3),
         "settled_after": settled_after,
