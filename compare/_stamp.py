@@ -11,7 +11,9 @@ Digests are built with :class:`Digest`: file contents for small inputs, and for 
 (``results/``, ``site/docs/``, ``site/build/``) each file's path, size, modification time in
 nanoseconds and inode. Every write in the project replaces a file through a rename
 (``compare._atomic``), which gives the file a new inode, and an edit in place changes its
-modification time, so a changed file always changes the digest.
+modification time, so a changed file always changes the digest — short of an edit in place
+that keeps the size and lands within the same tick of the file system's clock as the write
+before it (a few milliseconds), the limit ``make`` and git's index share.
 """
 
 from __future__ import annotations
