@@ -24,7 +24,8 @@ $(STAMP): pyproject.toml constraints.txt
 
 venv: $(STAMP)
 
-# The real clients at the exact versions the target files name, into ./tools (idempotent).
+# The real clients at the exact versions the target files name, into ./tools (idempotent;
+# skipped in a fraction of a second while build/stamps/tools.json holds).
 tools: venv
 	$(MC) tools install
 
@@ -52,18 +53,12 @@ $(TESTNPM)/node_modules/.stamp: $(TESTNPM)/package.json $(TESTNPM)/package-lock.
 
 testdeps: $(TESTNPM)/node_modules/.stamp
 
-# `rows` verifies every citation once and writes build/citations.json; `cite --check` reads
-# that record back (its inputs are unchanged) and exits 1 on a bad citation.
+# One process runs pin verify, models, diff --quiet, run, rows, cite --check, render, export
+# and site in order, stopping at the first that fails; each stage is skipped while its stamp
+# (build/stamps/<stage>.json) says its inputs and outputs are unchanged, so a warm run with
+# nothing changed takes well under 2 s. `mcp-compare compare --force` runs every stage.
 compare: venv tools
-	$(MC) pin verify
-	$(MC) models
-	$(MC) diff --quiet
-	$(MC) run --jobs 2
-	$(MC) rows
-	$(MC) cite --check
-	$(MC) render
-	$(MC) export
-	$(MC) site
+	$(MC) compare
 
 lint: venv
 	$(BIN)/ruff check compare tests bench
@@ -100,6 +95,7 @@ serve: venv
 
 bench: venv tools
 	$(BIN)/python bench/pipeline.py
+	$(BIN)/python bench/warm.py
 	$(BIN)/python bench/harness_overhead.py
 	$(BIN)/python bench/conformance.py
 

@@ -42,15 +42,42 @@ def _root(
     """Commands of each pipeline stage; `make compare` runs them in order."""
 
 
+#: Commands that need only their own module: ``mcp-compare compare`` skips in milliseconds
+#: when nothing changed, so it does not pay for importing every stage.
+_LIGHT = {"compare": "compare.pipeline.cli"}
+
+
+def _tools_installed() -> bool:
+    """``mcp-compare tools install`` (as ``make tools`` runs it) with its stamp still holding:
+    say so and stop before any stage is imported (importing the exchange stage alone costs
+    more than the check)."""
+    if sys.argv[1:] != ["tools", "install"]:
+        return False
+    from compare.pipeline._tools import skipped
+
+    if not skipped():
+        return False
+    print("tools install: skipped (unchanged inputs)", flush=True)
+    return True
+
+
 def _register_stages() -> None:
     # Imported here so `mcp-compare peer` (on every cell's critical path) pays only for what
     # it uses; see compare/exchange/cli.py.
+    import importlib
+
+    first = sys.argv[1:2]
+    if first and first[0] in _LIGHT:
+        importlib.import_module(_LIGHT[first[0]]).register(app)
+        return
+
     from compare.cite import cli as cite_cli
     from compare.diff import cli as diff_cli
     from compare.exchange import cli as exchange_cli
     from compare.exchange.install import cli as install_cli
     from compare.models import cli as models_cli
     from compare.pin import cli as pin_cli
+    from compare.pipeline import cli as pipeline_cli
     from compare.rows import cli as rows_cli
     from compare.site import cli as site_cli
 
@@ -63,6 +90,7 @@ def _register_stages() -> None:
         rows_cli,
         cite_cli,
         site_cli,
+        pipeline_cli,
     ):
         stage.register(app)
 
@@ -73,6 +101,8 @@ def main() -> None:
     Click's standalone mode already turns usage errors into a message and exit code 2;
     :class:`CompareError` passes through it untouched and is printed here the same way.
     """
+    if _tools_installed():
+        return
     _register_stages()
     try:
         app()

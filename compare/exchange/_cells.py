@@ -4,6 +4,7 @@ them back for the later stages.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -41,10 +42,14 @@ def _sources(name: str) -> list[Path]:
 _JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description", "outside_window"})
 
 
+@functools.cache
 def harness_version(side: str = "client") -> str:
     """The version plus the peer's source hash: a changed peer plays differently. A server
     cell is played by the scripted client (``peer/client``), so its sources count there too;
-    a proxy cell by both ends, with the plans and the merge of ``_proxy.py``."""
+    a proxy cell by both ends, with the plans and the merge of ``_proxy.py``.
+
+    Memoised per process: every cell's key asks for it, and the sources do not change while
+    a run reads them."""
     digest = hashlib.sha256()
     names = [_PEER_DIR.name] + (["peer/client", "_server_plan.py"] if side != "client" else [])
     names += ["_proxy.py"] if side == "proxy" else []
@@ -54,13 +59,44 @@ def harness_version(side: str = "client") -> str:
     return f"{HARNESS_VERSION}+peer.{peer}"
 
 
+@functools.cache
 def judge_version() -> str:
-    """sha256 over the judging code, so an edited rule re-judges every cached cell."""
+    """sha256 over the judging code, so an edited rule re-judges every cached cell (memoised
+    per process, as :func:`harness_version`)."""
     digest = hashlib.sha256()
     for name in JUDGE_SOURCES:
         for path in _sources(name):
             rel = path.relative_to(HERE).as_posix()
             digest.update(rel.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+#: Host programs of ours: a target names one as ``{hosts}/<file>`` in its entry, or is built
+#: from the folder ``hosts/<target id>/`` (Go, Rust, JVM hosts).
+HOSTS = HERE / "hosts"
+_HOST_FILE = re.compile(r"\{hosts\}/([\w.-]+)")
+
+
+@functools.cache
+def host_version(target_id: str, entry: str) -> str | None:
+    """sha256 of the host program behind a target (None when it has none): a changed host
+    plays differently, so it re-runs that target's cells. A Node host counts every ``*.mjs``
+    beside it (``chain.mjs`` preloads ``loopback.mjs``). ``entry`` is the target's entry as
+    JSON (memoised per process, as :func:`harness_version`)."""
+    files: set[Path] = set()
+    for name in _HOST_FILE.findall(entry):
+        files.add(HOSTS / name)
+        if name.endswith(".mjs"):
+            files.update(HOSTS.glob("*.mjs"))
+    own = HOSTS / target_id
+    if own.is_dir():
+        files.update(p for p in own.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        data = path.read_bytes() if path.is_file() else b"(missing)"
+        digest.update(path.relative_to(HOSTS).as_posix().encode() + b"\0" + data)
     return digest.hexdigest()
 
 
@@ -95,15 +131,18 @@ class Cell:
         A change here re-runs the client; a change only in the judge does not (see key).
         """
         steps = {k: v for k, v in self.scenario.raw.items() if k not in _JUDGE_ONLY_KEYS}
-        return _digest(
-            {
-                "target": self.target.entry_hash,
-                "harness": harness_version(self.target.side),
-                "steps": steps,
-                "revision": self.revision,
-                "variant": self.variant,
-            }
-        )
+        material: dict[str, Any] = {
+            "target": self.target.entry_hash,
+            "harness": harness_version(self.target.side),
+            "steps": steps,
+            "revision": self.revision,
+            "variant": self.variant,
+        }
+        raw = json.dumps(self.target.raw, sort_keys=True, ensure_ascii=False)
+        host = host_version(self.target.id, raw)
+        if host is not None:  # absent for targets without a host: their keys stay as they were
+            material["host"] = host
+        return _digest(material)
 
     def judge_key(self, spec_commit: str) -> str:
         """What judged it: spec commit (the models), scenario file with the common checks,

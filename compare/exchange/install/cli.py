@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from compare._console import make_console
-from compare.exchange.install._tools import (
-    InstallReport,
-    check_status,
-    install_tools,
-    lock_tools,
-    tool_status,
-)
+
+if TYPE_CHECKING:
+    from compare.exchange.install._tools import InstallReport
+
+# The installers are imported inside each command: `tools install` with nothing changed is
+# answered by its stamp (compare/pipeline/_tools.py) on every `make compare`.
 
 _TARGETS = typer.Option(None, "--targets", help="Folder of target files (default: shipped ones).")
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
@@ -48,18 +47,50 @@ def register(app: typer.Typer) -> None:
     )
 
     @tools.command("install")
-    def install_cmd(targets: Path | None = _TARGETS, as_json: bool = _JSON) -> None:
-        """Install every pinned client from the committed lock files (idempotent)."""
-        _print_report(install_tools(targets), as_json)
+    def install_cmd(
+        targets: Path | None = _TARGETS,
+        as_json: bool = _JSON,
+        force: bool = typer.Option(
+            False, "--force", help="Ask every installer even when the stamp says nothing changed."
+        ),
+    ) -> None:
+        """Install every pinned client from the committed lock files (idempotent).
+
+        Skipped at once while the locks, target files, host sources, toolchains and every
+        installer's own stamp are what the last install saw (build/stamps/tools.json).
+        """
+        from compare import _stamp
+        from compare.pipeline import _tools as _skip
+
+        inputs = _skip.inputs(targets)
+        if not force and _stamp.why_stale(_skip.STAGE, inputs) is None:
+            if as_json:
+                typer.echo(json.dumps({"steps": [], "skipped": "unchanged inputs"}, indent=2))
+            else:
+                typer.echo("tools install: skipped (unchanged inputs)")
+            return
+        from compare.exchange.install._tools import install_tools
+
+        # The old stamp stays through a failure: installers write their own stamps last, so
+        # what it lists still describes what is installed.
+        report = install_tools(targets)
+        _stamp.record(_skip.STAGE, inputs, _skip.outputs())
+        _print_report(report, as_json)
 
     @tools.command("lock")
     def lock_cmd(targets: Path | None = _TARGETS, as_json: bool = _JSON) -> None:
         """Re-resolve every pinned client; rewrite tools/package*.json and tools/requirements/."""
+        from compare.exchange.install._tools import lock_tools
+
         _print_report(lock_tools(targets), as_json)
 
     @tools.command("list")
     def list_cmd(targets: Path | None = _TARGETS, as_json: bool = _JSON) -> None:
         """Show pinned versus installed versions; exit 2 on any mismatch."""
+        from rich.table import Table
+
+        from compare.exchange.install._tools import check_status, tool_status
+
         statuses = tool_status(targets)
         if as_json:
             rows = [

@@ -1,0 +1,203 @@
+"""Stage stamps: skip a stage whose inputs and outputs are exactly what it last saw.
+
+A warm ``mcp-compare compare`` with nothing changed should cost a few stat calls, not a
+model regeneration and a full ``mkdocs build``. Each stage therefore records, after it
+succeeded, the digest of its inputs and of its outputs in ``build/stamps/<stage>.json``; the
+next run skips the stage only when the inputs hash to the same digest *and* the outputs still
+hash to what the stage wrote. A deleted or hand-edited output re-runs the stage: the stamp is
+never trusted over the files themselves.
+
+Digests are built with :class:`Digest`: file contents for small inputs, and for large trees
+(``results/``, ``site/docs/``, ``site/build/``) each file's path, size, modification time in
+nanoseconds and inode. Every write in the project replaces a file through a rename
+(``compare._atomic``), which gives the file a new inode, and an edit in place changes its
+modification time, so a changed file always changes the digest — short of an edit in place
+that keeps the size and lands within the same tick of the file system's clock as the write
+before it (a few milliseconds), the limit ``make`` and git's index share.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from compare import _atomic, _paths
+
+FORMAT = 1
+_PACKAGE = Path(__file__).resolve().parent
+#: Names never part of a digest: byte-code caches and editor or build droppings.
+_IGNORED = frozenset({"__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
+#: Per-process memo of tree digests (code never changes during a run; data trees are
+#: forgotten with :func:`forget` whenever a stage really ran).
+_MEMO: dict[tuple[str, str, bool], str] = {}
+
+
+def _walk(root: Path) -> list[tuple[str, os.stat_result]]:
+    """Every regular file under ``root`` (symlinks not followed), sorted by relative path."""
+    found: list[tuple[str, os.stat_result]] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _IGNORED]
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            found.append((os.path.relpath(path, root), info))
+    found.sort(key=lambda item: item[0])
+    return found
+
+
+def tree_digest(root: Path, *, content: bool) -> str:
+    """Digest of a folder: every file's relative path and either its bytes (``content``) or
+    its size, mtime_ns and inode. A missing folder has a digest of its own."""
+    memo = (str(root), "tree", content)
+    if memo in _MEMO:
+        return _MEMO[memo]
+    digest = hashlib.sha256()
+    if not root.is_dir():
+        digest.update(b"(missing folder)")
+    for rel, info in _walk(root):
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+        if content:
+            try:
+                data = (root / rel).read_bytes()
+            except OSError:
+                data = b"(unreadable)"
+            digest.update(f"{len(data)}\0".encode() + data)
+        else:
+            digest.update(f"{info.st_size}:{info.st_mtime_ns}:{info.st_ino}\0".encode())
+    _MEMO[memo] = digest.hexdigest()
+    return _MEMO[memo]
+
+
+def forget() -> None:
+    """Drop memoised data-tree digests (after a stage wrote something)."""
+    for key in [k for k in _MEMO if not k[0].startswith(str(_PACKAGE))]:
+        del _MEMO[key]
+
+
+def _file_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b"\0(missing)"
+    except OSError:
+        return b"\0(unreadable)"
+
+
+class Digest:
+    """Everything a stage's result depends on, fed in named parts."""
+
+    def __init__(self, stage: str) -> None:
+        self._hash = hashlib.sha256(f"stamp {FORMAT} {stage}\0".encode())
+
+    def _part(self, role: str, name: str, value: bytes) -> None:
+        self._hash.update(f"{role}\0{name}\0{len(value)}\0".encode("utf-8", "surrogateescape"))
+        self._hash.update(value)
+
+    def text(self, role: str, value: str) -> Digest:
+        self._part(role, "", value.encode("utf-8", "surrogateescape"))
+        return self
+
+    def files(self, role: str, paths: Iterable[Path]) -> Digest:
+        """Each file's name and bytes (a missing file counts as missing)."""
+        for path in paths:
+            self._part(role, str(path), _file_bytes(path))
+        return self
+
+    def tree(self, role: str, root: Path, *, content: bool = False) -> Digest:
+        """A whole folder: its files' bytes (``content``) or their size, mtime_ns and inode."""
+        self._part(role, str(root), tree_digest(root, content=content).encode())
+        return self
+
+    def code(self, *packages: str) -> Digest:
+        """The stage's own sources: every file of these ``compare/`` subpackages (data files
+        included: scenarios, targets, host programs, schemas) and the shared top-level
+        modules, by content."""
+        self.files("shared", sorted(_PACKAGE.glob("*.py")))
+        for name in packages:
+            self.tree(f"code:{name}", _PACKAGE / name, content=True)
+        return self
+
+    def settings(self) -> Digest:
+        """Where every stage reads and writes, and the spec source: a moved folder is another
+        input."""
+        places = {
+            "schemas": _paths.schemas_dir(),
+            "cache": _paths.cache_dir(),
+            "results": _paths.results_dir(),
+            "tools": _paths.tools_dir(),
+            "build": _paths.build_dir(),
+            "site": _paths.site_dir(),
+            "areas": _paths.areas_dir(),
+        }
+        for name, place in places.items():
+            self.text(f"path:{name}", str(place))
+        return self.text("spec", os.environ.get("MCP_COMPARE_SPEC", ""))
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
+
+
+def stamp_file(stage: str) -> Path:
+    """``build/stamps/<stage>.json``."""
+    return _paths.build_dir() / "stamps" / f"{stage}.json"
+
+
+def outputs_digest(outputs: list[Path]) -> str:
+    """The outputs as they are now: a folder by the fast path, a file by its bytes."""
+    digest = hashlib.sha256()
+    for path in outputs:
+        if path.is_dir():
+            forget_one = (str(path), "tree", False)
+            _MEMO.pop(forget_one, None)  # outputs are always looked at afresh
+            value = ("dir:" + tree_digest(path, content=False)).encode()
+        else:
+            value = hashlib.sha256(_file_bytes(path)).hexdigest().encode()
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + value + b"\0")
+    return digest.hexdigest()
+
+
+def _read(stage: str) -> dict[str, object] | None:
+    try:
+        data = json.loads(stamp_file(stage).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+
+
+def why_stale(stage: str, inputs: str) -> str | None:
+    """None when ``stage`` may be skipped; else why it must run (no stamp, changed inputs,
+    changed or missing outputs)."""
+    data = _read(stage)
+    if data is None:
+        return "no stamp"
+    if data.get("inputs") != inputs:
+        return "inputs changed"
+    listed = data.get("outputs")
+    if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
+        return "no outputs recorded"
+    if outputs_digest([Path(p) for p in listed]) != data.get("outputs_digest"):
+        return "outputs changed since they were written"
+    return None
+
+
+def record(stage: str, inputs: str, outputs: list[Path]) -> None:
+    """Write the stamp of a stage that just succeeded with these inputs and outputs."""
+    value = {
+        "format": FORMAT,
+        "stage": stage,
+        "inputs": inputs,
+        "outputs": [str(p) for p in outputs],
+        "outputs_digest": outputs_digest(outputs),
+    }
+    _atomic.write_json(stamp_file(stage), value)
+
+
+def clear(stage: str) -> None:
+    """Forget a stage's stamp (it failed, or ran with other settings): the next run runs it."""
+    stamp_file(stage).unlink(missing_ok=True)

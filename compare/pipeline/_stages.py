@@ -1,0 +1,195 @@
+"""The stages of ``mcp-compare compare`` in order, each run in this process through its own
+command (same output, messages and exit codes as ``mcp-compare <stage>``), or skipped when its
+stamp says nothing it depends on changed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from compare import _paths, _stamp
+from compare.pipeline import _inputs
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One step: its stamp name, the command it runs, and the two halves of its stamp."""
+
+    name: str
+    args: tuple[str, ...]
+    module: str
+    inputs: Callable[[], str]
+    outputs: Callable[[], list[Path]]
+    #: Whether this result may be reused by a later run (False: always run it again).
+    reusable: Callable[[], bool] = lambda: True
+
+    @property
+    def label(self) -> str:
+        """The command as a reader knows it: ``pin verify``, ``cite --check``, ``run``."""
+        return "run" if self.name == "run" else " ".join(a for a in self.args if a != "--quiet")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one stage did: ``skipped`` (with why), ``ran`` or ``failed`` (with its exit code)."""
+
+    stage: str
+    status: str
+    why: str
+    seconds: float
+    exit_code: int = 0
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which cells ``run`` plays: by default (all empty) the whole matrix."""
+
+    targets: tuple[str, ...] = ()
+    scenarios: tuple[str, ...] = ()
+    revisions: tuple[str, ...] = ()
+
+    def args(self) -> tuple[str, ...]:
+        named = [
+            ("--target", self.targets),
+            ("--scenario", self.scenarios),
+            ("--revision", self.revisions),
+        ]
+        return tuple(a for option, values in named for v in values for a in (option, v))
+
+
+def _run_outputs(chosen: Selection) -> list[Path]:
+    """Every selected cell's ``verdict.json``."""
+    from compare.exchange._run import select
+
+    cells, _commit, _revisions = select(
+        list(chosen.targets) or None, list(chosen.scenarios) or None, list(chosen.revisions) or None
+    )
+    results = _paths.results_dir()
+    return [cell.folder(results) / "verdict.json" for cell in cells]
+
+
+def _citations_reusable() -> bool:
+    """``build/citations.json`` marks a record that rests on something missing here (a spec
+    file not fetched, a package not installed) with ``inputs: null``: never skip past it."""
+    try:
+        data = json.loads((_paths.build_dir() / "citations.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("inputs"), str)
+
+
+def stages(jobs: int, chosen: Selection | None = None) -> list[Stage]:
+    """The pipeline in order (``make compare`` before it ran in one process). ``chosen``
+    narrows the cells ``run`` plays (default: the whole matrix)."""
+    i = _inputs
+    chosen = chosen or Selection()
+    args = chosen.args()
+    return [
+        Stage("pin", ("pin", "verify"), "compare.pin.cli", i.pin_inputs, i.pin_outputs),
+        Stage("models", ("models",), "compare.models.cli", i.models_inputs, i.models_outputs),
+        Stage("diff", ("diff", "--quiet"), "compare.diff.cli", i.diff_inputs, i.diff_outputs),
+        Stage(
+            "run",
+            ("run", "--jobs", str(jobs), *args),
+            "compare.exchange.cli",
+            lambda: i.run_inputs(args),
+            lambda: _run_outputs(chosen),
+        ),
+        Stage(
+            "rows",
+            ("rows",),
+            "compare.rows.cli",
+            i.rows_inputs,
+            i.rows_outputs,
+            _citations_reusable,
+        ),
+        Stage(
+            "cite",
+            ("cite", "--check"),
+            "compare.cite.cli",
+            i.cite_inputs,
+            i.cite_outputs,
+            _citations_reusable,
+        ),
+        Stage("render", ("render",), "compare.site.cli", i.render_inputs, i.render_outputs),
+        Stage("export", ("export",), "compare.site.cli", i.export_inputs, i.export_outputs),
+        Stage("site", ("site",), "compare.site.cli", i.site_inputs, i.site_outputs),
+    ]
+
+
+#: The stage names, in order (for ``--timings`` readers and the docs).
+STAGES = tuple(s.name for s in stages(1))
+
+
+def invoke(module: str, args: list[str]) -> int:
+    """Run ``mcp-compare ARGS`` in this process through the stage's own command module and
+    return its exit code. A :class:`CompareError` passes through, for the caller to print as
+    ``mcp-compare`` does."""
+    import typer
+    from typer.main import get_command
+
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+    @app.callback()
+    def _root() -> None:
+        """One stage of the pipeline."""
+
+    importlib.import_module(module).register(app)
+    try:
+        result = get_command(app).main(
+            args=list(args), prog_name="mcp-compare", standalone_mode=False
+        )
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    return result if isinstance(result, int) else 0
+
+
+def _skip_line(stage: Stage, why: str) -> str:
+    if stage.name == "site":
+        return f"site unchanged, not rebuilt ({why})"
+    return f"{stage.label}: skipped ({why})"
+
+
+def run_pipeline(
+    *,
+    jobs: int,
+    force: bool = False,
+    chosen: Selection | None = None,
+    say: Callable[[str], None] = print,
+) -> tuple[list[Outcome], int]:
+    """Run or skip every stage in order; stop at the first that fails. Returns what each
+    stage did and the exit code of the pipeline (the failing stage's, else 0)."""
+    outcomes: list[Outcome] = []
+    _stamp.forget()  # a tree hashed by an earlier call in this process may have changed since
+    for stage in stages(jobs, chosen):
+        started = time.perf_counter()
+        inputs = stage.inputs()
+        why = "--force" if force else _stamp.why_stale(stage.name, inputs)
+        if why is None and stage.reusable():
+            say(_skip_line(stage, "unchanged inputs"))
+            outcomes.append(Outcome(stage.name, "skipped", "unchanged inputs", _since(started)))
+            continue
+        why = why or "its last result may not be reused"
+        say(f"{stage.label}: running ({why})")
+        _stamp.clear(stage.name)
+        try:
+            code = invoke(stage.module, list(stage.args))
+        finally:
+            _stamp.forget()
+        if code:
+            outcomes.append(Outcome(stage.name, "failed", why, _since(started), code))
+            return outcomes, code
+        if stage.reusable():
+            _stamp.record(stage.name, inputs, stage.outputs())
+        outcomes.append(Outcome(stage.name, "ran", why, _since(started)))
+    return outcomes, 0
+
+
+def _since(started: float) -> float:
+    return round(time.perf_counter() - started, 4)

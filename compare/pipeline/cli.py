@@ -1,0 +1,68 @@
+"""``mcp-compare compare [--force] [--jobs N] [--timings FILE]``: the pipeline in one process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compare`` to ``app``."""
+
+    @app.command("compare")
+    def compare_command(
+        force: Annotated[
+            bool,
+            typer.Option(
+                "--force",
+                help="Run every stage even when its stamp says nothing changed (cells still "
+                "come from their cache: `mcp-compare run --force` replays them).",
+            ),
+        ] = False,
+        jobs: Annotated[
+            int | None,
+            typer.Option("--jobs", "-j", help="Cells run at once (default: the machine's cores)."),
+        ] = None,
+        target: Annotated[
+            list[str] | None,
+            typer.Option("--target", "-t", help="Only these targets' cells (repeatable)."),
+        ] = None,
+        scenario: Annotated[
+            list[str] | None,
+            typer.Option("--scenario", "-s", help="Only these scenarios' cells (repeatable)."),
+        ] = None,
+        revision: Annotated[
+            list[str] | None,
+            typer.Option("--revision", "-r", help="Only these revisions' cells (repeatable)."),
+        ] = None,
+        timings: Annotated[
+            Path | None,
+            typer.Option("--timings", help="Also write each stage's status and seconds here."),
+        ] = None,
+    ) -> None:
+        """pin verify, models, diff, run, rows, cite --check, render, export, site — each
+        skipped while its inputs and outputs are what it last saw (build/stamps/)."""
+        from compare import _atomic
+        from compare._exit import exit_with
+        from compare.pipeline._stages import Selection, run_pipeline
+
+        def say(line: str) -> None:
+            typer.echo(line)
+
+        chosen = Selection(tuple(target or ()), tuple(scenario or ()), tuple(revision or ()))
+        outcomes, code = run_pipeline(
+            jobs=jobs or os.cpu_count() or 1, force=force, chosen=chosen, say=say
+        )
+        if timings is not None:
+            _atomic.write_json(
+                timings,
+                {
+                    o.stage: {"status": o.status, "why": o.why, "seconds": o.seconds}
+                    | ({"exit_code": o.exit_code} if o.exit_code else {})
+                    for o in outcomes
+                },
+            )
+        exit_with(code)

@@ -1,0 +1,133 @@
+"""The stamp helper, the stamp of ``tools install``, and a cell key that notices our host
+programs: each skip is earned by unchanged inputs and outputs, never by the stamp alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from compare import _stamp
+from compare.exchange import _cells
+from compare.exchange._run import select
+from compare.pipeline import _tools
+
+
+@pytest.fixture
+def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MCP_COMPARE_BUILD", str(tmp_path / "build"))
+    _stamp.forget()
+    return tmp_path / "build"
+
+
+def test_a_stamp_holds_only_while_inputs_and_outputs_are_unchanged(
+    build: Path, tmp_path: Path
+) -> None:
+    out_file, out_dir = tmp_path / "out.json", tmp_path / "pages"
+    out_file.write_text("{}\n", "utf-8")
+    (out_dir / "sub").mkdir(parents=True)
+    (out_dir / "sub" / "page.md").write_text("# page\n", "utf-8")
+    assert _stamp.why_stale("demo", "in-1") == "no stamp"
+    _stamp.record("demo", "in-1", [out_file, out_dir])
+    assert json.loads((build / "stamps" / "demo.json").read_text("utf-8"))["inputs"] == "in-1"
+    assert _stamp.why_stale("demo", "in-1") is None
+    assert _stamp.why_stale("demo", "in-2") == "inputs changed"
+
+    out_file.write_text("{} \n", "utf-8")  # edited by hand
+    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    _stamp.record("demo", "in-1", [out_file, out_dir])
+    page = out_dir / "sub" / "page.md"
+    page.write_text("# page, edited in place\n", "utf-8")
+    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    _stamp.record("demo", "in-1", [out_file, out_dir])
+    replaced = tmp_path / "new.md"
+    replaced.write_text(page.read_text("utf-8"), "utf-8")
+    os.utime(replaced, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns))
+    replaced.replace(page)  # the same bytes and times, as compare._atomic writes: a new inode
+    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    _stamp.record("demo", "in-1", [out_file, out_dir])
+    shutil.rmtree(out_dir)
+    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+
+
+def test_a_data_tree_digest_sees_a_changed_file(tmp_path: Path) -> None:
+    (tmp_path / "a").write_text("one", "utf-8")
+    before = _stamp.tree_digest(tmp_path, content=False)
+    assert _stamp.tree_digest(tmp_path, content=False) == before  # memoised
+    (tmp_path / "a").write_text("two!", "utf-8")
+    _stamp.forget()
+    assert _stamp.tree_digest(tmp_path, content=False) != before
+    assert _stamp.tree_digest(tmp_path, content=True) != _stamp.tree_digest(
+        tmp_path / "missing", content=True
+    )
+
+
+def _fake_tools(root: Path) -> Path:
+    tools = root / "tools"
+    for rel in (
+        "package.json",
+        "package-lock.json",
+        "requirements/py-sdk.txt",
+        "node_modules/.mcp-compare-stamp",
+        "node_modules/.package-lock.json",
+        "venvs/py-sdk/.mcp-compare-stamp",
+        "venvs/py-sdk/pyvenv.cfg",
+        "hosts/go-sdk/build.json",
+        "hosts/go-sdk/bin/host",
+    ):
+        (tools / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tools / rel).write_text(f"{rel}\n", "utf-8")
+    return tools
+
+
+def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
+    build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = _fake_tools(tmp_path)
+    monkeypatch.setenv("MCP_COMPARE_TOOLS", str(tools))
+    assert not _tools.skipped()
+    _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
+    assert tools / "hosts/go-sdk/bin/host" in _tools.outputs()
+    assert _tools.skipped()
+
+    lock = tools / "package-lock.json"
+    lock.write_text("another lock\n", "utf-8")
+    assert not _tools.skipped()
+    lock.write_text("package-lock.json\n", "utf-8")
+    assert _tools.skipped()
+
+    (tools / "venvs/py-sdk/.mcp-compare-stamp").unlink()  # an install gone
+    assert not _tools.skipped()
+
+
+def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hosts = tmp_path / "hosts"
+    shutil.copytree(_cells.HOSTS, hosts, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(_cells, "HOSTS", hosts)
+    cells, _commit, _revisions = select(
+        ["ts-sdk", "go-sdk", "claude-code"], ["handshake"], ["2025-11-25"]
+    )
+
+    def keys() -> dict[str, str]:
+        _cells.host_version.cache_clear()
+        return {f"{c.target.id}~{c.variant}": c.play_key() for c in cells}
+
+    before = keys()
+    with (hosts / "ts_sdk_host.mjs").open("a", encoding="utf-8") as handle:
+        handle.write("\n// a changed host program\n")
+    after_ts = keys()
+    changed = {k for k in before if before[k] != after_ts[k]}
+    assert changed and all(k.startswith("ts-sdk~") for k in changed)
+    with (hosts / "go-sdk" / "main.go").open("a", encoding="utf-8") as handle:
+        handle.write("\n// a changed host program\n")
+    after_go = keys()
+    changed = {k for k in before if after_ts[k] != after_go[k]}
+    assert changed and all(k.startswith("go-sdk~") for k in changed)
+    claude = [k for k in before if k.startswith("claude-code~")]
+    assert claude and all(before[k] == after_go[k] for k in claude)
+    _cells.host_version.cache_clear()
