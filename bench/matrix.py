@@ -36,6 +36,7 @@ from typing import Any
 
 from harness_overhead import INIT, TRIVIAL, _median
 
+from compare._cores import usable_cores
 from compare._paths import tools_dir
 from compare.exchange import Cell
 from compare.exchange._harness import (
@@ -45,7 +46,7 @@ from compare.exchange._harness import (
     _write_files,
 )
 from compare.exchange._proc import run_process
-from compare.exchange._run import run, select, usable_cores
+from compare.exchange._run import run, select
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Expansion, Target
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,17 +15,6 @@ from compare.exchange._scenarios import load_scenarios
 from compare.exchange._shard import declared_waits
 from compare.exchange._targets import Target, command_target, load_targets
 from compare.exchange._verdicts import VERDICT_SYMBOLS
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (its CPU affinity, not the machine's count): the default
-    of ``--jobs``. Each cell is a client process of its own, so cells scale with cores."""
-    counter = getattr(os, "process_cpu_count", None)  # Python >= 3.13
-    if counter is not None:
-        return max(1, int(counter() or 1))
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
 
 
 def _pick(kind: str, wanted: list[str], known: dict[str, Any]) -> list[Any]:

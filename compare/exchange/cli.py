@@ -55,9 +55,10 @@ def register(app: typer.Typer) -> None:
         import sys
 
         from compare._console import make_console
+        from compare._cores import usable_cores
         from compare._exit import exit_with
         from compare._progress import CellProgress
-        from compare.exchange._run import errors, run, select, summary, usable_cores
+        from compare.exchange._run import errors, run, select, summary
         from compare.exchange._shard import parse_shard, shard_cells
 
         part = parse_shard(shard) if shard is not None else None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -24,7 +23,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
         jobs: Annotated[
             int | None,
-            typer.Option("--jobs", "-j", help="Cells run at once (default: the machine's cores)."),
+            typer.Option("--jobs", "-j", help="Cells run at once (default: usable cores)."),
         ] = None,
         target: Annotated[
             list[str] | None,
@@ -46,6 +45,7 @@ def register(app: typer.Typer) -> None:
         """pin verify, models, diff, run, rows, cite --check, render, export, site — each
         skipped while its inputs and outputs are what it last saw (build/stamps/)."""
         from compare import _atomic
+        from compare._cores import usable_cores
         from compare._exit import exit_with
         from compare.pipeline._stages import Selection, run_pipeline
 
@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
 
         chosen = Selection(tuple(target or ()), tuple(scenario or ()), tuple(revision or ()))
         outcomes, code = run_pipeline(
-            jobs=jobs or os.cpu_count() or 1, force=force, chosen=chosen, say=say
+            jobs=jobs or usable_cores(), force=force, chosen=chosen, say=say
         )
         if timings is not None:
             _atomic.write_json(

@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from _revisions import revisions
 
+from compare._cores import usable_cores
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT
 from compare.exchange import Cell, load_scenarios, plan_cells
 from compare.exchange._merge import merge
-from compare.exchange._run import run, usable_cores
+from compare.exchange._run import run
 from compare.exchange._shard import declared_waits, parse_shard, shard_cells
 
 from ._same import tree_facts
