@@ -12,7 +12,11 @@ any worker thread) and shows:
 The time remaining is estimated from the cells actually played: a cached cell (or a not-run
 one) takes no time, so counting it would make the rest of the run look nearly free. The rate
 is wall time per played cell so far, and the remaining cells are expected to be played in the
-proportion seen so far. ``Tally.summary()`` is the closing line: cached, run, failed, errored
+proportion seen so far. Cells are not all alike: a run with several jobs starts the cells with
+the longest declared waits first, so counting cells alone would make the first minutes
+promise an hour. Each cell may therefore carry a weight (``run`` gives one second plus its
+scenario's declared ``observe_s`` windows), and the estimate is made in weight, not in cells.
+``Tally.summary()`` is the closing line: cached, run, failed, errored
 and not-run. Any command that runs cells (``run``, and the single-process pipeline) can use it.
 """
 
@@ -42,26 +46,37 @@ class Tally:
     cached: int = 0
     played: int = 0
     started: float = field(default_factory=time.monotonic)
+    #: Expected cost of each cell by label; a label not here weighs 1.
+    weights: Mapping[str, float] = field(default_factory=dict)
+    #: Sum of every cell's weight (``total`` when no weights are given).
+    total_weight: float | None = None
+    done_weight: float = 0.0
 
     @property
     def done(self) -> int:
         return sum(self.verdicts.values())
 
-    def add(self, verdict: Mapping[str, Any]) -> None:
+    def add(self, verdict: Mapping[str, Any], label: str | None = None) -> None:
         word = str(verdict.get("verdict"))
         self.verdicts[word] += 1
+        self.done_weight += self.weights.get(label, 1.0) if label is not None else 1.0
         if verdict.get("cached"):
             self.cached += 1
         elif word != "not-run":
             self.played += 1
 
     def eta(self, now: float | None = None) -> float | None:
-        """Seconds left, from the wall time per played cell; None before the first one."""
+        """Seconds left, from the wall time per played cell; None before the first one.
+
+        The remaining weight is played at the rate seen so far: elapsed time per unit of
+        weight done (cached and not-run cells included, since the rest of the run will have
+        them in the same proportion)."""
         if not self.played:
             return None if self.done < self.total else 0.0
         elapsed = (now if now is not None else time.monotonic()) - self.started
-        left = self.total - self.done
-        return left * (self.played / self.done) * (elapsed / self.played)
+        total = self.total_weight if self.total_weight is not None else float(self.total)
+        left = max(0.0, total - self.done_weight)
+        return left * elapsed / self.done_weight if self.done_weight else None
 
     def line(self, now: float | None = None) -> str:
         """One log line: done/total, counts by verdict, cached/run, time remaining."""
@@ -123,8 +138,11 @@ class CellProgress:
         terminal: bool | None = None,
         enabled: bool = True,
         clock_fn: Callable[[], float] = time.monotonic,
+        weights: Mapping[str, float] | None = None,
     ) -> None:
-        self.tally = Tally(total, started=clock_fn())
+        given = dict(weights or {})
+        whole = sum(given.values()) + (total - len(given)) if given else None
+        self.tally = Tally(total, started=clock_fn(), weights=given, total_weight=whole)
         self._stream = stream
         self._terminal = stream.isatty() if terminal is None else terminal
         self._enabled = enabled
@@ -152,7 +170,7 @@ class CellProgress:
         """The ``on_done`` callback of ``run_cells``: ``cell`` needs only a ``label``."""
         label = str(getattr(cell, "label", cell))
         with self._lock:
-            self.tally.add(verdict)
+            self.tally.add(verdict, label)
             done, eta = self.tally.done, self.tally.eta(self._now())
             if not self._enabled:
                 return

@@ -74,6 +74,22 @@ def test_the_eta_comes_from_played_cells_not_cached_ones() -> None:
     assert re.search(r"cached 45, run 5", tally.line(now=10.0))
 
 
+def test_weighted_cells_keep_the_first_long_cells_from_inflating_the_eta() -> None:
+    # Ten cells: two long ones (weight 10) played first, then eight short ones (weight 1).
+    weights = {f"c{i}": (10.0 if i < 2 else 1.0) for i in range(10)}
+    tally = Tally(total=10, started=0.0, weights=weights, total_weight=sum(weights.values()))
+    plain = Tally(total=10, started=0.0)
+    for label in ("c0", "c1"):
+        tally.add({"verdict": "pass"}, label)
+        plain.add({"verdict": "pass"})
+    # 20 s for 20 units of weight: 8 units left -> 8 s; counting cells says 8 cells x 10 s.
+    assert tally.eta(now=20.0) == 8.0
+    assert plain.eta(now=20.0) == 80.0
+    stream = io.StringIO()
+    progress = CellProgress(3, stream, terminal=False, weights={"a": 5.0}, clock_fn=lambda: 0.0)
+    assert progress.tally.total_weight == 7.0  # a weighs 5, the two unnamed cells 1 each
+
+
 def test_a_line_always_follows_the_last_cell_and_a_quiet_reporter_prints_nothing() -> None:
     stream = io.StringIO()
     with CellProgress(41, stream, terminal=False) as progress:  # batch of 3: 41 is no multiple

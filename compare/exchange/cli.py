@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         from compare._exit import exit_with
         from compare._progress import CellProgress
         from compare.exchange._run import errors, run, select, summary
-        from compare.exchange._shard import parse_shard, shard_cells
+        from compare.exchange._shard import declared_waits, parse_shard, shard_cells
 
         part = parse_shard(shard) if shard is not None else None
         cells, commit, revisions = select(target, scenario, revision, variant, command)
@@ -68,7 +68,9 @@ def register(app: typer.Typer) -> None:
             cells = shard_cells(cells, *part)
             typer.echo(f"shard {part[0]}/{part[1]}: {len(cells)} of {everything} cells", err=True)
         console = make_console(stderr=as_json)
-        with CellProgress(len(cells), sys.stderr) as progress:
+        # A cell's expected cost for the estimate: a second plus its declared windows.
+        weights = {c.label: 1.0 + declared_waits(c) for c in cells}
+        with CellProgress(len(cells), sys.stderr, weights=weights) as progress:
             verdicts = run(
                 cells,
                 commit,
