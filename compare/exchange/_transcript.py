@@ -63,6 +63,8 @@ def _record(number: int, blob: bytes) -> Record:
             or not isinstance(direction, str)
         ):
             raise ValueError("lacks an integer n, a number t or a string dir")
+        if isinstance(t, int) and not -1e308 < t < 1e308:  # JSON allows it, a float cannot
+            raise ValueError("t is too large for a time")
     except BAD_JSON as err:
         shown = text or blob[:MAX_RECORD_BYTES].decode("utf-8", "replace")
         return Record(number, None, str(err), shown)

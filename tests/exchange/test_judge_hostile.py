@@ -75,3 +75,9 @@ def test_lone_surrogate_from_the_client_stays_writable(tmp_path: Path, handshake
     assert facts["client_info"]["name"] == "\\ud800<b>"  # shown as its escape
     verdict = overall(checks, {"ended_by": "self"})
     json.dumps([checks, facts, verdict], ensure_ascii=False).encode("utf-8")
+
+
+def test_a_time_too_large_for_a_float_is_damage(tmp_path: Path) -> None:
+    # JSON allows 1e400 written as an integer; float() of it raised OverflowError.
+    path = _write(tmp_path, {"n": 1, "t": 10**400, "dir": "in", "raw": "{}"})
+    assert read_transcript(path).damage == ["transcript line 1 is not a record"]

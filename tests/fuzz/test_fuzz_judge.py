@@ -33,6 +33,10 @@ from hypothesis import strategies as st
 from compare.exchange._judge import judge_checks, overall
 from compare.exchange._scenarios import Scenario, common_checks, load_scenarios
 from compare.exchange._verdicts import VERDICTS
+from compare.site._cells import Cell, initialize_sent
+from compare.site._cells import read_transcript as site_transcript
+from compare.site._escape import fence
+from compare.site._render import _wire_line, pretty_json
 
 SEEDS = Path(__file__).resolve().parent / "seeds"
 NOTE_EVENTS = (
@@ -78,7 +82,7 @@ def seeds(pinned_spec: Path) -> Iterator[list[Seed]]:
         patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
         by_id = {s.id: s for s in load_scenarios()}
         out = []
-        for folder in sorted(SEEDS.iterdir()):
+        for folder in sorted(p for p in SEEDS.iterdir() if p.is_dir()):
             cell = json.loads((folder / "cell.json").read_text(encoding="utf-8"))
             lines = (folder / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
             out.append(
@@ -122,6 +126,13 @@ def judge(seed: Seed, cell: Path, lines: list[bytes], process: Any) -> None:
             assert check["outcome"] in declared[check["id"]].outcomes, check
     # What the harness then writes (verdict.json) must be writable.
     json.dumps([checks, facts, reason], ensure_ascii=False).encode("utf-8")
+    # The site reads the same file for the cell page's wire log and the sent initialize.
+    page = Cell("t/1/s/r", cell, "t", "1", "", seed.scenario.id, "r", verdict, reason, [], {})
+    wire = site_transcript(page)
+    fence([_wire_line(line) for line in wire.lines]).encode("utf-8")
+    sent = initialize_sent(page)
+    if sent is not None:
+        fence(pretty_json(sent).splitlines(), "json").encode("utf-8")
 
 
 def _record(draw: st.DrawFn, n: int) -> dict[str, Any]:
@@ -190,7 +201,7 @@ def _mutate(draw: st.DrawFn, records: list[dict[str, Any]]) -> list[bytes]:
                 rec["raw"] = draw(raw_texts)
             elif kind == "field":
                 key = draw(st.sampled_from(["n", "t", "dir", "raw", "leg", "conn", "truncated"]))
-                rec[key] = draw(json_values)
+                rec[key] = draw(st.one_of(extremes, json_values))
                 if key == "parse_error" or draw(st.booleans()):
                     rec.pop(draw(st.sampled_from(["leg", "conn", "parse_error"])), None)
             elif kind == "poison":
@@ -257,6 +268,11 @@ def _poison(draw: st.DrawFn, raw: Any) -> Any:
     return json.dumps(value, ensure_ascii=draw(st.booleans()))
 
 
+#: Numbers at the edges of what JSON, Python ints and floats hold.
+extremes = st.sampled_from(
+    [10**400, -(10**400), 2**63, -1, 0, float("nan"), float("inf"), 1e308, True, None]
+)
+
 processes = st.one_of(
     st.none(),
     st.fixed_dictionaries(
@@ -274,7 +290,7 @@ processes = st.one_of(
 )
 
 
-@settings(max_examples=1500)
+@settings(max_examples=1200)
 @given(data=st.data())
 def test_judge_survives_mutated_real_transcripts(
     seeds: list[Seed], cell: Path, data: st.DataObject
