@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compare._yaml import load_yaml
-from compare.site._escape import esc, fence, link
+from compare.site._escape import esc, fence, link, slug
 from compare.site._render import SITE_SOURCE, _environment, pretty_json
 
 
@@ -213,3 +213,12 @@ def test_pretty_json_of_a_client_line_renders(name: str, whole: bool) -> None:
     block = fence(pretty_json(raw).splitlines(), "json")
     block.encode("utf-8")  # the page is written as UTF-8
     assert len(render(block + "\n").find("pre")) == 1
+
+
+@settings(max_examples=300)
+@given(texts)
+def test_slugs_are_file_and_anchor_safe(text: str) -> None:
+    EXAMPLES["escape: slugs"] += 1
+    out = slug(text)
+    assert re.fullmatch(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?", out), out
+    assert slug(out) == out  # a slug of a slug changes nothing
