@@ -222,3 +222,17 @@ def test_slugs_are_file_and_anchor_safe(text: str) -> None:
     out = slug(text)
     assert re.fullmatch(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?", out), out
     assert slug(out) == out  # a slug of a slug changes nothing
+
+
+@settings(max_examples=300)
+@given(texts, texts)
+def test_escaped_text_in_raw_html_attributes_and_content(a: str, b: str) -> None:
+    # The matrices (compare/site/_matrix_html.py) are raw HTML in the page, with esc() in
+    # quoted attributes (title, aria-label) and in element text.
+    EXAMPLES["escape: raw HTML attributes"] += 1
+    html = render(f'<div class="m"><span title="{esc(a)}">{esc(b)}</span></div>\n\ntail\n')
+    spans = html.find("span")
+    assert len(spans) == 1 and not spans[0].elements
+    assert spans[0].attrs.get("title") == shown(a)
+    same(spans[0].text(), b)
+    assert [p.text() for p in html.find("p")] == ["tail"]
