@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 
 #: Examples run per fuzz target in this session, printed by ``tests/fuzz/conftest.py``.
 EXAMPLES: Counter[str] = Counter()
+#: (scenario, check, outcome or verdict) triples the judge's fuzz tests reached, to show that
+#: the examples get past the gates into the rules.
+REACHED: set[tuple[str, str, str]] = set()
 
 #: Any code point, lone surrogates included (hypothesis leaves them out by default).
 ANY_CHAR = st.characters(codec=None, exclude_categories=())

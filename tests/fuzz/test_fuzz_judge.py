@@ -20,6 +20,7 @@ import pytest
 from _revisions import revisions
 from _strategies import (
     EXAMPLES,
+    REACHED,
     any_text,
     encode,
     hostile_text,
@@ -119,6 +120,7 @@ def judge(seed: Seed, cell: Path, lines: list[bytes], process: Any) -> None:
     declared = {c.id: c for c in [*seed.scenario.checks, *common_checks(seed.scenario.side)]}
     for check in checks:
         assert check["verdict"] in VERDICTS, check
+        REACHED.add((seed.scenario.id, check["id"], check["outcome"] or check["verdict"]))
         if check["outcome"] is None:
             assert check["verdict"] == "error" and check["reason"].startswith("not run, because")
             assert "failed:" not in check["reason"], f"a rule crashed: {check['reason']}"
