@@ -33,6 +33,8 @@ from hypothesis import strategies as st
 
 from compare.exchange._judge import judge_checks, overall
 from compare.exchange._scenarios import Scenario, common_checks, load_scenarios
+from compare.exchange._uri import OUTCOMES as URI_OUTCOMES
+from compare.exchange._uri import judge_file_uri
 from compare.exchange._verdicts import VERDICTS
 from compare.site._cells import Cell, initialize_sent
 from compare.site._cells import read_transcript as site_transcript
@@ -322,3 +324,21 @@ def test_judge_survives_random_transcripts(
         for n in range(1, count + 1)
     ]
     judge(seed, cell, lines, data.draw(processes, label="process"))
+
+
+WORKSPACE = "/tmp/mcpc-x/web #staging é"
+uri_parts = st.sampled_from(
+    [
+        *("file://", "file:///", "file://localhost/", "file:", "FILE://", "http://", "//", "/"),
+        *("./", "tmp/mcpc-x/", "web", "%20", " ", "#", "%23", "staging", "é", "%C3%A9", "%c3%a9"),
+        *("%", "%zz", "%E9", "?q=1", "\\", "..", "\x00", "\ud800", "%00", "%2F", "@", ":"),
+    ]
+)
+
+
+@settings(max_examples=600)
+@given(st.one_of(st.lists(uri_parts, max_size=10).map("".join), any_text))
+def test_root_uri_judgement_names_a_known_outcome(uri: str) -> None:
+    EXAMPLES["judge: root URIs"] += 1
+    outcome, why = judge_file_uri(uri, WORKSPACE)
+    assert outcome in URI_OUTCOMES and isinstance(why, str)
