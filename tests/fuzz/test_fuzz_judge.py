@@ -35,6 +35,7 @@ from compare.exchange._judge import judge_checks, overall
 from compare.exchange._scenarios import Scenario, common_checks, load_scenarios
 from compare.exchange._uri import OUTCOMES as URI_OUTCOMES
 from compare.exchange._uri import judge_file_uri
+from compare.exchange._validate import NotJudged, validate_as, validate_line
 from compare.exchange._verdicts import VERDICTS
 from compare.site._cells import Cell, initialize_sent
 from compare.site._cells import read_transcript as site_transcript
@@ -326,6 +327,8 @@ def test_judge_survives_random_transcripts(
     judge(seed, cell, lines, data.draw(processes, label="process"))
 
 
+#: The definitions the rules validate client values against (``validate_as`` calls).
+DEFINITIONS = ("ListRootsResult",)
 WORKSPACE = "/tmp/mcpc-x/web #staging é"
 uri_parts = st.sampled_from(
     [
@@ -342,3 +345,30 @@ def test_root_uri_judgement_names_a_known_outcome(uri: str) -> None:
     EXAMPLES["judge: root URIs"] += 1
     outcome, why = judge_file_uri(uri, WORKSPACE)
     assert outcome in URI_OUTCOMES and isinstance(why, str)
+
+
+@settings(max_examples=400)
+@given(raw_texts, st.sampled_from(revisions()))
+def test_model_validation_of_any_line_reports_not_raises(raw: str, revision: str) -> None:
+    # Rules validate what the client sent against the revision's generated models.
+    EXAMPLES["judge: model validation of a line"] += 1
+    try:
+        ok, errors = validate_line(raw, revision)
+    except NotJudged as err:  # the documented "not run, because …"
+        assert str(err).startswith("not run, because")
+        return
+    assert isinstance(ok, bool) and all(isinstance(e, str) for e in errors)
+
+
+@settings(max_examples=300)
+@given(json_values, st.sampled_from(revisions()), st.sampled_from(DEFINITIONS))
+def test_model_validation_of_any_value_reports_not_raises(
+    value: Any, revision: str, definition: str
+) -> None:
+    EXAMPLES["judge: model validation of a value"] += 1
+    try:
+        ok, errors = validate_as(value, definition, revision)
+    except NotJudged as err:
+        assert str(err).startswith("not run, because")
+        return
+    assert isinstance(ok, bool) and all(isinstance(e, str) for e in errors)
