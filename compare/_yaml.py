@@ -31,12 +31,56 @@ def parse_yaml(text: str, path: Path) -> Any:
     yaml = YAML(typ="safe", pure=True)
     yaml.version = (1, 2)
     try:
-        return yaml.load(text)
+        value = yaml.load(text)
     except YAMLError as err:
         raise CompareError(
-            f"{path}: not valid YAML: {str(err).splitlines()[0]}",
+            f"{path}: not valid YAML: {_first_line(err)}",
             "fix the syntax (YAML 1.2; duplicate keys are rejected)",
         ) from None
+    except Exception as err:  # text in, values out: any failure is the text's
+        # The loader's constructors raise plain exceptions for text that parses but holds no
+        # value: a date that does not exist (2026-02-30, ValueError), an empty ``!!int``
+        # (IndexError), a malformed ``!!omap`` (AssertionError), nesting deeper than the
+        # recursion limit (RecursionError). Each is a fault of the file, reported with it.
+        raise CompareError(
+            f"{path}: not valid YAML: {type(err).__name__}: {_first_line(err)}",
+            "fix the value (quote it if it should be a string)",
+        ) from None
+    problem = _unusable(value, [])
+    if problem:
+        raise CompareError(f"{path}: {problem}", "data files hold plain values in a tree")
+    return value
+
+
+def _first_line(err: BaseException) -> str:
+    return (str(err).splitlines() or [type(err).__name__])[0]
+
+
+#: Integers longer than this many bits have more decimal digits than Python will print
+#: (``sys.get_int_max_str_digits``), so any message quoting one would itself fail.
+_MAX_INT_BITS = 10_000
+
+
+def _unusable(value: Any, parents: list[int], seen: set[int] | None = None) -> str | None:
+    """Why ``value`` cannot be checked or quoted, if it cannot: a node that contains itself
+    (``a: &x [*x]``, which no schema check finishes) or an integer too long to print
+    (``0xfff…`` is read without the decimal digit limit). A node shared by aliases is
+    walked once (``seen``)."""
+    seen = set() if seen is None else seen
+    if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+        return f"a number of {value.bit_length()} bits, too large to use"
+    if not isinstance(value, dict | list):
+        return None
+    if id(value) in parents:
+        return "an alias (*name) refers to the node that contains it"
+    if id(value) in seen:
+        return None
+    parents.append(id(value))
+    children = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    found = next((p for p in (_unusable(c, parents, seen) for c in children) if p), None)
+    parents.pop()
+    seen.add(id(value))
+    return found
 
 
 def load_yaml(path: Path) -> Any:

@@ -13,6 +13,13 @@ own copy of that verified cache, so a test that tampers with it harms nobody els
 ``--update-golden`` (what ``make golden`` passes) writes observed values instead of comparing,
 and ``--golden-dir`` points at another folder (to try an update without touching the real one).
 Revision lists come from ``tests/_revisions.py``, never spelled out.
+
+The property-based tests (``tests/fuzz/``) run under the hypothesis profile ``ci``, loaded
+here: derandomized (each run tries the same examples, so CI is reproducible and a failure
+reproduces locally), no example database (nothing written into the checkout), no deadline
+(a loaded 2-core machine must not turn slowness into a failure). Each test sets its own
+``max_examples`` (sized so that all of them take about a minute on 2 cores);
+``HYPOTHESIS_PROFILE=explore`` selects fresh random examples instead, for a local hunt.
 """
 
 from __future__ import annotations
@@ -24,12 +31,17 @@ from pathlib import Path
 
 import pytest
 from _golden import GoldenFile, GoldenStore
+from hypothesis import settings
 
 from compare._paths import PROJECT_ROOT
 
 SHARED_SPEC = PROJECT_ROOT.parent / "shared" / "mcp-spec"
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 _GOLDEN = pytest.StashKey[GoldenStore]()
+
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("explore", database=None, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

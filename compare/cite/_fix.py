@@ -33,7 +33,8 @@ def relocated(result: Result) -> tuple[str, str] | None:
         return None
     c = result.citation
     start = result.found_at[0]
-    new = f"{c.source}:{start}" + (f"-{start + c.end - c.start}" if c.end != c.start else "")
+    ranged = c.end != c.start or c.ranged  # keep the form it was written in
+    new = f"{c.source}:{start}" + (f"-{start + c.end - c.start}" if ranged else "")
     return c.location, new
 
 

@@ -26,7 +26,10 @@ from compare._errors import CompareError
 
 SourceKind = Literal["spec", "npm", "pypi", "crate", "gh", "go", "maven"]
 
-_LOCATION = re.compile(r"^(?P<source>\S.*?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
+# ASCII digits only: ``\d`` would also take other scripts' digits (``:١٢``), which ``int`` reads
+# as 12, so ``location`` would name a line the text does not spell and ``cite --fix`` could
+# never find it there.
+_LOCATION = re.compile(r"^(?P<source>\S.*?):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?$")
 _NPM = re.compile(r"^npm:(?P<pkg>(?:@[^/@\s]+/)?[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
 _PYPI = re.compile(r"^pypi:(?P<pkg>[^/@\s]+)@(?P<ver>[^/\s]+)/(?P<path>\S+)$")
 # A module path has slashes of its own; its version starts with v (go:example.com/m@v1.2.3/f.go).
@@ -60,11 +63,14 @@ class Citation:
     quote: str | None
     package: str | None = None
     version: str | None = None
+    #: Written as a range (``path:5-5`` is a range of one line, citable without a quote).
+    ranged: bool = False
 
     @property
     def location(self) -> str:
-        """``source:start`` or ``source:start-end`` — the part ``cite --fix`` rewrites."""
-        if self.end == self.start:
+        """``source:start`` or ``source:start-end``, as written — the part ``cite --fix``
+        finds and rewrites."""
+        if self.end == self.start and not self.ranged:
             return f"{self.source}:{self.start}"
         return f"{self.source}:{self.start}-{self.end}"
 
@@ -102,6 +108,11 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
     source = match["source"]
     start = int(match["start"])
     end = int(match["end"]) if match["end"] else start
+    if match["start"] != str(start) or (match["end"] and match["end"] != str(end)):
+        raise CompareError(
+            f"citation {text!r}: a line number with a leading zero",
+            "write line numbers as plain numbers (path:7, not path:07)",
+        )
     if start < 1 or end < start:
         raise CompareError(
             f"citation {text!r}: line range {start}-{end} is empty or starts before line 1",
@@ -120,6 +131,7 @@ def parse_citation(text: str, *, bare_line: bool = False) -> Citation:
         start=start,
         end=end,
         quote=quote,
+        ranged=match["end"] is not None,
     )
     for form in (_NPM, _PYPI, _CRATE, _GO, _GH, _MAVEN):
         found = form.match(source)

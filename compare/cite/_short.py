@@ -14,7 +14,9 @@ import re
 
 from compare._errors import CompareError
 
-_LOCATION = re.compile(r"^(?P<source>\S.*?)(?P<lines>:\d+(?:-\d+)?)(?P<rest>\s.*)?$", re.DOTALL)
+_LOCATION = re.compile(
+    r"^(?P<source>\S.*?)(?P<lines>:[0-9]+(?:-[0-9]+)?)(?P<rest>\s.*)?$", re.DOTALL
+)
 _ELSEWHERE = ("npm:", "pypi:", "crate:", "gh:", "go:", "maven:")
 #: Quotes that only say "something was elided here": a lookup treats them as no quote.
 PLACEHOLDERS = frozenset({"…", "...", "-"})

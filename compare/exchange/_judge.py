@@ -80,7 +80,22 @@ def judge_checks(
         facts["client_info"] = meta.get("io.modelcontextprotocol/clientInfo")
         facts["client_protocol_version"] = meta.get("io.modelcontextprotocol/protocolVersion")
         facts["client_capabilities"] = meta.get("io.modelcontextprotocol/clientCapabilities")
-    return checks, facts
+    return _writable(checks), _writable(facts)
+
+
+def _writable(value: Any) -> Any:
+    """``value`` with every lone surrogate shown as its escape (``\\ud800``).
+
+    A client can put ``"\\ud800"`` in any string it sends; JSON decodes it to a lone
+    surrogate, which no UTF-8 writer accepts, so a verdict quoting it could not be written.
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_writable(v) for v in value]
+    if isinstance(value, dict):
+        return {_writable(k): _writable(v) for k, v in value.items()}
+    return value
 
 
 def read_done(cell: Path) -> dict[str, Any] | None:
@@ -95,7 +110,11 @@ def read_done(cell: Path) -> dict[str, Any] | None:
 def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str, str]:
     """The cell's verdict and a one-sentence reason a reader can check in the transcript."""
     if process.get("ended_by") == "timeout":
-        return "error", f"timed out after {process.get('timeout_s'):g} s; client killed"
+        # ``process`` may come back from a hand-edited verdict.json (``--rejudge``): the
+        # bound is shown only when it is a number.
+        bound = process.get("timeout_s")
+        after = f" after {bound:g} s" if _is_number(bound) else ""
+        return "error", f"timed out{after}; client killed"
     if process.get("setup_failed"):
         return "error", str(process["setup_failed"])
     verdict = worst([c["verdict"] for c in checks])
@@ -117,3 +136,7 @@ def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str,
     if extra:
         reason += " (" + "; ".join(extra) + ")"
     return verdict, reason
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

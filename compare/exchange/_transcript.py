@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+#: What a JSON reader may raise on a hostile line: besides malformed text and bad UTF-8,
+#: nesting deeper than Python's recursion limit (a client may send 1 MiB of ``[``).
+BAD_JSON = (UnicodeDecodeError, ValueError, RecursionError)
+
 #: A transcript line longer than this is not parsed. The peer caps each wire line's raw text
 #: at the plan's ``max_line_bytes`` (1 MiB), so only a damaged file comes near it.
 MAX_RECORD_BYTES = 4 * 1024 * 1024
@@ -59,7 +63,9 @@ def _record(number: int, blob: bytes) -> Record:
             or not isinstance(direction, str)
         ):
             raise ValueError("lacks an integer n, a number t or a string dir")
-    except (UnicodeDecodeError, ValueError) as err:
+        if isinstance(t, int) and not -1e308 < t < 1e308:  # JSON allows it, a float cannot
+            raise ValueError("t is too large for a time")
+    except BAD_JSON as err:
         shown = text or blob[:MAX_RECORD_BYTES].decode("utf-8", "replace")
         return Record(number, None, str(err), shown)
     return Record(number, data)
@@ -176,7 +182,7 @@ def read_transcript(path: Path) -> Transcript:
         if direction == "note":
             try:
                 note = json.loads(raw) if isinstance(raw, str) else {}
-            except ValueError:
+            except BAD_JSON:
                 note = {}
             if isinstance(note, dict):
                 if isinstance(rec.get("leg"), str):  # a proxy cell: whose note it is
@@ -193,7 +199,7 @@ def read_transcript(path: Path) -> Transcript:
         if line.raw is not None and line.parse_error is None:
             try:
                 line.obj = json.loads(line.raw)
-            except ValueError as err:
+            except BAD_JSON as err:
                 line.parse_error = str(err)
         tx.lines.extend(_unbatch(line))
     return tx
@@ -203,7 +209,10 @@ def _track_step(tx: Transcript, n: int, note: dict[str, Any]) -> None:
     step = note.get("step")
     if note.get("event") == "step" and isinstance(step, dict):
         label = step.get("label") or f"#{note.get('index')}"
-        tx.steps[str(label)] = StepTrace(int(note.get("index", -1)), step, n)
+        index = note.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = -1  # a hand-edited note; the step is still tracked by its label
+        tx.steps[str(label)] = StepTrace(index, step, n)
     elif note.get("event") == "step-done":
         label = note.get("label") or f"#{note.get('index')}"
         trace = tx.steps.get(str(label))

@@ -59,14 +59,14 @@ def judge_file_uri(raw: str, expected: str) -> tuple[str, str]:
     try:
         decoded = unquote_to_bytes(path_part).decode("utf-8")
         bad_utf8 = False
-    except UnicodeDecodeError:
+    except UnicodeError:  # escapes that are not UTF-8, or a lone surrogate ("\ud800") sent raw
         decoded, bad_utf8 = "", True
     if fragment is not None:
         # Only a '#' that cuts *this* folder's path is the encoding mistake; a URI naming
         # another folder stays "wrong-path", so a missing root is not reported as misencoded.
         try:
             joined = unquote_to_bytes(f"{path_part}#{fragment}").decode("utf-8")
-        except UnicodeDecodeError:
+        except UnicodeError:
             joined = ""
         if _same_path(joined, expected) or _same_path(decoded, expected):
             return "hash-unencoded", f"a raw '#' cuts the path: a reader sees {decoded!r}"
@@ -78,7 +78,7 @@ def judge_file_uri(raw: str, expected: str) -> tuple[str, str]:
     if not path_part.startswith("/"):
         return "relative", f"path {path_part!r} is not absolute"
     if bad_utf8 or _PCT.search(path_part):
-        return "invalid-uri", "a '%' that is not an escape, or escapes that are not UTF-8"
+        return "invalid-uri", "a '%' that is not an escape, or a path that is not UTF-8"
     if not _same_path(decoded, expected):
         return "wrong-path", f"decodes to {decoded!r}, expected {expected!r}"
     if " " in path_part:

@@ -265,7 +265,7 @@ def initialize_sent(cell: Cell) -> str | None:
         if line.dir == "in" and '"initialize"' in line.raw:
             try:
                 obj = json.loads(line.raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # a client line nested absurdly deep
                 continue
             if isinstance(obj, dict) and obj.get("method") == "initialize":
                 return line.raw

@@ -21,7 +21,10 @@ from urllib.parse import quote, urlsplit
 # Every character with a meaning in Markdown (inline or at line start), in HTML, in the
 # attr_list / admonition extensions, or in text that looks like Jinja syntax.
 _SPECIAL = set("&<>\"'`*_[](){}#+-.!|\\~:=$%@^")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+# Control characters and line separators would break a line or a table row; a lone surrogate
+# (what a JSON ``"\ud800"`` escape from a client decodes to) cannot be written as UTF-8, so a
+# page holding one could not be saved. Each is shown as its ``\uXXXX`` escape instead.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\ud800-\udfff]")
 
 
 class Md(str):

@@ -396,7 +396,7 @@ def pretty_json(raw: str) -> str:
     """A raw JSON line indented for reading (the raw line stays beside it as the evidence)."""
     try:
         return json.dumps(json.loads(raw), indent=2, ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the reader follows
         return raw
 
 

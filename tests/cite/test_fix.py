@@ -130,3 +130,15 @@ def test_fix_one_edits_only_inside_the_given_span(tools: Path) -> None:
     after = apply_edits(text, [edit])
     assert after.startswith("prose npm:fakepkg@1.0.0/doc.md:1 here")  # outside the span
     assert after.endswith("doc.md:5 “the moved line”'")
+
+
+def test_fix_follows_a_one_line_range(tools: Path) -> None:
+    # Found by tests/fuzz/test_fuzz_cite.py: `path:1-1` parsed to the location `path:1`,
+    # which the fix looks for and never finds in `path:1-1`, so it was left unfixed.
+    area = tools / "demo.yaml"
+    area.write_text(
+        "area: demo\nrows:\n  - id: DEMO-01\n"
+        "    sources: ['npm:fakepkg@1.0.0/doc.md:1-1 “the moved line”']\n"
+    )
+    fix_moved(check_files([area]))
+    assert "doc.md:5-5 “the moved line”" in area.read_text()

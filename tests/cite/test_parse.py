@@ -146,3 +146,22 @@ def test_go_module_sources_keep_the_module_path_whole() -> None:
 def test_malformed_go_sources_raise_compare_error(bad: str) -> None:
     with pytest.raises(CompareError, match="go:MODULE@VERSION"):
         parse_citation(bad)
+
+
+@pytest.mark.parametrize(
+    ("ref", "says"),
+    [
+        ("docs/a.mdx:١٢ “x”", "no :LINE"),  # other scripts' digits, which int() reads as 12
+        ("docs/a.mdx:07 “x”", "leading zero"),
+        ("docs/a.mdx:7-07", "leading zero"),
+    ],
+)
+def test_line_numbers_are_plain_ascii_numbers(ref: str, says: str) -> None:
+    # Found by tests/fuzz/test_fuzz_cite.py: the location must be spelled in the text as
+    # written, or `cite --fix` cannot find it.
+    with pytest.raises(CompareError, match=says):
+        parse_citation(ref)
+
+
+def test_a_one_line_range_keeps_its_form() -> None:
+    assert parse_citation("docs/a.mdx:5-5").location == "docs/a.mdx:5-5"

@@ -50,3 +50,18 @@ def test_raw_hash_in_another_folders_uri_is_wrong_path_not_misencoded() -> None:
     outcome, why = judge_file_uri(first_root, WS + "/added root ü")
     assert outcome == "wrong-path"
     assert "added root" in why
+
+
+@pytest.mark.parametrize(
+    ("uri", "outcome"),
+    [
+        ("file:///tmp/mcpc-x/web%20%23staging%20\ud800", "invalid-uri"),
+        ("file://file://\ud800", "host-authority"),
+        ("file:///tmp/mcpc-x/web%20\ud800#staging", "wrong-path"),
+    ],
+)
+def test_a_lone_surrogate_is_judged_not_raised(uri: str, outcome: str) -> None:
+    # Found by tests/fuzz/test_fuzz_judge.py: a client's JSON "\ud800" escape in a root's URI
+    # made the percent-decoder raise UnicodeEncodeError, so the check became a rule failure
+    # (an error cell) instead of a finding about the URI.
+    assert judge_file_uri(uri, WS)[0] == outcome

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import html
+import json
 import re
+from pathlib import Path
 
 import markdown
 import pytest
 
+from compare.site._cells import Cell, initialize_sent
 from compare.site._escape import Md, code, esc, fence, link, safe_url
+from compare.site._render import pretty_json
 
 EXTENSIONS = ["tables", "attr_list", "admonition", "toc", "pymdownx.superfences"]
 HOSTILE = [
@@ -83,3 +87,21 @@ def test_page_titles_drop_anything_that_could_be_markup() -> None:
     title = safe_title('<script>x</script> ts-sdk 1.2 · roots-list ~roots "q" {{x}} |')
     assert title == "scriptx/script ts-sdk 1.2 · roots-list ~roots q x"
     assert safe_title("<>") == "page"
+
+
+# Found by tests/fuzz/test_fuzz_escape.py: a client that writes the JSON escape "\ud800"
+# gets a lone surrogate into any decoded value (its clientInfo, a root's name); a page
+# holding one could not be written as UTF-8, so `render` stopped with a traceback.
+def test_lone_surrogate_is_shown_as_its_escape_and_stays_writable() -> None:
+    assert esc("a\ud800b") == "a&#92;ud800b"  # renders as a\ud800b
+    assert fence(["x\udfff"]) == "```text\nx\\udfff\n```"
+    assert code("\ud800").encode("utf-8") == b"<code>&#92;ud800</code>"
+
+
+def test_a_line_nested_deeper_than_the_reader_follows(tmp_path: Path) -> None:
+    deep = '{"method": "initialize", "x": ' + "[" * 20_000 + "]" * 20_000 + "}"
+    assert pretty_json(deep) == deep  # shown as sent, not a RecursionError
+    record = {"n": 1, "t": 0.1, "dir": "in", "raw": deep}
+    (tmp_path / "transcript.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    cell = Cell("t/1/s/r", tmp_path, "t", "1", "", "s", "r", "pass", "", [], {})
+    assert initialize_sent(cell) is None
