@@ -15,7 +15,7 @@ import pytest
 from _revisions import revisions
 
 from compare._paths import PROJECT_ROOT
-from compare.exchange import Cell, load_scenarios
+from compare.exchange import Cell, _integrity, load_scenarios
 from compare.exchange._run import errors, run
 
 from .fakes import FAKE_CLIENT, fake_target
@@ -48,7 +48,8 @@ def _stored(cell: Cell, results: Path, verdict: str) -> None:
         "reason": f"crafted {verdict}",
         "checks": [],
     }
-    (folder / "verdict.json").write_text(json.dumps(data))
+    # sealed with a record of its files, as the harness stores a cell (unsealed: judged again)
+    (folder / "verdict.json").write_text(json.dumps(_integrity.seal(data, folder)))
 
 
 def test_an_error_verdict_is_played_again_and_a_pass_is_reused(tmp_path: Path) -> None:
