@@ -22,6 +22,7 @@ from compare.pipeline import STAGES, Outcome, Selection, _stages, run_pipeline
 
 pytestmark = pytest.mark.clients
 
+CHANGED = "outputs changed since they were written"
 CHOSEN = Selection(targets=("ts-sdk",), scenarios=("handshake",), revisions=("2025-11-25",))
 
 
@@ -109,15 +110,23 @@ def test_an_edited_area_file_reruns_the_stages_that_read_it(env: Env) -> None:
     env.settle()
 
 
-def test_a_changed_results_file_rerenders_and_rebuilds_the_site(env: Env) -> None:
+def test_a_changed_results_file_plays_its_cell_again_and_rebuilds_the_site(
+    env: Env, capsys: pytest.CaptureFixture[str]
+) -> None:
     transcript = _cell_file(env, "transcript.jsonl")
     lines = transcript.read_text("utf-8").splitlines()
     note = {"n": len(lines) + 1, "t": 9.5, "dir": "note", "raw": '{"event": "pipeline-test"}'}
     transcript.write_text("\n".join([*lines, json.dumps(note)]) + "\n", "utf-8")
+    capsys.readouterr()
     done = env.run()
-    assert done["run"].status == "skipped"  # the verdicts are unchanged
+    # never trusted: the run stage sees its cell folder changed, the harness names the file
+    assert done["run"].status == "ran" and done["run"].why.startswith(CHANGED)
+    said = capsys.readouterr().err
+    assert f"{transcript} was changed after it was written" in said
+    assert "; playing the cell again" in said
     assert {"rows", "render", "site"} <= _ran(done)
     assert not any("site unchanged" in line for line in env.lines)
+    assert "pipeline-test" not in transcript.read_text("utf-8")
     env.settle()
 
 
@@ -127,7 +136,7 @@ def test_a_deleted_or_edited_output_reruns_its_stage(env: Env) -> None:
     diff.unlink()
     done = env.run()
     assert done["diff"].status == "ran" and diff.read_bytes() == before
-    assert "diff: running (outputs changed since they were written)" in env.lines
+    assert f"diff: running ({CHANGED}: {diff})" in env.lines
     assert done["rows"].status == "skipped"  # same diff.json again: nothing downstream moved
 
     rows = env.build / "rows.json"
