@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from compare import _seal
+
 #: Keys a verdict carries in memory only (never written, so never sealed).
 IN_MEMORY = frozenset({"cached"})
 VERDICT = "verdict.json"
@@ -55,9 +57,7 @@ def written_files(folder: Path) -> dict[str, dict[str, Any]]:
 
 def seal_of(verdict: dict[str, Any]) -> str:
     """sha256 of the verdict as written, without its seal and in-memory keys."""
-    body = {k: v for k, v in verdict.items() if k != "seal" and k not in IN_MEMORY}
-    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _seal.seal_of(verdict, IN_MEMORY)
 
 
 def seal(verdict: dict[str, Any], folder: Path | None) -> dict[str, Any]:
