@@ -138,6 +138,13 @@ def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
     (tools / "venvs/py-sdk/.mcp-compare-stamp").unlink()  # an install gone
     assert not _tools.skipped()
 
+    _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
+    stamp = build / "stamps" / "tools.json"
+    stamp.write_bytes(stamp.read_bytes()[:50])  # a torn tools stamp: the installers are asked
+    assert not _tools.skipped()
+    why = _stamp.why_stale(_tools.STAGE, _tools.inputs())
+    assert why is not None and why.startswith(f"stamp {stamp} is damaged: "), why
+
 
 def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
