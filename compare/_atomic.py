@@ -88,3 +88,20 @@ def write_text(path: Path, text: str) -> None:
 def write_json(path: Path, value: Any) -> None:
     """Atomically write JSON, sorted and indented so diffs of outputs stay readable."""
     write_text(path, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+#: Less free space than this after a cell was played means its files may have been cut short.
+MIN_FREE_BYTES = 64 * 1024
+
+
+def require_space(path: Path, minimum: int = MIN_FREE_BYTES) -> None:
+    """Raise the full-disk :class:`CompareError` for ``path`` when its file system has less
+    than ``minimum`` bytes free. A writer that is not ours (the peer recording a transcript,
+    a client's output) meets a full disk silently: its file just ends, and judging it would
+    turn our disk into the implementation's finding. So the harness asks before it judges."""
+    try:
+        info = os.statvfs(path)
+    except OSError:
+        return  # cannot tell: the writes themselves will say
+    if info.f_bavail * info.f_frsize < minimum:
+        raise storage_error(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), path)

@@ -268,3 +268,39 @@ def test_the_command_line_names_the_path_of_any_refused_write(
     monkeypatch.setattr(cli, "app", bug)
     with pytest.raises(OSError, match="a bug of ours"):  # keeps its traceback
         cli.main()
+
+
+def test_a_disk_that_filled_during_a_cell_stops_the_run_before_judging(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pinned_spec: Path
+) -> None:
+    """Simulated (``statvfs`` reports no free space after the play): the peer's transcript
+    may have been cut short by the full disk, so nothing is judged or stored, the run stops
+    naming the cell's folder, and the cell stored before is kept."""
+    from compare.exchange import Cell, RunSettings, load_scenarios, run_cells
+    from compare.exchange._integrity import inspect
+
+    sys.path.insert(0, str(PROJECT_ROOT / "tests"))
+    from _revisions import revisions
+    from exchange.fakes import fake_target
+
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    scenario = next(s for s in load_scenarios() if s.id == "handshake")
+    cell = Cell(fake_target("good"), "default", scenario, "2025-11-25")
+    settings = RunSettings(tmp_path / "results", "test-commit", revisions())
+    [first] = run_cells([cell], settings)
+    before = _tree(cell.folder(settings.results))
+
+    class Full:
+        f_bavail, f_frsize = 3, 4096
+
+    monkeypatch.setattr(_atomic.os, "statvfs", lambda _path: Full())
+    with pytest.raises(CompareError) as caught:
+        run_cells([cell], RunSettings(settings.results, "test-commit", revisions(), force=True))
+    assert caught.value.message.startswith(f"cannot write {cell.folder(settings.results).parent}/")
+    assert "No space left on device" in caught.value.message
+    assert (
+        _tree(cell.folder(settings.results)) == before
+        and not inspect(cell.folder(settings.results)).damage
+    )
+    assert first["verdict"] == "pass"
+    assert not [p for p in settings.results.rglob("*") if ".stage-" in p.name]

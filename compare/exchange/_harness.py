@@ -362,6 +362,7 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
             duration_s=round(time.monotonic() - started, 3),
         )
     try:
+        _atomic.require_space(stage)  # a full disk cut the files short: not a finding
         _atomic.write_json(stage / "verdict.json", _integrity.seal(verdict, stage))
         _swap_in(stage, final)
     except (OSError, CompareError) as err:
