@@ -148,52 +148,88 @@ def stamp_file(stage: str) -> Path:
     return _paths.build_dir() / "stamps" / f"{stage}.json"
 
 
-def outputs_digest(outputs: list[Path]) -> str:
-    """The outputs as they are now: a folder by the fast path, a file by its bytes."""
+def _output_digest(path: Path) -> str:
+    """One output as it is now: a folder by the fast path, a file by its bytes."""
+    if path.is_dir():
+        _MEMO.pop((str(path), "tree", False), None)  # outputs are always looked at afresh
+        return "dir:" + tree_digest(path, content=False)
+    return hashlib.sha256(_file_bytes(path)).hexdigest()
+
+
+def outputs_digest(outputs: list[Path], each: dict[str, str] | None = None) -> str:
+    """The outputs as they are now (each one's digest also put in ``each`` when given)."""
     digest = hashlib.sha256()
     for path in outputs:
-        if path.is_dir():
-            forget_one = (str(path), "tree", False)
-            _MEMO.pop(forget_one, None)  # outputs are always looked at afresh
-            value = ("dir:" + tree_digest(path, content=False)).encode()
-        else:
-            value = hashlib.sha256(_file_bytes(path)).hexdigest().encode()
-        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + value + b"\0")
+        value = _output_digest(path)
+        if each is not None:
+            each[str(path)] = value
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(value.encode() + b"\0")
     return digest.hexdigest()
 
 
-def _read(stage: str) -> dict[str, object] | None:
+def _read(stage: str) -> tuple[dict[str, object] | None, str]:
+    """The stamp, or None and why not (``no stamp``, or the damage, naming the file)."""
+    path = stamp_file(stage)
     try:
-        data = json.loads(stamp_file(stage).read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("format") == FORMAT else None
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return None, "no stamp"
+    except (OSError, ValueError) as err:  # a torn or hand-edited stamp is rebuilt, not trusted
+        return None, f"stamp {path} is damaged: {err}"
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("stage") != stage:
+        return None, f"stamp {path} is damaged: not a format-{FORMAT} stamp of {stage}"
+    return data, ""
+
+
+def _changed(data: dict[str, object], listed: list[str]) -> str:
+    """Which outputs changed, by name (the first, and how many more)."""
+    recorded = data.get("output_digests")
+    now: dict[str, str] = {}
+    outputs_digest([Path(p) for p in listed], now)
+    if not isinstance(recorded, dict):
+        return "outputs changed since they were written"
+    names = [p for p in listed if recorded.get(p) != now.get(p)]
+    if not names:  # only the stamp's own summary disagrees: the stamp itself was edited
+        return f"stamp {stamp_file(str(data.get('stage')))} is damaged: its digests disagree"
+    more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+    return f"outputs changed since they were written: {_shown(names[0])}{more}"
+
+
+def _shown(path: str) -> str:
+    """A path relative to the working folder when inside it (``build/rows.json``)."""
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path
 
 
 def why_stale(stage: str, inputs: str) -> str | None:
-    """None when ``stage`` may be skipped; else why it must run (no stamp, changed inputs,
-    changed or missing outputs)."""
-    data = _read(stage)
+    """None when ``stage`` may be skipped; else why it must run (no stamp, a damaged stamp,
+    changed inputs, changed or missing outputs — the first of them named)."""
+    data, why = _read(stage)
     if data is None:
-        return "no stamp"
+        return why
     if data.get("inputs") != inputs:
         return "inputs changed"
     listed = data.get("outputs")
     if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
         return "no outputs recorded"
     if outputs_digest([Path(p) for p in listed]) != data.get("outputs_digest"):
-        return "outputs changed since they were written"
+        return _changed(data, listed)
     return None
 
 
 def record(stage: str, inputs: str, outputs: list[Path]) -> None:
     """Write the stamp of a stage that just succeeded with these inputs and outputs."""
+    each: dict[str, str] = {}
     value = {
         "format": FORMAT,
         "stage": stage,
         "inputs": inputs,
         "outputs": [str(p) for p in outputs],
-        "outputs_digest": outputs_digest(outputs),
+        "outputs_digest": outputs_digest(outputs, each),
+        "output_digests": each,
     }
     _atomic.write_json(stamp_file(stage), value)
 

@@ -7,6 +7,7 @@ only wires them together and turns :class:`CompareError` into a clean message an
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -95,18 +96,33 @@ def _register_stages() -> None:
         stage.register(app)
 
 
+def _user_error(err: BaseException) -> CompareError:
+    """A :class:`CompareError` as it is; an ``OSError`` a user fixes (a full disk, a
+    read-only or foreign folder) raised by a write that bypassed ``compare._atomic`` (a
+    folder renamed into place, a copy) as one naming the path. Any other ``OSError`` is a bug
+    of ours and keeps its traceback."""
+    if isinstance(err, CompareError):
+        return err
+    from compare._atomic import USER_ERRNOS, storage_error
+
+    if not isinstance(err, OSError) or err.errno not in USER_ERRNOS:
+        raise err
+    return storage_error(err, Path(str(err.filename or "(unnamed file)")))
+
+
 def main() -> None:
     """Entry point of the console script.
 
     Click's standalone mode already turns usage errors into a message and exit code 2;
     :class:`CompareError` passes through it untouched and is printed here the same way.
     """
-    if _tools_installed():
-        return
-    _register_stages()
     try:
+        if _tools_installed():
+            return
+        _register_stages()
         app()
-    except CompareError as err:
+    except (CompareError, OSError) as caught:
+        err = _user_error(caught)
         console = make_console(stderr=True)
         # Plain text: messages name user paths and peer output, never markup.
         console.print(labelled("error:", "bold red", err.message), highlight=False, soft_wrap=True)

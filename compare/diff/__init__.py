@@ -5,6 +5,6 @@ pages; :func:`write_diff` stores it as ``build/diff.json`` (format in CONTRACTS.
 """
 
 from compare.diff._build import FORMAT, build_diff
-from compare.diff._write import diff_path, write_diff
+from compare.diff._write import diff_path, diff_shape, write_diff
 
-__all__ = ["FORMAT", "build_diff", "diff_path", "write_diff"]
+__all__ = ["FORMAT", "build_diff", "diff_path", "diff_shape", "write_diff"]

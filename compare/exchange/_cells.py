@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compare.exchange import _integrity
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
 from compare.exchange._verdicts import VERDICTS
@@ -161,12 +162,12 @@ class Cell:
 
     def stored_verdict(self, results: Path) -> str | None:
         """The verdict word of this cell's stored ``verdict.json`` (None when there is none or
-        it cannot be read): ``mcp-compare run`` decides from it what may be reused."""
-        try:
-            data = json.loads((self.folder(results) / "verdict.json").read_text("utf-8"))
-        except (OSError, ValueError):
+        it cannot be read or is not what was written): ``mcp-compare run`` decides from it
+        what may be reused."""
+        stored = _integrity.inspect(self.folder(results))
+        if stored.verdict is None or stored.damage:
             return None
-        verdict = data.get("verdict") if isinstance(data, dict) else None
+        verdict = stored.verdict.get("verdict")
         return verdict if isinstance(verdict, str) else None
 
     def not_run_reason(self) -> str | None:
@@ -293,7 +294,8 @@ def _read_verdict(path: Path) -> dict[str, Any]:
 def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
     """Every ``verdict.json`` under ``results`` (a missing folder is no cells), each either a
     cell or an unreadable file with the reason — never raised, so one damaged file cannot
-    hide the others.
+    hide the others. A cell whose verdict or recorded files changed after they were written
+    (``_integrity``) is unreadable too, named by its first damaged file.
 
     Older versions' folders stay as history. ``current`` marks, per target, the version in
     ``pinned`` (target id -> pinned version, see ``pinned_versions``) when given, else the
@@ -305,9 +307,17 @@ def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
         if any(part.startswith(".") or ".old-" in part for part in path.parts[-5:-1]):
             continue  # a staging or superseded folder left by an interrupted run
         try:
-            found.append((path, _read_verdict(path)))
+            value = _read_verdict(path)
         except (OSError, ValueError) as err:  # UnicodeDecodeError is a ValueError
             scan.unreadable.append(Unreadable(path, str(err)))
+            continue
+        damage = _integrity.inspect(path.parent).damage
+        if damage:  # the first damaged file stands for the cell (a transcript before others)
+            first = damage[0]
+            why = f"{first.what}; `mcp-compare run` plays the cell again"
+            scan.unreadable.append(Unreadable(first.path, why))
+            continue
+        found.append((path, value))
     newest: dict[str, str] = {}
     for _, v in found:
         target, version = str(v["target"]), str(v["target_version"])

@@ -25,7 +25,9 @@ from typing import Any
 import tomli_w
 
 from compare import _atomic
+from compare._errors import CompareError
 from compare._paths import tools_dir
+from compare.exchange import _integrity
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
@@ -322,34 +324,36 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     """Run (or reuse, or re-judge) one cell and return its verdict; never raises for the cell."""
     final = cell.folder(settings.results)
     key = cell.key(settings.spec_commit)
-    existing = _read_verdict(final)
-    if settings.rejudge:
-        return _rejudge(cell, final, key, existing, settings)
-    if existing and existing.get("key") == key and not settings.force:
+    stored = _integrity.inspect(final)
+    existing = stored.verdict
+    # A stored cell is reused only when it is still what was written (``_integrity``); a
+    # judge-only change, or a damaged verdict over intact files, is judged again.
+    step, refused = _integrity.next_step(stored, key, cell.play_key(), final, settings)
+    if step == "cached" and existing is not None:
         existing["cached"] = True
         return existing
-    if (
-        existing
-        and not settings.force
-        and existing.get("play_key") == cell.play_key()
-        and (final / "transcript.jsonl").is_file()
-        and (final / "plan.json").is_file()
-    ):
-        # Only the judge (rules, grading, models) changed: the stored transcript still says
-        # what the client did, so judge it again instead of running the client again.
+    if step == "rejudge":
         return _rejudge(cell, final, key, existing, settings)
     verdict = _base_verdict(cell, key)
+    if step == "refuse":
+        verdict.update(verdict="error", reason=f"not judged again, because {refused}")
+        return verdict
     reason = cell.not_run_reason()
     if reason:
         verdict.update(verdict="not-run", reason=reason)
-        _atomic.write_json(final / "verdict.json", verdict)
+        _atomic.write_json(final / "verdict.json", _integrity.seal(verdict, None))
         return verdict
-    final.parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.stage-", dir=final.parent))
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.stage-", dir=final.parent))
+    except OSError as err:
+        raise _atomic.storage_error(err, final.parent) from err
     started = time.monotonic()
     try:
         verdict["process"] = _run_client(cell, stage, settings)
         verdict["duration_s"] = round(time.monotonic() - started, 3)
+        facts = {k: verdict[k] for k in _integrity.PLAY_FACTS}
+        _atomic.write_json(stage / _integrity.FACTS, facts)
         _judge_into(cell, stage, verdict, settings)
     except Exception as err:  # one cell's crash is that cell's verdict, not the run's
         verdict.update(
@@ -358,20 +362,15 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
             duration_s=round(time.monotonic() - started, 3),
         )
     try:
-        _atomic.write_json(stage / "verdict.json", verdict)
+        _atomic.require_space(stage)  # a full disk cut the files short: not a finding
+        _atomic.write_json(stage / "verdict.json", _integrity.seal(verdict, stage))
         _swap_in(stage, final)
-    except OSError as err:
-        verdict.update(verdict="error", reason=f"could not store the cell: {err}")
+    except (OSError, CompareError) as err:
+        # A full disk or a read-only results folder stops the run, naming the path; the
+        # cell stored before (if any) is left as it was.
         shutil.rmtree(stage, ignore_errors=True)
+        raise _atomic.storage_error(err, final) from err
     return verdict
-
-
-def _read_verdict(folder: Path) -> dict[str, Any] | None:
-    try:
-        value = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _rejudge(
@@ -388,12 +387,18 @@ def _rejudge(
     if existing:
         for name in ("started_at", "duration_s", "process", "play_key"):
             verdict[name] = existing.get(name)
+    # The play's facts as the cell's own file recorded them (checked against the verdict's
+    # record before a re-judge), over what a possibly edited verdict says.
+    verdict.update(_integrity.play_facts(final))
     try:
         _judge_into(cell, final, verdict, settings)
     except Exception as err:
         verdict.update(verdict="error", reason=f"re-judging failed: {type(err).__name__}: {err}")
     verdict["rejudged_at"] = _iso_now()
-    _atomic.write_json(final / "verdict.json", verdict)
+    try:
+        _atomic.write_json(final / "verdict.json", _integrity.seal(verdict, final))
+    except (OSError, CompareError) as err:
+        raise _atomic.storage_error(err, final / "verdict.json") from err
     return verdict
 
 

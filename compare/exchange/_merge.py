@@ -13,7 +13,6 @@ only when the destination is also named as a source.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange._harness import _swap_in
+from compare.exchange._integrity import inspect
 
 #: A cell folder, relative to its results folder: target/version/scenario/revision[~variant].
 _DEPTH = 4
@@ -53,10 +53,13 @@ def _cells(source: Path) -> list[Found]:
         rel = path.parent.relative_to(source)
         if any(part.startswith(".") or ".old-" in part for part in rel.parts):
             continue  # a staging or superseded folder left by an interrupted run
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise CompareError(f"{path} cannot be read: {err}", "re-run that shard") from err
+        stored = inspect(path.parent)
+        if stored.damage:  # a damaged cell is never carried into the merged tree
+            first = stored.damage[0]
+            raise CompareError(
+                f"{first.path} {first.what}", "re-run that shard (nothing was merged)"
+            )
+        data = stored.verdict
         if not isinstance(data, dict) or "key" not in data or "verdict" not in data:
             raise CompareError(f"{path} is not a cell verdict (no key or verdict)", None)
         found.append(Found(path.parent, rel, data["key"], data["verdict"]))

@@ -95,7 +95,9 @@ def run(
     if jobs < 1:
         raise CompareError(f"--jobs must be at least 1, not {jobs}", None)
     settings = RunSettings(
-        results=results or results_dir(),
+        # Absolute: the peer and the clients run in the cell's workspace, not here, and a
+        # relative --results made every played cell's plan path unreadable to them.
+        results=(results or results_dir()).absolute(),
         spec_commit=spec_commit,
         known_revisions=known_revisions,
         force=force,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,9 +20,19 @@ from compare.models._generate import existing_module, load_schema, module_name
 from compare.models._schema import definitions, refs
 from compare.pin._access import current_pins
 
+#: One import at a time: ``lru_cache`` does not stop two threads (cells judged with --jobs 2)
+#: from importing the same module at once, and the second ``sys.modules`` entry then hands
+#: the first's classes a half-executed module ("`InitializeRequest` is not fully defined").
+_IMPORTING = threading.Lock()
+
+
+def _import(path: Path, state: tuple[int, int, int, int]) -> ModuleType:
+    with _IMPORTING:
+        return _import_once(path, state)
+
 
 @lru_cache(maxsize=16)
-def _import(path: Path, state: tuple[int, int, int, int]) -> ModuleType:
+def _import_once(path: Path, state: tuple[int, int, int, int]) -> ModuleType:
     name = f"_mcp_compare_models.{path.stem}_{abs(hash(state))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:

@@ -63,14 +63,15 @@ class Selection:
 
 
 def _run_outputs(chosen: Selection) -> list[Path]:
-    """Every selected cell's ``verdict.json``."""
+    """Every selected cell's folder: a file of a cell changed or deleted after it was written
+    runs the stage again, which finds the damage and plays the cell again."""
     from compare.exchange._run import select
 
     cells, _commit, _revisions = select(
         list(chosen.targets) or None, list(chosen.scenarios) or None, list(chosen.revisions) or None
     )
     results = _paths.results_dir()
-    return [cell.folder(results) / "verdict.json" for cell in cells]
+    return [cell.folder(results) for cell in cells]
 
 
 def _citations_reusable() -> bool:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
+from compare import _seal
 from compare._atomic import write_json
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir, cache_dir, tools_dir
@@ -186,13 +188,29 @@ def _reusable(report: Report) -> bool:
 
 
 def stored_document(key: str) -> dict[str, Any] | None:
-    """``build/citations.json`` when it was written for exactly these inputs, else None."""
+    """``build/citations.json`` when it was written for exactly these inputs and is still what
+    was written (its seal holds), else None: a damaged or hand-edited file is verified anew,
+    and said so on stderr."""
+    path = citations_file()
     try:
-        data = json.loads(citations_file().read_text("utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:
+        _say(f"{path} is damaged ({err}); verifying every citation again")
         return None
     ok = isinstance(data, dict) and data.get("format") == FORMAT and data.get("inputs") == key
-    return data if ok and isinstance(data.get("citations"), list) else None
+    if not ok or not isinstance(data.get("citations"), list):
+        return None
+    document: dict[str, Any] = data
+    if not _seal.holds(document):
+        _say(f"{path} was changed after it was written (seal mismatch); verifying again")
+        return None
+    return document
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def check_citations(
@@ -224,7 +242,7 @@ def check_citations(
             report.warnings.append(f"scenario refs not checked: {err.message}")
     if write:
         key = inputs_key(areas, folder) if _reusable(report) else None
-        write_json(citations_file(), report.as_dict(key))
+        write_json(citations_file(), _seal.sealed(report.as_dict(key)))
     return report
 
 
@@ -240,4 +258,4 @@ def checked_document(
     if stored is not None:
         return stored, True
     report = check_citations(files, scenarios=scenarios)
-    return report.as_dict(key if _reusable(report) else None), False
+    return _seal.sealed(report.as_dict(key if _reusable(report) else None)), False

@@ -17,6 +17,7 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
+from compare.diff import diff_shape
 from compare.exchange import load_scenarios, load_targets, pinned_versions
 
 #: The exchange stage's folder (its data files are read only through its loaders above).
@@ -59,12 +60,11 @@ def load_diff(path: Path | None = None) -> dict[str, Any]:
         raise CompareError(
             f"{where} is not readable JSON: {err}", "re-run `mcp-compare diff`"
         ) from None
-    if (
-        not isinstance(data, dict)
-        or not isinstance(data.get("items"), dict)
-        or not isinstance(data.get("revisions"), list)
-    ):
-        raise CompareError(f"{where} lacks `items`/`revisions`", "re-run `mcp-compare diff`")
+    if not isinstance(data, dict):
+        raise CompareError(f"{where} is not a JSON object", "re-run `mcp-compare diff`")
+    wrong = diff_shape(data)
+    if wrong:
+        raise CompareError(f"{where} has an unexpected shape: {wrong}", "re-run `mcp-compare diff`")
     return data
 
 

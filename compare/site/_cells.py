@@ -184,7 +184,8 @@ def load_cells(results: Path) -> tuple[list[Cell], list[Problem]]:
             bad.append((result.path, str(err)))
     for path, why in sorted(bad):
         where = path.relative_to(results).as_posix()
-        problems.append(Problem(f"results/{where}", f"unreadable verdict: {why}"))
+        kind = "unreadable verdict" if path.name == "verdict.json" else "damaged cell file"
+        problems.append(Problem(f"results/{where}", f"{kind}: {why}"))
     by_slug: dict[str, list[Cell]] = {}
     for cell in cells:
         by_slug.setdefault(cell.slug, []).append(cell)

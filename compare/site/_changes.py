@@ -43,6 +43,20 @@ def _load(path: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _not_a_matrix(value: dict[str, Any]) -> str | None:
+    """Where a stored matrix breaks the published schema (None when it does not)."""
+    import jsonschema
+
+    from compare.site._matrix import matrix_schema
+
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(matrix_schema()).iter_errors(value)
+    )
+    if error is None:
+        return None
+    return f"at /{'/'.join(str(p) for p in error.absolute_path)}: {error.message[:120]}"
+
+
 def baseline_path(current: dict[str, Any]) -> Path | None:
     """The matrix of the previous run, by the rule in the module docstring."""
     last = _paths.build_dir() / "matrix.json"
@@ -73,6 +87,13 @@ def compare_runs(current: dict[str, Any]) -> Changes:
     before_matrix = _load(path)
     if before_matrix is None:
         changes.unreadable = f"build/{changes.baseline} is not readable JSON; nothing compared"
+        return changes
+    wrong = _not_a_matrix(before_matrix)
+    if wrong:  # a hand-edited or foreign file: named on the page, never half-compared
+        changes.unreadable = (
+            f"build/{changes.baseline} does not match matrix.schema.json ({wrong}); "
+            "nothing compared"
+        )
         return changes
     _compare_spec(before_matrix, current, changes)
     before, after = _current_cells(before_matrix), _current_cells(current)

@@ -16,6 +16,7 @@ from typing import Any
 from compare import _paths
 from compare._errors import CompareError
 from compare._yaml import read_text
+from compare.diff import diff_shape
 from compare.exchange import load_scenarios, load_targets
 from compare.models import module_path
 from compare.pin import load_pins, pins_file
@@ -289,6 +290,12 @@ def load_site_data() -> SiteData:
         diff = _read_json(build / "diff.json", "mcp-compare diff")
         if not isinstance(diff, dict):
             raise CompareError("build/diff.json is not an object", "re-create it: mcp-compare diff")
+        wrong = diff_shape(diff)
+        if wrong:
+            raise CompareError(
+                f"build/diff.json has an unexpected shape: {wrong}",
+                "re-create it: mcp-compare diff",
+            )
         if not revisions and isinstance(diff.get("revisions"), list):
             revisions = [str(r) for r in diff["revisions"]]
         commit = commit or diff.get("spec_commit")

@@ -15,7 +15,7 @@ import pytest
 from _revisions import revisions
 
 from compare._paths import PROJECT_ROOT
-from compare.exchange import Cell, load_scenarios
+from compare.exchange import Cell, _integrity, load_scenarios
 from compare.exchange._run import errors, run
 
 from .fakes import FAKE_CLIENT, fake_target
@@ -48,7 +48,8 @@ def _stored(cell: Cell, results: Path, verdict: str) -> None:
         "reason": f"crafted {verdict}",
         "checks": [],
     }
-    (folder / "verdict.json").write_text(json.dumps(data))
+    # sealed with a record of its files, as the harness stores a cell (unsealed: judged again)
+    (folder / "verdict.json").write_text(json.dumps(_integrity.seal(data, folder)))
 
 
 def test_an_error_verdict_is_played_again_and_a_pass_is_reused(tmp_path: Path) -> None:
@@ -114,3 +115,16 @@ def test_run_exits_1_and_names_the_error_cells(tmp_path: Path, pinned_spec: Path
     assert done.returncode == 1, done.stderr
     assert f"{len(failed)} cell(s) ended in error" in done.stderr
     assert "command roots-list 2025-11-25: " in done.stderr
+
+
+def test_a_relative_results_folder_plays_cells(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client and the peer run in the cell's workspace: a relative ``--results`` once
+    left every played cell without its plan (an error verdict, every time)."""
+    monkeypatch.chdir(tmp_path)
+    scenario = next(s for s in load_scenarios() if s.id == "handshake")
+    cell = Cell(fake_target("good"), "default", scenario, "2025-11-25")
+    [verdict] = run([cell], COMMIT, KNOWN, results=Path("results"))
+    assert verdict["verdict"] == "pass", verdict["reason"]
+    assert (tmp_path / cell.folder(Path("results")) / "verdict.json").is_file()

@@ -18,6 +18,7 @@ from compare.exchange import (
     Cell,
     RunSettings,
     _harness,
+    _integrity,
     load_cells,
     load_scenarios,
     plan_cells,
@@ -67,6 +68,9 @@ def test_rejudge_reads_the_stored_transcript(tmp_path: Path) -> None:
     lines = (folder / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
     tampered = [ln.replace("%23", "#") if '"dir": "in"' in ln else ln for ln in lines]
     (folder / "transcript.jsonl").write_text("\n".join(tampered) + "\n", encoding="utf-8")
+    # ... and record it as written, or the damage check refuses it (test_damaged_cells.py)
+    stored = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    (folder / "verdict.json").write_text(json.dumps(_integrity.seal(stored, folder)))
     [again] = run_cells([cell], _settings(tmp_path, rejudge=True))
     checks = {c["id"]: c["outcome"] for c in again["checks"]}
     assert first["verdict"] == "pass"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,7 @@ from compare.pipeline import STAGES, Outcome, Selection, _stages, run_pipeline
 
 pytestmark = pytest.mark.clients
 
+CHANGED = "outputs changed since they were written"
 CHOSEN = Selection(targets=("ts-sdk",), scenarios=("handshake",), revisions=("2025-11-25",))
 
 
@@ -109,15 +110,23 @@ def test_an_edited_area_file_reruns_the_stages_that_read_it(env: Env) -> None:
     env.settle()
 
 
-def test_a_changed_results_file_rerenders_and_rebuilds_the_site(env: Env) -> None:
+def test_a_changed_results_file_plays_its_cell_again_and_rebuilds_the_site(
+    env: Env, capsys: pytest.CaptureFixture[str]
+) -> None:
     transcript = _cell_file(env, "transcript.jsonl")
     lines = transcript.read_text("utf-8").splitlines()
     note = {"n": len(lines) + 1, "t": 9.5, "dir": "note", "raw": '{"event": "pipeline-test"}'}
     transcript.write_text("\n".join([*lines, json.dumps(note)]) + "\n", "utf-8")
+    capsys.readouterr()
     done = env.run()
-    assert done["run"].status == "skipped"  # the verdicts are unchanged
+    # never trusted: the run stage sees its cell folder changed, the harness names the file
+    assert done["run"].status == "ran" and done["run"].why.startswith(CHANGED)
+    said = capsys.readouterr().err
+    assert f"{transcript} was changed after it was written" in said
+    assert "; playing the cell again" in said
     assert {"rows", "render", "site"} <= _ran(done)
     assert not any("site unchanged" in line for line in env.lines)
+    assert "pipeline-test" not in transcript.read_text("utf-8")
     env.settle()
 
 
@@ -127,7 +136,7 @@ def test_a_deleted_or_edited_output_reruns_its_stage(env: Env) -> None:
     diff.unlink()
     done = env.run()
     assert done["diff"].status == "ran" and diff.read_bytes() == before
-    assert "diff: running (outputs changed since they were written)" in env.lines
+    assert f"diff: running ({CHANGED}: {diff})" in env.lines
     assert done["rows"].status == "skipped"  # same diff.json again: nothing downstream moved
 
     rows = env.build / "rows.json"
@@ -147,6 +156,68 @@ def test_a_deleted_or_edited_output_reruns_its_stage(env: Env) -> None:
     verdict.unlink()
     done = env.run()
     assert done["run"].status == "ran" and verdict.is_file()
+    env.settle()
+
+
+def _spec_file(env: Env) -> Path:
+    """A pinned schema in the verified spec cache."""
+    return sorted(env.root.glob("cache/spec/*/schema/2025-06-18/schema.json"))[0]
+
+
+def _flip_in_a_string(path: Path) -> None:
+    """A hand-edit that keeps the JSON valid: only a hash can tell."""
+    data = path.read_bytes()
+    at = data.index(b'": "') + 4
+    path.write_bytes(data[:at] + bytes([data[at] ^ 0x01]) + data[at + 1 :])
+
+
+DAMAGED_OUTPUTS: dict[str, tuple[Callable[[Env], Path], Callable[[Path], None], str, str]] = {
+    # name: (the file, the damage, the stage that must rebuild it, what it must say)
+    "rows.json truncated": (
+        lambda e: e.build / "rows.json",
+        lambda p: p.write_bytes(p.read_bytes()[:100]),
+        "rows",
+        CHANGED,
+    ),
+    "diff.json hand-edited": (lambda e: e.build / "diff.json", _flip_in_a_string, "diff", CHANGED),
+    "citations.json wrong shape": (
+        lambda e: e.build / "citations.json",
+        lambda p: p.write_text('{"format": 1, "citations": 3}', "utf-8"),
+        "rows",
+        CHANGED,
+    ),
+    "matrix.json deleted": (lambda e: e.build / "matrix.json", Path.unlink, "export", CHANGED),
+    "rows stamp truncated": (
+        lambda e: e.build / "stamps" / "rows.json",
+        lambda p: p.write_bytes(p.read_bytes()[:40]),
+        "rows",
+        "stamp",
+    ),
+    "spec cache entry byte-flipped": (_spec_file, _flip_in_a_string, "pin", CHANGED),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGED_OUTPUTS))
+def test_a_damaged_output_is_named_and_rebuilt_byte_for_byte(
+    env: Env, case: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    locate, damage, stage, says = DAMAGED_OUTPUTS[case]
+    path = locate(env)
+    original = path.read_bytes()
+    damage(path)
+    capsys.readouterr()
+    done = env.run()
+    assert done[stage].status == "ran", env.lines
+    why = done[stage].why
+    if says == "stamp":
+        assert why.startswith(f"stamp {path} is damaged: "), why
+    else:
+        named = path if stage != "pin" else path.parents[len(path.relative_to(env.root).parts) - 3]
+        assert why == f"{says}: {named}", why
+    if stage == "pin":  # the pin stage says which cached file it replaced, and why
+        said = "".join(capsys.readouterr())
+        assert f"cached {path.relative_to(path.parents[2]).as_posix()} was altered" in said
+    assert path.read_bytes() == original  # a stamp too: same inputs, same output bytes
     env.settle()
 
 

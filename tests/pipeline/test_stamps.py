@@ -15,6 +15,8 @@ from compare.exchange import _cells
 from compare.exchange._run import select
 from compare.pipeline import _tools
 
+CHANGED = "outputs changed since they were written"
+
 
 @pytest.fixture
 def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -37,20 +39,54 @@ def test_a_stamp_holds_only_while_inputs_and_outputs_are_unchanged(
     assert _stamp.why_stale("demo", "in-2") == "inputs changed"
 
     out_file.write_text("{} \n", "utf-8")  # edited by hand
-    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    assert _stamp.why_stale("demo", "in-1") == f"{CHANGED}: {out_file}"
     _stamp.record("demo", "in-1", [out_file, out_dir])
     page = out_dir / "sub" / "page.md"
     page.write_text("# page, edited in place\n", "utf-8")
-    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    assert _stamp.why_stale("demo", "in-1") == f"{CHANGED}: {out_dir}"
     _stamp.record("demo", "in-1", [out_file, out_dir])
     replaced = tmp_path / "new.md"
     replaced.write_text(page.read_text("utf-8"), "utf-8")
     os.utime(replaced, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns))
     replaced.replace(page)  # the same bytes and times, as compare._atomic writes: a new inode
-    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    assert _stamp.why_stale("demo", "in-1") == f"{CHANGED}: {out_dir}"
     _stamp.record("demo", "in-1", [out_file, out_dir])
     shutil.rmtree(out_dir)
-    assert _stamp.why_stale("demo", "in-1") == "outputs changed since they were written"
+    out_file.unlink()
+    assert _stamp.why_stale("demo", "in-1") == f"{CHANGED}: {out_file} and 1 more"
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "wrong-shape", "other-stage", "edited-digest", "deleted"],
+)
+def test_a_damaged_stamp_is_named_and_never_trusted(
+    build: Path, tmp_path: Path, damage: str
+) -> None:
+    out_file = tmp_path / "out.json"
+    out_file.write_text("{}\n", "utf-8")
+    _stamp.record("demo", "in-1", [out_file])
+    stamp = build / "stamps" / "demo.json"
+    text = stamp.read_text("utf-8")
+    value = json.loads(text)
+    if damage == "truncated":
+        stamp.write_text(text[: len(text) // 2], "utf-8")
+    elif damage == "wrong-shape":
+        stamp.write_text(json.dumps([value]), "utf-8")
+    elif damage == "other-stage":
+        stamp.write_text(json.dumps({**value, "stage": "rows"}), "utf-8")
+    elif damage == "edited-digest":
+        stamp.write_text(json.dumps({**value, "outputs_digest": "0" * 64}), "utf-8")
+    else:
+        stamp.unlink()
+    why = _stamp.why_stale("demo", "in-1")
+    assert why is not None
+    if damage == "deleted":
+        assert why == "no stamp"
+    else:
+        assert why.startswith(f"stamp {stamp} is damaged: "), why
+    _stamp.record("demo", "in-1", [out_file])  # what a stage that ran again does
+    assert _stamp.why_stale("demo", "in-1") is None
 
 
 def test_a_data_tree_digest_sees_a_changed_file(tmp_path: Path) -> None:
@@ -101,6 +137,13 @@ def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
 
     (tools / "venvs/py-sdk/.mcp-compare-stamp").unlink()  # an install gone
     assert not _tools.skipped()
+
+    _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
+    stamp = build / "stamps" / "tools.json"
+    stamp.write_bytes(stamp.read_bytes()[:50])  # a torn tools stamp: the installers are asked
+    assert not _tools.skipped()
+    why = _stamp.why_stale(_tools.STAGE, _tools.inputs())
+    assert why is not None and why.startswith(f"stamp {stamp} is damaged: "), why
 
 
 def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(

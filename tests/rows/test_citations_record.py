@@ -94,3 +94,34 @@ def test_an_unreadable_area_file_is_skipped_by_rows_and_refused_by_cite_check(
     assert report.skipped and _record(isolated)["inputs"] is None
     with pytest.raises(CompareError):
         checked_document([path])
+
+
+@pytest.mark.parametrize("damage", ["hand-edited", "truncated", "wrong-shape", "deleted"])
+def test_a_damaged_record_is_named_verified_again_and_rewritten_the_same(
+    isolated: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    """The record is a cache: a hand-edit that keeps the JSON valid and the inputs key is
+    caught by its seal, never reused."""
+    path = write(tmp_path / "roots.yaml", area())
+    write_rows([path], known())
+    record = isolated / "build" / "citations.json"
+    original = record.read_bytes()
+    if damage == "hand-edited":
+        edited = json.loads(original)
+        edited["citations"][0]["status"] = "verified-by-hand"
+        record.write_text(json.dumps(edited), "utf-8")
+    elif damage == "truncated":
+        record.write_bytes(original[: len(original) // 2])
+    elif damage == "wrong-shape":
+        record.write_text(json.dumps({"format": 1, "citations": 3}), "utf-8")
+    else:
+        record.unlink()
+    capsys.readouterr()
+    document, reused = checked_document([path])
+    said = capsys.readouterr().err
+    assert not reused and document["citations"][0]["status"] == "verified"
+    if damage == "hand-edited":
+        assert f"{record} was changed after it was written (seal mismatch)" in said
+    elif damage == "truncated":
+        assert f"{record} is damaged (" in said
+    assert record.read_bytes() == original
