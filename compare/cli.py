@@ -53,9 +53,12 @@ def _tools_installed() -> bool:
     more than the check)."""
     if sys.argv[1:] != ["tools", "install"]:
         return False
+    from compare import _lock, _paths
     from compare.pipeline._tools import skipped
 
-    if not skipped():
+    # An install in progress elsewhere may be rewriting what the stamp describes: wait for
+    # it through the full command instead of answering from the stamp.
+    if _lock.is_held_elsewhere(_paths.tools_dir()) or not skipped():
         return False
     print("tools install: skipped (unchanged inputs)", flush=True)
     return True
@@ -104,8 +107,12 @@ def main() -> None:
     if _tools_installed():
         return
     _register_stages()
+    from compare._guard import Interrupted, exit_interrupted
+
     try:
         app()
+    except Interrupted as stopped:
+        exit_interrupted(stopped)
     except CompareError as err:
         console = make_console(stderr=True)
         # Plain text: messages name user paths and peer output, never markup.

@@ -3,7 +3,9 @@
 Each cell runs in a staging folder beside its final place and is swapped in at the end, so a
 crash, a kill or a misbehaving client can cost at most that cell's new result — never an
 earlier result, and never another cell's. Any exception inside a cell becomes that cell's
-``error`` verdict.
+``error`` verdict; an interruption (``compare._guard.Interrupted``) drops the cell's staging
+folder and passes on, and the run's watchdog removes it (and the cell's scratch folder) when
+the harness is killed outright.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from typing import Any
 
 import tomli_w
 
-from compare import _atomic
+from compare import _atomic, _guard
 from compare._paths import tools_dir
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import MARKER_ENV, Ended, run_process
 from compare.exchange._proxy import UPSTREAM_PLAN, host_plan, merge_legs, upstream_plan
 from compare.exchange._server_plan import client_argv, server_plan
+from compare.exchange._swap import swap_in
 from compare.exchange._targets import Expansion, Target
 from compare.exchange.peer import is_modern
 from compare.models import first_modern
@@ -119,6 +122,8 @@ def _env(target: Target, exp: Expansion, token: str, tmp: Path, tools: Path) -> 
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "XDG_RUNTIME_DIR": str(tmp / "run"),
         MARKER_ENV: token,
+        # The run's own marker (compare._guard): the watchdog ends its carriers if we die.
+        _guard.RUN_ENV: _guard.run_marker(),
         # Where the cell runs: lets a test (or a person) find what one run started.
         MARKER_ENV + "_DIR": str(exp.cell),
     }
@@ -208,6 +213,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
     target = cell.target
     token = "mcpc-" + secrets.token_hex(8)
     tmp = Path(tempfile.mkdtemp(prefix=f"{token}-"))
+    scratch = _guard.Watch(paths=[tmp])
     try:
         home, workspace, control = tmp / "home", tmp / WORKSPACE_NAME, tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
@@ -285,6 +291,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         return process
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        scratch.release()
 
 
 def _process_facts(ended: Ended) -> dict[str, Any]:
@@ -310,12 +317,8 @@ def _judge_into(cell: Cell, folder: Path, verdict: dict[str, Any], settings: Run
 
 
 def _swap_in(stage: Path, final: Path) -> None:
-    """Put the staged cell where the old one was; the old one is removed only afterwards."""
-    old = final.with_name(final.name + f".old-{secrets.token_hex(4)}")
-    if final.exists():
-        final.rename(old)
-    stage.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
+    """Put the staged cell in place (``_swap.swap_in``; kept under this name for merge)."""
+    swap_in(stage, final)
 
 
 def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
@@ -344,8 +347,23 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
         verdict.update(verdict="not-run", reason=reason)
         _atomic.write_json(final / "verdict.json", verdict)
         return verdict
+    _guard.check()
     final.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.stage-", dir=final.parent))
+    watch = _guard.Watch(paths=[stage])
+    try:
+        return _play(cell, settings, verdict, stage, final)
+    except BaseException:
+        # Interrupted: a half-played cell is never swapped in; the old result stays.
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    finally:
+        watch.release()
+
+
+def _play(
+    cell: Cell, settings: RunSettings, verdict: dict[str, Any], stage: Path, final: Path
+) -> dict[str, Any]:
     started = time.monotonic()
     try:
         verdict["process"] = _run_client(cell, stage, settings)

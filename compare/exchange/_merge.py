@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compare import _lock
 from compare._errors import CompareError
 from compare.exchange._harness import _swap_in
 
@@ -98,6 +99,15 @@ def merge(sources: list[Path], into: Path) -> Merged:
         raise CompareError("nothing to merge", "name at least one shard results folder")
     copy, skipped = plan_merge(sources, into)
     done = Merged(duplicates=[c.folder for c in skipped])
+    if not copy:
+        return done
+    # Checked, so now written: one writer at a time in the destination (compare._lock).
+    with _lock.holding(into, "results folder"):
+        _copy_in(copy, into, done)
+    return done
+
+
+def _copy_in(copy: list[Found], into: Path, done: Merged) -> None:
     for cell in copy:
         final = into / cell.rel
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -109,4 +119,3 @@ def merge(sources: list[Path], into: Path) -> Merged:
             shutil.rmtree(stage, ignore_errors=True)
             raise CompareError(f"could not merge {cell.folder} into {final}: {err}", None) from err
         done.copied.append(final)
-    return done

@@ -51,9 +51,16 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--shard", help="Run only shard I of N of the selected cells (I/N)."),
         ] = None,
+        no_wait: Annotated[
+            bool,
+            typer.Option(
+                "--no-wait", help="Fail at once when another run holds the results folder."
+            ),
+        ] = False,
     ) -> None:
         import sys
 
+        from compare import _guard
         from compare._console import make_console
         from compare._cores import usable_cores
         from compare._exit import exit_with
@@ -61,6 +68,7 @@ def register(app: typer.Typer) -> None:
         from compare.exchange._run import errors, run, select, summary
         from compare.exchange._shard import parse_shard, shard_cells
 
+        _guard.handle_signals()
         part = parse_shard(shard) if shard is not None else None
         cells, commit, revisions = select(target, scenario, revision, variant, command)
         if part is not None:
@@ -78,6 +86,7 @@ def register(app: typer.Typer) -> None:
                 force=force,
                 rejudge=rejudge,
                 on_done=progress.on_done,
+                wait=not no_wait,
             )
         data = summary(verdicts)
         data["tally"] = progress.tally.as_dict()
