@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from compare.exchange.install._home import install_env
 
 #: An install that takes longer than this is treated as a hung registry, not waited for.
 INSTALL_TIMEOUT_S = 900
+#: How often a running install looks whether the run was told to stop.
+POLL_S = 0.2
 
 
 def require(program: str, hint: str) -> str:
@@ -88,13 +91,7 @@ def _run_group(
             raise CompareError(f"{what}: cannot start {argv[0]}: {err}", None) from None
         watch.group(proc.pid)
         try:
-            out, errs = proc.communicate(timeout=INSTALL_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            _end_group(proc)
-            raise CompareError(
-                f"{what}: no result after {INSTALL_TIMEOUT_S} s",
-                "check that the package registry is reachable, then retry",
-            ) from None
+            out, errs = _communicate(proc, what)
         except BaseException:
             _end_group(proc)
             raise
@@ -104,6 +101,22 @@ def _run_group(
         return subprocess.CompletedProcess(argv, proc.returncode, out, errs)
     finally:
         watch.release()
+
+
+def _communicate(proc: subprocess.Popen[str], what: str) -> tuple[str, str]:
+    """Collect the output, looking up between short waits whether a signal asked us to stop
+    (installs run in worker threads, which a signal handler cannot interrupt)."""
+    deadline = time.monotonic() + INSTALL_TIMEOUT_S
+    while True:
+        _guard.check()
+        try:
+            return proc.communicate(timeout=POLL_S)
+        except subprocess.TimeoutExpired:
+            if time.monotonic() > deadline:
+                raise CompareError(
+                    f"{what}: no result after {INSTALL_TIMEOUT_S} s",
+                    "check that the package registry is reachable, then retry",
+                ) from None
 
 
 def _end_group(proc: subprocess.Popen[str]) -> None:
