@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,11 @@ from compare._errors import CompareError
 from compare.models._generate import existing_module, load_schema, module_name
 from compare.models._schema import definitions, refs
 from compare.pin._access import current_pins
+
+#: The harness judges cells in threads. Two first imports of one module at once would each
+#: put their half-run module under the same ``sys.modules`` name, and pydantic would resolve
+#: one's forward references in the other ("`InitializeRequest` is not fully defined").
+_IMPORTING = threading.Lock()
 
 
 @lru_cache(maxsize=16)
@@ -43,7 +49,8 @@ def models_module(revision: str) -> ModuleType:
     """The generated module of ``revision`` (imported once per state of the file)."""
     current_pins().revision(revision)  # unknown revision → clear error
     path, stat = existing_module(revision)
-    return _import(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
+    with _IMPORTING:
+        return _import(path, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
 
 
 def model_class(revision: str, definition: str) -> type[BaseModel]:
