@@ -107,8 +107,11 @@ def main() -> None:
     if _tools_installed():
         return
     _register_stages()
-    from compare._guard import Interrupted, exit_interrupted
+    from compare._guard import Interrupted, exit_interrupted, handle_signals
 
+    if sys.argv[1:2] in (["compare"], ["run"], ["merge"]) or sys.argv[1:3] == ["tools", "install"]:
+        # Commands that play cells or install: a signal stops them promptly and cleanly.
+        handle_signals()
     try:
         app()
     except Interrupted as stopped:

@@ -60,7 +60,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         import sys
 
-        from compare import _guard
         from compare._console import make_console
         from compare._cores import usable_cores
         from compare._exit import exit_with
@@ -68,7 +67,6 @@ def register(app: typer.Typer) -> None:
         from compare.exchange._run import errors, run, select, summary
         from compare.exchange._shard import parse_shard, shard_cells
 
-        _guard.handle_signals()
         part = parse_shard(shard) if shard is not None else None
         cells, commit, revisions = select(target, scenario, revision, variant, command)
         if part is not None:

@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """pin verify, models, diff, run, rows, cite --check, render, export, site — each
         skipped while its inputs and outputs are what it last saw (build/stamps/)."""
-        from compare import _atomic, _guard
+        from compare import _atomic
         from compare._cores import usable_cores
         from compare._exit import exit_with
         from compare.pipeline._stages import Selection, run_pipeline
@@ -59,7 +59,6 @@ def register(app: typer.Typer) -> None:
         def say(line: str) -> None:
             typer.echo(line)
 
-        _guard.handle_signals()
         chosen = Selection(tuple(target or ()), tuple(scenario or ()), tuple(revision or ()))
         outcomes, code = run_pipeline(
             jobs=jobs or usable_cores(), force=force, chosen=chosen, say=say, wait=not no_wait

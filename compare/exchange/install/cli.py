@@ -62,10 +62,9 @@ def register(app: typer.Typer) -> None:
         Skipped at once while the locks, target files, host sources, toolchains and every
         installer's own stamp are what the last install saw (build/stamps/tools.json).
         """
-        from compare import _guard, _lock, _paths, _stamp
+        from compare import _lock, _paths, _stamp
         from compare.pipeline import _tools as _skip
 
-        _guard.handle_signals()
         # One install at a time per tools folder, stamp check included (see compare._lock).
         with _lock.holding(_paths.tools_dir(), "tools folder", wait=not no_wait):
             inputs = _skip.inputs(targets)
