@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -182,3 +183,27 @@ def test_a_hung_client_goes_with_the_harness(
     kill_and_check(proc, sig, tmp_path, tally, f"hang {sig}")  # type: ignore[arg-type]
     assert not tally.problems, tally.problems
     assert not finished_cells(tmp_path / "results")  # nothing half-played was swapped in
+
+
+def test_a_server_under_our_scripted_client_goes_with_the_harness(
+    tmp_path: Path, pinned_spec: Path
+) -> None:
+    """A server cell: the scripted client starts the server in a session of its own. A
+    silent server keeps the cell waiting on its step timeouts, so the kill lands mid-cell."""
+    server = Path(FAKE_CLIENT).with_name("fake_server.py")
+    args = ["run", "--target", "server-command", "--command", f"{sys.executable} {server}"]
+    args += ["--scenario", "server-asks", "--revision", "2025-11-25"]
+    args[4] += " --mode silent"
+    env = env_for(tmp_path, pinned_spec)
+    proc = start(args, env, tmp_path / "server.log")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ours = carriers(str(tmp_path / "results"))
+        if any(b"fake_server.py" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in ours):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the server never started: " + (tmp_path / "server.log").read_text())
+    tally = Tally()
+    kill_and_check(proc, signal.SIGKILL, tmp_path, tally, "server cell")
+    assert not tally.problems, tally.problems
