@@ -11,7 +11,6 @@ the harness is killed outright.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import shutil
 import sys
@@ -24,17 +23,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from compare import _atomic, _guard
 from compare._paths import tools_dir
+from compare.exchange._cellenv import cell_env, write_files
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
-from compare.exchange._proc import MARKER_ENV, Ended, run_process
+from compare.exchange._proc import Ended, run_process
 from compare.exchange._proxy import UPSTREAM_PLAN, host_plan, merge_legs, upstream_plan
 from compare.exchange._server_plan import client_argv, server_plan
 from compare.exchange._swap import swap_in
-from compare.exchange._targets import Expansion, Target
+from compare.exchange._targets import Expansion
 from compare.exchange.peer import is_modern
 from compare.models import first_modern
 
@@ -96,52 +94,6 @@ def _base_verdict(cell: Cell, key: str) -> dict[str, Any]:
             "stderr": "client.stderr",
         },
     }
-
-
-def _env(target: Target, exp: Expansion, token: str, tmp: Path, tools: Path) -> dict[str, str]:
-    """A clean environment: fresh HOME, XDG and TMPDIR, a short PATH, no inherited secrets."""
-    home = exp.home
-    node = shutil.which("node")
-    path = [str(tools / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
-    if node:
-        path.append(str(Path(node).resolve().parent))
-    path += ["/usr/local/bin", "/usr/bin", "/bin"]
-    env = {
-        "HOME": str(home),
-        "USER": os.environ.get("USER", "mcpc"),
-        "LOGNAME": os.environ.get("LOGNAME", "mcpc"),
-        "PATH": os.pathsep.join(dict.fromkeys(path)),
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "TERM": "dumb",
-        "NO_COLOR": "1",
-        "TMPDIR": str(tmp / "tmp"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_RUNTIME_DIR": str(tmp / "run"),
-        MARKER_ENV: token,
-        # The run's own marker (compare._guard): the watchdog ends its carriers if we die.
-        _guard.RUN_ENV: _guard.run_marker(),
-        # Where the cell runs: lets a test (or a person) find what one run started.
-        MARKER_ENV + "_DIR": str(exp.cell),
-    }
-    for key, value in target.env.items():
-        env[key] = exp.text(value)
-    return env
-
-
-def _write_files(target: Target, exp: Expansion) -> None:
-    for spec in target.files:
-        path = Path(exp.text(spec["path"]))
-        content = exp.value(spec["content"])
-        if spec["format"] == "json":
-            _atomic.write_json(path, content)
-        elif spec["format"] == "toml":
-            _atomic.write_text(path, tomli_w.dumps(content))
-        else:
-            _atomic.write_text(path, str(content))
 
 
 def newest_dated(known: list[str]) -> str:
@@ -249,8 +201,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         else:
             _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
             launch = exp.argv(target.argv)
-        env = _env(target, exp, token, tmp, tools)
-        _write_files(target, exp)
+        env = cell_env(target, exp, token, tmp, tools)
+        write_files(target, exp)
         # The stage folder marks every process of a proxy's chain (a proxy may start the
         # peer with a scrubbed environment, but its command line names the peer's plan).
         markers = [token, str(plan_path), str(stage)]
@@ -316,11 +268,6 @@ def _judge_into(cell: Cell, folder: Path, verdict: dict[str, Any], settings: Run
     verdict["verdict"], verdict["reason"] = overall(checks, process)
 
 
-def _swap_in(stage: Path, final: Path) -> None:
-    """Put the staged cell in place (``_swap.swap_in``; kept under this name for merge)."""
-    swap_in(stage, final)
-
-
 def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     """Run (or reuse, or re-judge) one cell and return its verdict; never raises for the cell."""
     final = cell.folder(settings.results)
@@ -377,7 +324,7 @@ def _play(
         )
     try:
         _atomic.write_json(stage / "verdict.json", verdict)
-        _swap_in(stage, final)
+        swap_in(stage, final)
     except OSError as err:
         verdict.update(verdict="error", reason=f"could not store the cell: {err}")
         shutil.rmtree(stage, ignore_errors=True)

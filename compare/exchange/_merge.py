@@ -22,7 +22,7 @@ from typing import Any
 
 from compare import _lock
 from compare._errors import CompareError
-from compare.exchange._harness import _swap_in
+from compare.exchange._swap import swap_in
 
 #: A cell folder, relative to its results folder: target/version/scenario/revision[~variant].
 _DEPTH = 4
@@ -114,7 +114,7 @@ def _copy_in(copy: list[Found], into: Path, done: Merged) -> None:
         stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.merge-", dir=final.parent))
         try:
             shutil.copytree(cell.folder, stage, symlinks=True, dirs_exist_ok=True)
-            _swap_in(stage, final)
+            swap_in(stage, final)
         except OSError as err:
             shutil.rmtree(stage, ignore_errors=True)
             raise CompareError(f"could not merge {cell.folder} into {final}: {err}", None) from err
