@@ -9,6 +9,7 @@ npm writing into ``node_modules`` under the next install.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -110,3 +111,32 @@ def test_a_killed_install_leaves_no_stamp_and_no_installer(
     assert (tmp_path / "tools" / "node_modules" / STAMP).is_file()
     assert (tmp_path / "build" / "stamps" / "tools.json").is_file()
     assert "npm: installed from package-lock.json" in out
+
+
+def test_a_second_install_waits_for_the_first_then_completes(tmp_path: Path) -> None:
+    env, targets = _setup(tmp_path)
+    tools = tmp_path / "tools"
+    fd = os.open(tools, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # this test plays the first install
+    try:
+        refused = subprocess.run(
+            [sys.executable, "-m", "compare", "tools", "install", "--no-wait"],
+            cwd=PROJECT_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr
+        assert f"the tools folder {tools} is in use: held by pid {os.getpid()}" in refused.stderr
+        second = _install(env, targets)
+        assert second.stdout is not None
+        first_line = second.stdout.readline()
+        assert f"waiting for the tools folder {tools}: held by pid {os.getpid()}" in first_line
+        assert second.poll() is None
+    finally:
+        os.close(fd)
+    out, _ = second.communicate(timeout=120)
+    assert second.returncode == 0, out
+    assert "is free after" in out and (tools / "node_modules" / STAMP).is_file()
