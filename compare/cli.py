@@ -6,6 +6,7 @@ only wires them together and turns :class:`CompareError` into a clean message an
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import typer
@@ -104,15 +105,18 @@ def main() -> None:
     Click's standalone mode already turns usage errors into a message and exit code 2;
     :class:`CompareError` passes through it untouched and is printed here the same way.
     """
-    if _tools_installed():
-        return
-    _register_stages()
     from compare._guard import Interrupted, exit_interrupted, handle_signals
 
     if sys.argv[1:2] in (["compare"], ["run"], ["merge"]) or sys.argv[1:3] == ["tools", "install"]:
-        # Commands that play cells or install: a signal stops them promptly and cleanly.
+        # Commands that play cells or install: a signal stops them promptly and cleanly,
+        # from here on (stage imports included).
         handle_signals()
+    elif signal.getsignal(signal.SIGINT) == signal.SIG_DFL:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # see __main__.py
     try:
+        if _tools_installed():
+            return
+        _register_stages()
         app()
     except Interrupted as stopped:
         exit_interrupted(stopped)

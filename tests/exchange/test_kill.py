@@ -100,6 +100,7 @@ def test_randomised_kills_leave_nothing_behind_and_the_next_run_finishes(
     print(tally.line())
     assert not tally.problems, "\n".join(tally.problems)
     assert tally.survived == tally.tried == KILLS
+    assert "Traceback" not in log.read_text("utf-8")  # a kill during start-up included
     assert tally.landed >= KILLS // 3  # kills after the run ended prove little
 
     finished = finished_cells(root / "results")

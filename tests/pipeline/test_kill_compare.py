@@ -116,6 +116,7 @@ def test_compare_killed_anywhere_leaves_nothing_behind(
     print("compare: " + tally.line())
     assert not tally.problems, "\n".join(tally.problems)
     assert tally.survived == tally.tried
+    assert "Traceback" not in (tmp_path / "log").read_text("utf-8")
     assert tally.landed >= tally.tried // 3  # kills after compare ended prove little
 
     finished = finished_cells(root / "results")
