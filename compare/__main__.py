@@ -1,5 +1,11 @@
 """Allow ``python -m compare`` as an alias of the ``mcp-compare`` console script."""
 
-from compare.cli import main
+import signal
+
+# A Ctrl-C while the command is still being imported ends it quietly (nothing has started
+# yet); compare.cli.main() then installs the handler its command needs.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+from compare.cli import main  # noqa: E402
 
 main()

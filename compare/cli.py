@@ -6,6 +6,7 @@ only wires them together and turns :class:`CompareError` into a clean message an
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -54,9 +55,12 @@ def _tools_installed() -> bool:
     more than the check)."""
     if sys.argv[1:] != ["tools", "install"]:
         return False
+    from compare import _lock, _paths
     from compare.pipeline._tools import skipped
 
-    if not skipped():
+    # An install in progress elsewhere may be rewriting what the stamp describes: wait for
+    # it through the full command instead of answering from the stamp.
+    if _lock.is_held_elsewhere(_paths.tools_dir()) or not skipped():
         return False
     print("tools install: skipped (unchanged inputs)", flush=True)
     return True
@@ -116,11 +120,21 @@ def main() -> None:
     Click's standalone mode already turns usage errors into a message and exit code 2;
     :class:`CompareError` passes through it untouched and is printed here the same way.
     """
+    from compare._guard import Interrupted, exit_interrupted, handle_signals
+
+    if sys.argv[1:2] in (["compare"], ["run"], ["merge"]) or sys.argv[1:3] == ["tools", "install"]:
+        # Commands that play cells or install: a signal stops them promptly and cleanly,
+        # from here on (stage imports included).
+        handle_signals()
+    elif signal.getsignal(signal.SIGINT) == signal.SIG_DFL:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # see __main__.py
     try:
         if _tools_installed():
             return
         _register_stages()
         app()
+    except Interrupted as stopped:
+        exit_interrupted(stopped)
     except (CompareError, OSError) as caught:
         err = _user_error(caught)
         console = make_console(stderr=True)

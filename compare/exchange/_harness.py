@@ -3,13 +3,14 @@
 Each cell runs in a staging folder beside its final place and is swapped in at the end, so a
 crash, a kill or a misbehaving client can cost at most that cell's new result — never an
 earlier result, and never another cell's. Any exception inside a cell becomes that cell's
-``error`` verdict.
+``error`` verdict; an interruption (``compare._guard.Interrupted``) drops the cell's staging
+folder and passes on, and the run's watchdog removes it (and the cell's scratch folder) when
+the harness is killed outright.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import shutil
 import sys
@@ -22,18 +23,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
-from compare import _atomic
+from compare import _atomic, _guard
 from compare._errors import CompareError
 from compare._paths import tools_dir
 from compare.exchange import _integrity
+from compare.exchange._cellenv import cell_env, write_files
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
-from compare.exchange._proc import MARKER_ENV, Ended, run_process
+from compare.exchange._proc import Ended, run_process
 from compare.exchange._proxy import UPSTREAM_PLAN, host_plan, merge_legs, upstream_plan
 from compare.exchange._server_plan import client_argv, server_plan
-from compare.exchange._targets import Expansion, Target
+from compare.exchange._swap import swap_in
+from compare.exchange._targets import Expansion
 from compare.exchange.peer import is_modern
 from compare.models import first_modern
 
@@ -95,50 +96,6 @@ def _base_verdict(cell: Cell, key: str) -> dict[str, Any]:
             "stderr": "client.stderr",
         },
     }
-
-
-def _env(target: Target, exp: Expansion, token: str, tmp: Path, tools: Path) -> dict[str, str]:
-    """A clean environment: fresh HOME, XDG and TMPDIR, a short PATH, no inherited secrets."""
-    home = exp.home
-    node = shutil.which("node")
-    path = [str(tools / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
-    if node:
-        path.append(str(Path(node).resolve().parent))
-    path += ["/usr/local/bin", "/usr/bin", "/bin"]
-    env = {
-        "HOME": str(home),
-        "USER": os.environ.get("USER", "mcpc"),
-        "LOGNAME": os.environ.get("LOGNAME", "mcpc"),
-        "PATH": os.pathsep.join(dict.fromkeys(path)),
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "TERM": "dumb",
-        "NO_COLOR": "1",
-        "TMPDIR": str(tmp / "tmp"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_RUNTIME_DIR": str(tmp / "run"),
-        MARKER_ENV: token,
-        # Where the cell runs: lets a test (or a person) find what one run started.
-        MARKER_ENV + "_DIR": str(exp.cell),
-    }
-    for key, value in target.env.items():
-        env[key] = exp.text(value)
-    return env
-
-
-def _write_files(target: Target, exp: Expansion) -> None:
-    for spec in target.files:
-        path = Path(exp.text(spec["path"]))
-        content = exp.value(spec["content"])
-        if spec["format"] == "json":
-            _atomic.write_json(path, content)
-        elif spec["format"] == "toml":
-            _atomic.write_text(path, tomli_w.dumps(content))
-        else:
-            _atomic.write_text(path, str(content))
 
 
 def newest_dated(known: list[str]) -> str:
@@ -210,6 +167,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
     target = cell.target
     token = "mcpc-" + secrets.token_hex(8)
     tmp = Path(tempfile.mkdtemp(prefix=f"{token}-"))
+    scratch = _guard.Watch(paths=[tmp])
     try:
         home, workspace, control = tmp / "home", tmp / WORKSPACE_NAME, tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
@@ -245,8 +203,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         else:
             _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
             launch = exp.argv(target.argv)
-        env = _env(target, exp, token, tmp, tools)
-        _write_files(target, exp)
+        env = cell_env(target, exp, token, tmp, tools)
+        write_files(target, exp)
         # The stage folder marks every process of a proxy's chain (a proxy may start the
         # peer with a scrubbed environment, but its command line names the peer's plan).
         markers = [token, str(plan_path), str(stage)]
@@ -287,6 +245,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         return process
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        scratch.release()
 
 
 def _process_facts(ended: Ended) -> dict[str, Any]:
@@ -309,15 +268,6 @@ def _judge_into(cell: Cell, folder: Path, verdict: dict[str, Any], settings: Run
     verdict.update({k: v for k, v in facts.items() if k != "wire_lines"})
     verdict["peer_done"] = read_done(folder)
     verdict["verdict"], verdict["reason"] = overall(checks, process)
-
-
-def _swap_in(stage: Path, final: Path) -> None:
-    """Put the staged cell where the old one was; the old one is removed only afterwards."""
-    old = final.with_name(final.name + f".old-{secrets.token_hex(4)}")
-    if final.exists():
-        final.rename(old)
-    stage.rename(final)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
@@ -343,11 +293,26 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
         verdict.update(verdict="not-run", reason=reason)
         _atomic.write_json(final / "verdict.json", _integrity.seal(verdict, None))
         return verdict
+    _guard.check()
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.stage-", dir=final.parent))
     except OSError as err:
         raise _atomic.storage_error(err, final.parent) from err
+    watch = _guard.Watch(paths=[stage])
+    try:
+        return _play(cell, settings, verdict, stage, final)
+    except BaseException:
+        # Interrupted: a half-played cell is never swapped in; the old result stays.
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    finally:
+        watch.release()
+
+
+def _play(
+    cell: Cell, settings: RunSettings, verdict: dict[str, Any], stage: Path, final: Path
+) -> dict[str, Any]:
     started = time.monotonic()
     try:
         verdict["process"] = _run_client(cell, stage, settings)
@@ -364,7 +329,7 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     try:
         _atomic.require_space(stage)  # a full disk cut the files short: not a finding
         _atomic.write_json(stage / "verdict.json", _integrity.seal(verdict, stage))
-        _swap_in(stage, final)
+        swap_in(stage, final)
     except (OSError, CompareError) as err:
         # A full disk or a read-only results folder stops the run, naming the path; the
         # cell stored before (if any) is left as it was.

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compare import _lock
 from compare._errors import CompareError
-from compare.exchange._harness import _swap_in
 from compare.exchange._integrity import inspect
+from compare.exchange._swap import swap_in
 
 #: A cell folder, relative to its results folder: target/version/scenario/revision[~variant].
 _DEPTH = 4
@@ -101,15 +102,23 @@ def merge(sources: list[Path], into: Path) -> Merged:
         raise CompareError("nothing to merge", "name at least one shard results folder")
     copy, skipped = plan_merge(sources, into)
     done = Merged(duplicates=[c.folder for c in skipped])
+    if not copy:
+        return done
+    # Checked, so now written: one writer at a time in the destination (compare._lock).
+    with _lock.holding(into, "results folder"):
+        _copy_in(copy, into, done)
+    return done
+
+
+def _copy_in(copy: list[Found], into: Path, done: Merged) -> None:
     for cell in copy:
         final = into / cell.rel
         final.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.merge-", dir=final.parent))
         try:
             shutil.copytree(cell.folder, stage, symlinks=True, dirs_exist_ok=True)
-            _swap_in(stage, final)
+            swap_in(stage, final)
         except OSError as err:
             shutil.rmtree(stage, ignore_errors=True)
             raise CompareError(f"could not merge {cell.folder} into {final}: {err}", None) from err
         done.copied.append(final)
-    return done

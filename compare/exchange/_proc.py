@@ -3,6 +3,10 @@
 The client starts in a new session (its own process group). Ending it means signalling the
 whole group; and because a client may start its server in yet another session, processes are
 also found by a marker: the cell's unique token in their environment or command line.
+
+The group and the markers are registered with the run's watchdog (``compare._guard``) before
+the client starts, so they are ended even when the harness itself is killed outright; and a
+SIGINT or SIGTERM of the harness (``_guard.STOP``) ends the cell's processes within one poll.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from compare import _guard
 
 MARKER_ENV = "MCP_COMPARE_CELL"
 #: How long one wait on the client lasts before done.json is looked at again.
@@ -109,6 +115,43 @@ def run_process(
     and counted.
     """
     start = time.monotonic()
+    watch = _guard.Watch(markers)
+    try:
+        return _supervised(
+            argv,
+            cwd,
+            env,
+            stdout,
+            stderr,
+            timeout_s,
+            markers,
+            should_end,
+            ends_self,
+            grace_s,
+            drain_s,
+            start,
+            watch,
+        )
+    finally:
+        watch.release()
+
+
+def _supervised(
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    stdout: Path,
+    stderr: Path,
+    timeout_s: float,
+    markers: list[str],
+    should_end: Callable[[], bool],
+    ends_self: bool,
+    grace_s: float,
+    drain_s: float,
+    start: float,
+    watch: _guard.Watch,
+) -> Ended:
+    _guard.check()
     with stdout.open("wb") as out, stderr.open("wb") as err:
         try:
             proc = subprocess.Popen(
@@ -124,11 +167,37 @@ def run_process(
             err.write(f"mcp-compare: cannot start {argv[0]!r}: {error}\n".encode())
             return Ended(None, "self", False, 0, time.monotonic() - start)
     pgid = proc.pid
+    watch.group(pgid)
+    try:
+        return _drive(
+            proc, pgid, timeout_s, markers, should_end, ends_self, grace_s, drain_s, start
+        )
+    except BaseException:
+        # Interrupted (or our own crash): nothing of this cell may outlive the harness.
+        _killpg(pgid, signal.SIGKILL)
+        end_leftovers(pgid, markers)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=1)
+        raise
+
+
+def _drive(
+    proc: subprocess.Popen[bytes],
+    pgid: int,
+    timeout_s: float,
+    markers: list[str],
+    should_end: Callable[[], bool],
+    ends_self: bool,
+    grace_s: float,
+    drain_s: float,
+    start: float,
+) -> Ended:
     deadline = start + timeout_s
     ended_by = "self"
     done_at: float | None = None
     sigkill = False
     while proc.poll() is None:
+        _guard.check()
         now = time.monotonic()
         if now >= deadline:
             ended_by = "timeout"
@@ -152,7 +221,14 @@ def run_process(
     # a bound, not a wait: the loop ends as soon as no process of the cell is left.
     settle = time.monotonic() + SETTLE_S
     while cell_processes(pgid, markers) and time.monotonic() < settle:
+        _guard.check()
         time.sleep(POLL_S / 2)
+    leftovers = end_leftovers(pgid, markers)
+    return Ended(exit_code, ended_by, sigkill, leftovers, time.monotonic() - start)
+
+
+def end_leftovers(pgid: int, markers: list[str]) -> int:
+    """SIGKILL whatever of the cell is still there (waiting up to 2 s for it to go); how many."""
     leftovers = cell_processes(pgid, markers)
     if leftovers:
         _kill(leftovers, signal.SIGKILL)
@@ -160,7 +236,7 @@ def run_process(
             if not cell_processes(pgid, markers):
                 break
             time.sleep(0.02)
-    return Ended(exit_code, ended_by, sigkill, len(leftovers), time.monotonic() - start)
+    return len(leftovers)
 
 
 def _killpg(pgid: int, sig: int) -> None:

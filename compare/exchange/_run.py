@@ -7,12 +7,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from compare import _lock
 from compare._errors import CompareError
 from compare._paths import results_dir
 from compare.exchange._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.exchange._harness import RunSettings, run_cells
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._shard import declared_waits
+from compare.exchange._swap import sweep
 from compare.exchange._targets import Target, command_target, load_targets
 from compare.exchange._verdicts import VERDICT_SYMBOLS
 
@@ -83,6 +85,7 @@ def run(
     rejudge: bool = False,
     tools: Path | None = None,
     on_done: Callable[[Cell, dict[str, Any]], None] | None = None,
+    wait: bool = True,
 ) -> list[dict[str, Any]]:
     """Run ``cells`` into ``results`` (default: the project's results folder).
 
@@ -91,13 +94,35 @@ def run(
     may well get past, so it is played again as if ``--force`` were given for it alone.
     ``--rejudge`` still only re-judges (it never runs a client). With ``jobs`` > 1 the cells
     whose scenarios declare the longest waits are started first.
+
+    The results folder is held (``compare._lock``) for the whole run: a second run into it
+    waits (``wait=False``: fails at once), then first clears what a killed run left there.
     """
     if jobs < 1:
         raise CompareError(f"--jobs must be at least 1, not {jobs}", None)
+    # Absolute: the peer and the clients run in the cell's workspace, not here, and a
+    # relative --results made every played cell's plan path unreadable to them.
+    folder = (results or results_dir()).absolute()
+    with _lock.holding(folder, "results folder", wait=wait):
+        sweep(folder)
+        return _run_locked(
+            cells, spec_commit, known_revisions, folder, jobs, force, rejudge, tools, on_done
+        )
+
+
+def _run_locked(
+    cells: list[Cell],
+    spec_commit: str,
+    known_revisions: list[str],
+    results: Path,
+    jobs: int,
+    force: bool,
+    rejudge: bool,
+    tools: Path | None,
+    on_done: Callable[[Cell, dict[str, Any]], None] | None,
+) -> list[dict[str, Any]]:
     settings = RunSettings(
-        # Absolute: the peer and the clients run in the cell's workspace, not here, and a
-        # relative --results made every played cell's plan path unreadable to them.
-        results=(results or results_dir()).absolute(),
+        results=results,
         spec_commit=spec_commit,
         known_revisions=known_revisions,
         force=force,

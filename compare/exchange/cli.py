@@ -51,6 +51,12 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--shard", help="Run only shard I of N of the selected cells (I/N)."),
         ] = None,
+        no_wait: Annotated[
+            bool,
+            typer.Option(
+                "--no-wait", help="Fail at once when another run holds the results folder."
+            ),
+        ] = False,
     ) -> None:
         import sys
 
@@ -80,6 +86,7 @@ def register(app: typer.Typer) -> None:
                 force=force,
                 rejudge=rejudge,
                 on_done=progress.on_done,
+                wait=not no_wait,
             )
         data = summary(verdicts)
         data["tally"] = progress.tally.as_dict()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare import _paths, _stamp
+from compare import _lock, _paths, _stamp
 from compare.pipeline import _inputs
 
 
@@ -163,9 +163,25 @@ def run_pipeline(
     force: bool = False,
     chosen: Selection | None = None,
     say: Callable[[str], None] = print,
+    wait: bool = True,
 ) -> tuple[list[Outcome], int]:
     """Run or skip every stage in order; stop at the first that fails. Returns what each
-    stage did and the exit code of the pipeline (the failing stage's, else 0)."""
+    stage did and the exit code of the pipeline (the failing stage's, else 0).
+
+    The build and results folders are held (``compare._lock``, in that order) throughout, so
+    a second pipeline in the same checkout waits for this one (``wait=False``: fails at
+    once) instead of writing stamps, cells or the site under it.
+    """
+    with (
+        _lock.holding(_paths.build_dir(), "build folder", wait=wait),
+        _lock.holding(_paths.results_dir(), "results folder", wait=wait),
+    ):
+        return _run_stages(jobs=jobs, force=force, chosen=chosen, say=say)
+
+
+def _run_stages(
+    *, jobs: int, force: bool, chosen: Selection | None, say: Callable[[str], None]
+) -> tuple[list[Outcome], int]:
     outcomes: list[Outcome] = []
     _stamp.forget()  # a tree hashed by an earlier call in this process may have changed since
     for stage in stages(jobs, chosen):

@@ -41,6 +41,13 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--timings", help="Also write each stage's status and seconds here."),
         ] = None,
+        no_wait: Annotated[
+            bool,
+            typer.Option(
+                "--no-wait",
+                help="Fail at once when another run holds the build or results folder.",
+            ),
+        ] = False,
     ) -> None:
         """pin verify, models, diff, run, rows, cite --check, render, export, site — each
         skipped while its inputs and outputs are what it last saw (build/stamps/)."""
@@ -54,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
         chosen = Selection(tuple(target or ()), tuple(scenario or ()), tuple(revision or ()))
         outcomes, code = run_pipeline(
-            jobs=jobs or usable_cores(), force=force, chosen=chosen, say=say
+            jobs=jobs or usable_cores(), force=force, chosen=chosen, say=say, wait=not no_wait
         )
         if timings is not None:
             _atomic.write_json(

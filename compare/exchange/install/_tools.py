@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import os
 import time
@@ -12,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare import _paths
+from compare import _lock, _paths
 from compare._errors import CompareError
 from compare.exchange.install import _cargo, _go, _maven, _npm, _pypi
 from compare.exchange.install._pins import Pin, load_pins
@@ -61,16 +60,10 @@ def folder_size(path: Path) -> int:
 
 @contextmanager
 def _exclusive(folder: Path) -> Iterator[None]:
-    """One install or lock at a time per tools folder: a second waits for the first."""
-    # Kept under venvs/, which is never committed (.gitignore), so the lock leaves no trace.
-    lock = folder / "venvs" / ".install.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    """One install or lock at a time per tools folder: a second says whom it waits for, then
+    waits (``compare._lock``; re-entrant, so ``tools install``, which already holds it, passes)."""
+    with _lock.holding(folder, "tools folder"):
+        yield
 
 
 def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin]]:

@@ -53,28 +53,33 @@ def register(app: typer.Typer) -> None:
         force: bool = typer.Option(
             False, "--force", help="Ask every installer even when the stamp says nothing changed."
         ),
+        no_wait: bool = typer.Option(
+            False, "--no-wait", help="Fail at once when another install holds the tools folder."
+        ),
     ) -> None:
         """Install every pinned client from the committed lock files (idempotent).
 
         Skipped at once while the locks, target files, host sources, toolchains and every
         installer's own stamp are what the last install saw (build/stamps/tools.json).
         """
-        from compare import _stamp
+        from compare import _lock, _paths, _stamp
         from compare.pipeline import _tools as _skip
 
-        inputs = _skip.inputs(targets)
-        if not force and _stamp.why_stale(_skip.STAGE, inputs) is None:
-            if as_json:
-                typer.echo(json.dumps({"steps": [], "skipped": "unchanged inputs"}, indent=2))
-            else:
-                typer.echo("tools install: skipped (unchanged inputs)")
-            return
-        from compare.exchange.install._tools import install_tools
+        # One install at a time per tools folder, stamp check included (see compare._lock).
+        with _lock.holding(_paths.tools_dir(), "tools folder", wait=not no_wait):
+            inputs = _skip.inputs(targets)
+            if not force and _stamp.why_stale(_skip.STAGE, inputs) is None:
+                if as_json:
+                    typer.echo(json.dumps({"steps": [], "skipped": "unchanged inputs"}, indent=2))
+                else:
+                    typer.echo("tools install: skipped (unchanged inputs)")
+                return
+            from compare.exchange.install._tools import install_tools
 
-        # The old stamp stays through a failure: installers write their own stamps last, so
-        # what it lists still describes what is installed.
-        report = install_tools(targets)
-        _stamp.record(_skip.STAGE, inputs, _skip.outputs())
+            # The old stamp stays through a failure: installers write their own stamps last,
+            # so what it lists still describes what is installed.
+            report = install_tools(targets)
+            _stamp.record(_skip.STAGE, inputs, _skip.outputs())
         _print_report(report, as_json)
 
     @tools.command("lock")
