@@ -238,6 +238,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             markers=markers,
             should_end=done.exists,
             ends_self=target.ends == "self",
+            drain_s=target.exit_s,
         )
         process.update(_process_facts(ended))
         if target.side == "proxy":

@@ -36,6 +36,8 @@ COMMAND_SLOT = "{command}"
 OPEN_KINDS = ("command", "server")
 #: The id of the generic server target (its command line comes from ``--command``).
 SERVER_COMMAND = "server-command"
+#: A self-ending client's time to exit once the peer has closed, unless its file says more.
+DEFAULT_EXIT_S = 3.0
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_]+)(?::([A-Za-z0-9._@/-]+))?\}|[{}]")
 
 
@@ -56,6 +58,8 @@ class Target:
     variants: dict[str, list[str]] = field(default_factory=dict)
     ends: str = "self"
     timeout_s: float = 60.0
+    #: How long a self-ending client may take to exit after the peer closed (``exit_s``).
+    exit_s: float = DEFAULT_EXIT_S
     can_change_roots: bool = False
     speaks: list[str] = field(default_factory=list)
     not_run: dict[str, str] = field(default_factory=dict)
@@ -214,6 +218,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         variants=variants,
         ends=str(data.get("ends", "self")),
         timeout_s=float(data.get("timeout_s", 60)),
+        exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),
         can_change_roots=bool(data.get("can_change_roots", False)),
         speaks=list(data.get("speaks", [])),
         not_run=dict(data.get("not_run") or {}),

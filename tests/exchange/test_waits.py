@@ -161,3 +161,44 @@ def test_a_target_that_needs_its_own_requests_through_is_served_until_they_arriv
     assert note["serve_until"] == "tools/call" and note["ended"] == "awaited"
     called = [r["n"] for r in records if r["dir"] == "in" and '"tools/call"' in r["raw"]]
     assert called and called[0] < after
+
+
+def _slow_exit_cell(tmp_path: Path, more: dict[str, Any]) -> dict[str, Any]:
+    from compare.exchange._targets import parse_target
+
+    tmp_path.mkdir()
+    base = fake_target("slow-exit", ends="self")
+    target = parse_target({**base.raw, **more}, tmp_path / "fake-slow-exit.yaml")
+    cell = Cell(target, "default", load_scenario_file(_copy(tmp_path)), "2025-11-25")
+    settings = RunSettings(tmp_path / "results", "test-commit", KNOWN)
+    [verdict] = run_cells([cell], settings)
+    return verdict
+
+
+def test_exit_s_is_the_time_a_self_ending_client_has_to_leave(tmp_path: Path) -> None:
+    """The fake takes 1.5 s to exit after its server went: within a target's ``exit_s`` it
+    ends by itself; past it the harness ends it and the wire check says 'lingered'."""
+    why = {"exit_why": "a test: this fake sleeps 1.5 s before it exits"}
+    patient = _slow_exit_cell(tmp_path / "a", {"exit_s": 6, **why})
+    assert patient["process"]["ended_by"] == "self" and patient["process"]["exit_code"] == 0
+    hasty = _slow_exit_cell(tmp_path / "b", {"exit_s": 0.3, **why})
+    assert hasty["process"]["ended_by"] == "harness"
+    exits = [c for c in hasty["checks"] if c["id"] == "client-exit"]
+    assert exits and exits[0]["outcome"] == "lingered"
+
+
+def test_exit_s_needs_its_why(tmp_path: Path) -> None:
+    from compare.exchange._targets import parse_target
+
+    raw = {**fake_target("good", ends="self").raw, "exit_s": 10}
+    with pytest.raises(CompareError, match="exit_why"):
+        parse_target(raw, tmp_path / "fake-good.yaml")
+
+
+def test_every_shipped_exit_bound_says_why() -> None:
+    from compare.exchange._targets import DEFAULT_EXIT_S, load_targets
+
+    longer = {t.id: t for t in load_targets() if t.exit_s != DEFAULT_EXIT_S}
+    assert "java-sdk" in longer  # measured: its JVM took over 3 s to leave on a loaded machine
+    for target in longer.values():
+        assert len(str(target.raw["exit_why"])) >= 10

@@ -245,6 +245,8 @@ def main() -> int:
         never_exit()
     client.serve_forever()
     client.proc.wait(timeout=10)
+    if mode == "slow-exit":
+        time.sleep(1.5)  # a client slow to leave once its server has gone (a loaded JVM)
     return 0
 
 
