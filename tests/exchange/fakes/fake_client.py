@@ -193,12 +193,17 @@ class Client:
             self.serve(msg)
 
 
-def never_exit() -> None:
-    """Ignore SIGTERM, start a grandchild in its own session, and sleep forever."""
+def prepare_to_hang() -> None:
+    """Ignore SIGTERM and start two grandchildren (one in its own session), first thing: the
+    peer may close, and the harness send SIGTERM, before the handshake's follow-up is over (a
+    loaded machine), and the fault measured is a client that ignores it, whenever it comes."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     code = "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
     subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
     subprocess.Popen([sys.executable, "-c", code])
+
+
+def never_exit() -> None:
     while True:
         time.sleep(1)
 
@@ -210,6 +215,8 @@ def main() -> int:
     mode = opts[opts.index("--mode") + 1]
     control = opts[opts.index("--control") + 1] if "--control" in opts else None
     client = Client(server, mode, control, roots="--no-roots" not in opts)
+    if mode == "hang":
+        prepare_to_hang()  # after the server started: it keeps the usual SIGTERM
     if mode == "exit-early":
         return 1  # a crash at start: the server was launched, initialize never sent
     if mode == "garbage":
