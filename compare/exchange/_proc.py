@@ -27,6 +27,9 @@ MARKER_ENV = "MCP_COMPARE_CELL"
 POLL_S = 0.02
 #: At most this long for the cell's other processes to go by themselves after the client.
 SETTLE_S = 1.5
+#: At most this long for a self-ending client to exit once the peer is done (a target's
+#: ``exit_s`` overrides it).
+DRAIN_S = 3.0
 
 
 def _stat_pgid(pid: int) -> int | None:
@@ -101,7 +104,7 @@ def run_process(
     should_end: Callable[[], bool],
     ends_self: bool,
     grace_s: float = 2.0,
-    drain_s: float = 3.0,
+    drain_s: float = DRAIN_S,
 ) -> Ended:
     """Run ``argv`` until it exits, ``should_end()`` says so, or ``timeout_s`` passes.
 

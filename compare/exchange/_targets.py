@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
+from compare.exchange._proc import DRAIN_S
 from compare.exchange._yaml import check_schema, load_yaml
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +38,7 @@ OPEN_KINDS = ("command", "server")
 #: The id of the generic server target (its command line comes from ``--command``).
 SERVER_COMMAND = "server-command"
 #: A self-ending client's time to exit once the peer has closed, unless its file says more.
-DEFAULT_EXIT_S = 3.0
+DEFAULT_EXIT_S = DRAIN_S
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_]+)(?::([A-Za-z0-9._@/-]+))?\}|[{}]")
 
 
