@@ -81,3 +81,18 @@ def register(app: typer.Typer) -> None:
                 f"wrote {path}: {len(matrix['rows'])} rows, {len(matrix['cells'])} cells, "
                 f"{len(matrix['citations'])} citations"
             )
+
+    @app.command("matrix-diff")
+    def matrix_diff_cmd(
+        old: Annotated[Path, typer.Argument(help="matrix.json before the change.")],
+        new: Annotated[Path, typer.Argument(help="matrix.json after it.")],
+        as_json: bool = typer.Option(False, "--json", help="Print the changes as JSON."),
+    ) -> None:
+        """Every cell verdict and row state that differs between two matrix.json files."""
+        from compare.site import _matrixdiff
+
+        changes = _matrixdiff.diff_matrices(old, new)
+        if as_json:
+            typer.echo(json.dumps([c.__dict__ for c in changes], indent=2, ensure_ascii=False))
+        else:
+            typer.echo(_matrixdiff.report(changes, old, new))
