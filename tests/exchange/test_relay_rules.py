@@ -71,7 +71,7 @@ CASES: dict[tuple[str, str], Build] = {
         .ask(1, 8.1, rid=3, label="ask-again")
         .relay(8.11)
         .answer(1, 8.12, rid=3)
-    ),  # fmt: skip
+    ),
     ("relay-asks", "prefetched"): lambda: _asked().relay(0.55).answer(1, 1.02, rid=2),
     ("relay-asks", "not-relayed"): lambda: _asked().answer(1, 1.02, rid=2, error=True),
     ("relay-asks", "upstream-not-asked"): lambda: Legs().handshake().upstream(1, 0.2),
@@ -141,10 +141,10 @@ CASES: dict[tuple[str, str], Build] = {
         _again(_answered(_asked().relay(1.01).answer(1, 1.02, rid=2)))
         .relay(6.01)
         .answer(1, 6.02, rid=3)
-    ),  # fmt: skip
+    ),
     ("relay-after-change", "stale"): lambda: _again(
         _answered(_asked().relay(1.01).answer(1, 1.02, rid=2))
-    ).answer(1, 6.02, rid=3, roots=[{"uri": APP, "name": "app"}]),  # fmt: skip
+    ).answer(1, 6.02, rid=3, roots=[{"uri": APP, "name": "app"}]),
     ("relay-after-change", "error"): lambda: _again(
         _answered(_asked().answer(1, 1.02, rid=2))
     ).answer(1, 6.02, rid=3, error=True),

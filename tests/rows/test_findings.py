@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compare.rows import compute
+from compare.rows import AREAS_DIR, compute, load_yaml
 from compare.rows._cells import read_cells
 from compare.rows._context import gather
 from compare.rows._findings import lint_findings
-from compare.rows import AREAS_DIR, load_yaml
 
 from ._area import LAST_INIT, OLDEST, area, known, write
 from .test_compute import cell
