@@ -93,11 +93,6 @@ def main_conn(ctx: Context) -> int | None:
     return inits[0].conn if inits else None
 
 
-def main_asks(ctx: Context) -> list[Line]:
-    conn = main_conn(ctx)
-    return [x for x in upstream_asks(ctx) if x.conn == conn]
-
-
 def _ask_end(ctx: Context, ask: Line) -> float:
     """Until when a relay of ``ask`` counts: its answer, else the end of its step's bound."""
     got = response_on(ctx, ask, "upstream", "in")

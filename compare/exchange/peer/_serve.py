@@ -1,7 +1,10 @@
 """The peer proper: answers MCP requests as they come and plays the plan's steps between them.
 
 Every wait is bounded by the plan; judging nothing, it only records what it did (events by
-transcript line, the step log) for the harness to judge later.
+transcript line, the step log) for the harness to judge later. A plan's ``hold_replies``
+keeps the reply to a request of those methods back until a ``release`` step (or the end of
+the steps), so steps can act while the other end waits: a server request sent inside a
+``tools/call``, before its answer, the way real servers ask for roots.
 """
 
 from __future__ import annotations
