@@ -78,7 +78,7 @@ def _not_asked(ctx: Context) -> Outcome:
 
 def _pairs(ctx: Context) -> dict[int, Line | None]:
     """Every upstream roots/list (in a call or not) with the host question that relayed it,
-    by line: one host question counts for one ask, the first whose window it falls in."""
+    by line: one host question counts for one ask, the latest asked whose window holds it."""
     return {a.n: h for a, h in relays(ctx, upstream_asks(ctx))}
 
 
