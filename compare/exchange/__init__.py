@@ -22,7 +22,7 @@ from compare.exchange._cells import (
 from compare.exchange._harness import RunSettings, run_cell, run_cells
 from compare.exchange._refs import scenario_files, scenario_refs
 from compare.exchange._run import run, select, summary
-from compare.exchange._scenarios import Scenario, load_scenarios
+from compare.exchange._scenarios import Scenario, common_checks, load_scenarios
 from compare.exchange._targets import Target, command_target, load_targets
 from compare.exchange._transcript import Record, Records, Transcript, read_records, read_transcript
 from compare.exchange._verdicts import SEVERITY, VERDICT_SYMBOLS, VERDICTS, severity, worst
@@ -42,6 +42,7 @@ __all__ = [
     "Transcript",
     "Unreadable",
     "command_target",
+    "common_checks",
     "load_cells",
     "load_scenarios",
     "load_targets",

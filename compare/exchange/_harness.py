@@ -150,6 +150,9 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
     if cell.target.raw.get("serve_until"):
         # a client that cannot end while its own start-up requests are pending (target data)
         plan["serve_until"] = cell.target.raw["serve_until"]
+    if scenario.get("hold_replies"):
+        # replies the peer keeps back until a release step (a request pending on purpose)
+        plan["hold_replies"] = list(scenario["hold_replies"])
     if scenario.get("mrtr"):
         plan["mrtr"] = {
             "key": scenario["mrtr"]["key"],

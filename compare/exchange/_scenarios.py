@@ -102,6 +102,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
                 raise CompareError(f"{source}: key {key}.{i}.label: {label!r} used twice", None)
             if label:
                 labels.add(label)
+    _check_releases(data, side, source)
     checks: list[Check] = []
     seen: set[str] = set()
     for i, raw in enumerate(data["checks"]):
@@ -126,6 +127,27 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         checks=checks,
         side=side,
     )
+
+
+def _check_releases(data: dict[str, Any], side: str, source: Path) -> None:
+    """A ``release`` step sends a reply the peer held: only the peer plays it (a client
+    scenario's steps, a proxy scenario's upstream_steps), and only for a held method."""
+    held = set(data.get("hold_replies") or [])
+    peer_key = {"client": "steps", "proxy": "upstream_steps"}.get(side)
+    for key in ("steps", "upstream_steps"):
+        for i, step in enumerate(data.get(key, [])):
+            if "release" not in step:
+                continue
+            if key != peer_key:
+                raise CompareError(
+                    f"{source}: key {key}.{i}.release: only the peer plays a release step",
+                    "put it in the peer's steps (upstream_steps in a proxy scenario)",
+                )
+            if step["release"] not in held:
+                raise CompareError(
+                    f"{source}: key {key}.{i}.release: {step['release']!r} is not in hold_replies",
+                    f"add {step['release']!r} to hold_replies, or release a held method",
+                )
 
 
 def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]) -> Check:

@@ -18,6 +18,7 @@ from compare.exchange import severity, version_key
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._evidence import Report
+from compare.rows._findings import lint_findings
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, area_diff, query_checks, schema_issues
 from compare.rows._notes import note_issues
@@ -43,8 +44,15 @@ def _display(path: Path, root: Path) -> str:
 
 
 def _target_status(
-    query: dict[str, Any], target: str, version: str | None, cells: Cells, root: Path
+    query: dict[str, Any],
+    target: str,
+    version: str | None,
+    cells: Cells,
+    root: Path,
+    informational: bool = False,
 ) -> dict[str, Any]:
+    """One run column. ``informational``: the row is declared to record behaviour the spec
+    leaves open (its checks cannot fail), so a judged column reads observed, never supported."""
     scenario, checks = query["scenario"], query_checks(query)
     variant, revisions = query.get("variant"), query.get("revisions")
     what = f"{scenario}/{'+'.join(checks)}" + (f" (variant {variant})" if variant else "")
@@ -109,7 +117,10 @@ def _target_status(
             if cell.verdict == "error" and worst["verdict"] != "error":
                 entry |= {"cell_verdict": "error", "cell_reason": cell.reason}
             elif worst["verdict"] != "error":
-                verdicts.update(str(check["verdict"]) for _, check in found)
+                verdicts.update(
+                    "informational" if informational else str(check["verdict"])
+                    for _, check in found
+                )
         if entry["verdict"] == "error" or entry.get("cell_verdict") == "error":
             errors += 1
         agg.revisions[_cell_key(cell, several_variants)] = entry
@@ -139,7 +150,9 @@ def _target_status(
     return out
 
 
-def _history(query: dict[str, Any], target: str, cells: Cells, root: Path) -> list[dict[str, Any]]:
+def _history(
+    query: dict[str, Any], target: str, cells: Cells, root: Path, informational: bool = False
+) -> list[dict[str, Any]]:
     """The row's state for every version of ``target`` with results, oldest first.
 
     Older versions' folders stay under ``results/<target>/`` as history; the same rule that
@@ -149,7 +162,7 @@ def _history(query: dict[str, Any], target: str, cells: Cells, root: Path) -> li
     versions = sorted({c.version for c in cells.cells if c.target == target}, key=version_key)
     out = []
     for version in versions:
-        column = _target_status(query, target, version, cells, root)
+        column = _target_status(query, target, version, cells, root, informational)
         out.append(
             {
                 "version": version,
@@ -176,8 +189,9 @@ def _status(
     query = spec.get("query")
     for target in sorted(known.targets):
         if query:
-            column = _target_status(query, target, current.get(target), cells, root)
-            history = _history(query, target, cells, root)
+            said = bool(spec.get("informational"))
+            column = _target_status(query, target, current.get(target), cells, root, said)
+            history = _history(query, target, cells, root, said)
             if history:
                 column["history"] = history
         else:
@@ -258,6 +272,7 @@ def compute(
     root = results or results_dir()
     cells = read_cells(root, known.pinned)
     areas: list[dict[str, Any]] = []
+    parsed: list[tuple[str, dict[str, Any]]] = []
     issues: list[Issue] = []
     implementations: dict[str, dict[str, Any]] = {}
     current = cells.current()
@@ -273,6 +288,7 @@ def compute(
         issues += linted.issues
         if area is None or schema_issues(area, path.name):
             continue  # the issues say what to fix; computing a malformed file would guess
+        parsed.append((path.name, area))
         for impl in area.get("implementations") or []:
             implementations[impl["id"]] = {
                 "id": impl["id"],
@@ -314,6 +330,8 @@ def compute(
                 "rows": rows,
             }
         )
+    # every graded failing check of a current cell shows in some row (needs the cells)
+    issues += lint_findings(parsed, cells)
     return {
         "format": 1,
         "generated_by": "mcp-compare rows",

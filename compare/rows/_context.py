@@ -18,7 +18,7 @@ from typing import Any
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
 from compare.diff import diff_shape
-from compare.exchange import load_scenarios, load_targets, pinned_versions
+from compare.exchange import common_checks, load_scenarios, load_targets, pinned_versions
 
 #: The exchange stage's folder (its data files are read only through its loaders above).
 EXCHANGE_DIR = PROJECT_ROOT / "compare" / "exchange"
@@ -35,6 +35,9 @@ class Known:
     #: Target id -> pinned version (``compare.exchange.pinned_versions``): which cells are
     #: current. Empty means the newest version found counts, as the exchange reader does.
     pinned: dict[str, str] = field(default_factory=dict)
+    #: Scenario id -> check id -> the grades its outcomes can give (common checks included),
+    #: so a lint can tell a row whose checks can never fail.
+    grades: dict[str, dict[str, set[str]]] = field(default_factory=dict)
 
 
 def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -47,6 +50,18 @@ def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
 def load_scenario_checks(folder: Path | None = None) -> dict[str, set[str]]:
     """Scenario id → its check ids, from the exchange's own scenario loader."""
     return {s.id: {c.id for c in s.checks} for s in load_scenarios(folder)}
+
+
+def load_check_grades(folder: Path | None = None) -> dict[str, dict[str, set[str]]]:
+    """Scenario id → check id → the verdicts its outcomes can give, from the exchange's own
+    loader; a scenario's common checks (``_wire*.yaml``) are among its checks, as in a cell."""
+    out: dict[str, dict[str, set[str]]] = {}
+    for scenario in load_scenarios(folder):
+        checks = [*scenario.checks, *common_checks(scenario.side)]
+        out[scenario.id] = {
+            c.id: {str(o.get("verdict")) for o in c.outcomes.values()} for c in checks
+        }
+    return out
 
 
 def load_diff(path: Path | None = None) -> dict[str, Any]:
@@ -84,6 +99,7 @@ def gather(
         known.missing["targets"] = "no target files in compare/exchange/targets/ yet"
     try:
         known.scenarios = load_scenario_checks(scenarios)
+        known.grades = load_check_grades(scenarios)
     except CompareError as err:
         known.missing["scenarios"] = err.message
     if not known.scenarios and "scenarios" not in known.missing:

@@ -119,6 +119,55 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
     return issues
 
 
+#: Check grades that make a row's state able to read anything but supported or observed.
+FAILING = frozenset({"fail", "non-strict"})
+
+
+def _lint_can_fail(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
+    """A row's state promises something only if its checks can fail: a query whose checks'
+    outcomes grade only pass or informational could read supported but never not-supported.
+    Such a row says so (``status.informational``) and then reads observed; a declared row
+    whose checks can fail is graded after all, so the declaration goes."""
+    issues = []
+    for row in area.get("rows") or []:
+        if not isinstance(row, dict) or not isinstance(row.get("status"), dict):
+            continue
+        rid, status = str(row.get("id")), row["status"]
+        query = status.get("query")
+        if not isinstance(query, dict):
+            continue
+        scenario, names = str(query.get("scenario")), query_checks(query)
+        if scenario not in known.scenarios:
+            continue  # _lint_status says so, with its fix
+        if scenario not in known.grades:
+            msg = (
+                f"cannot check whether {scenario}'s checks can fail, because its outcome"
+                " grades were not read"
+            )
+            issues.append(Issue(file, f"{rid}/status/query", msg, "load the scenarios first"))
+            continue
+        grades = set().union(*(known.grades[scenario].get(n, set()) for n in names))
+        can_fail = bool(grades & FAILING)
+        where = f"{rid}/status/query"
+        if not can_fail and not status.get("informational"):
+            said = ", ".join(f"{scenario}/{n}" for n in names)
+            tip = (
+                "add a check whose outcomes can grade fail or non-strict to status.query.check,"
+                " or declare the row informational (status.informational: why the spec leaves"
+                " the behaviour open), so it reads observed"
+            )
+            msg = (
+                f"the query's checks ({said}) grade only {', '.join(sorted(grades))}: the row"
+                " could read supported but never not-supported"
+            )
+            issues.append(Issue(file, where, msg, tip))
+        elif can_fail and status.get("informational"):
+            tip = "drop status.informational: the row is graded by a check that can fail"
+            msg = "declared informational, yet its query's checks can grade fail or non-strict"
+            issues.append(Issue(file, where, msg, tip))
+    return issues
+
+
 def _lint_where(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
     issues = []
     for row in area.get("rows") or []:
@@ -196,6 +245,7 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     known = replace(known, diff=area_diff(known.diff, area))  # this area's diff section
     issues += _lint_ids(area, file, path)
     issues += _lint_status(area, file, known)
+    issues += _lint_can_fail(area, file, known)
     issues += _lint_where(area, file, known)
     issues += lint_where_text(area, file, known)
     issues += lint_citations(area, file, verified)

@@ -20,6 +20,7 @@ APP = "file:///tmp/x/web%20%23staging%20%C3%A9/app"
 OTHER = "file:///tmp/x/web%20%23staging%20%C3%A9/other"
 ROOTS = [{"uri": APP, "name": "app"}]
 DECLARED = {"listChanged": True}
+CALL_RESULT = {"content": [{"type": "text", "text": "ok"}], "isError": False}
 
 
 class Legs:
@@ -66,6 +67,34 @@ class Legs:
         self.line(conn, t, "in", {"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
         return self
 
+    def call(self, t: float, hid: int = 11, label: str = "call") -> Legs:
+        """Our host calls the proxy's tool (its step-done note names the request's id)."""
+        self.note(None, t, event="step", index=3, step={"tool_call": [{"name": "probe"}],
+                                                        "label": label})  # fmt: skip
+        self.line(None, t, "out", {"jsonrpc": "2.0", "id": hid, "method": "tools/call",
+                                   "params": {"name": "probe", "arguments": {}}})  # fmt: skip
+        self.note(None, t + 30.0, event="step-done", index=3, label=label, outcome="ok", id=hid)
+        return self
+
+    def up_call(self, conn: int, t: float, rid: int = 21) -> Legs:
+        """The proxy forwards a call to the upstream, which holds its reply."""
+        self.line(conn, t, "in", {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                  "params": {"name": "probe", "arguments": {}}})  # fmt: skip
+        return self
+
+    def up_call_reply(self, conn: int, t: float, rid: int = 21) -> Legs:
+        self.line(conn, t, "out", {"jsonrpc": "2.0", "id": rid, "result": CALL_RESULT})
+        return self
+
+    def call_reply(self, t: float, hid: int = 11, error: bool = False) -> Legs:
+        """The proxy's reply to our host's call."""
+        if error:
+            body: dict[str, Any] = {"error": {"code": -32603, "message": "Internal error"}}
+        else:
+            body = {"result": CALL_RESULT}
+        self.line(None, t, "in", {"jsonrpc": "2.0", "id": hid, **body})
+        return self
+
     def ask(self, conn: int, t: float, rid: int = 1, label: str = "ask") -> Legs:
         self.note(conn, t, event="step", index=1, step={"request": "roots/list", "label": label})
         self.line(conn, t, "out", {"jsonrpc": "2.0", "id": rid, "method": "roots/list"})
@@ -89,8 +118,9 @@ class Legs:
         self.line(conn, t, "in", {"jsonrpc": "2.0", "id": rid, **body})
         return self
 
-    def step_done(self, conn: int, t: float, label: str, outcome: str) -> Legs:
-        self.note(conn, t, event="step-done", index=1, label=label, outcome=outcome)
+    def step_done(self, conn: int, t: float, label: str, outcome: str, rid: int | None = 1) -> Legs:
+        """The peer's step-done note; a request step's names the id it sent."""
+        self.note(conn, t, event="step-done", index=1, label=label, outcome=outcome, id=rid)
         return self
 
     def closed(self, conn: int, t: float) -> Legs:

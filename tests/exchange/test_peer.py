@@ -127,6 +127,57 @@ def test_request_step_and_reply_are_paired(tmp_path: Path) -> None:
     assert [s["outcome"] for s in done["steps"]] == ["ok", "ok"]
 
 
+CALL = '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"probe","arguments":{}}}'
+
+
+def test_a_held_reply_waits_for_its_release_step(tmp_path: Path) -> None:
+    """hold_replies keeps the tools/call reply back while a request step runs inside it, so
+    the server's question precedes the call's answer on the wire; release sends it."""
+    plan = _plan(
+        tmp_path,
+        hold_replies=["tools/call"],
+        steps=[
+            {"await": "tools/call", "timeout_s": 5},
+            {"request": "roots/list", "label": "ask", "timeout_s": 5},
+            {"release": "tools/call", "label": "answer-call"},
+            {"release": "tools/call", "label": "again"},
+        ],
+    )
+    proc = subprocess.Popen(peer_argv(plan), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin and proc.stdout
+    proc.stdin.write(f"{INIT}\n{INITIALIZED}\n{CALL}\n".encode())
+    proc.stdin.flush()
+    proc.stdout.readline()  # initialize result
+    request = json.loads(proc.stdout.readline())
+    assert request["method"] == "roots/list"  # asked before the call was answered
+    reply = {"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}}
+    proc.stdin.write(json.dumps(reply).encode() + b"\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    assert answer["id"] == 9 and answer["result"]["content"][0]["text"] == "ok"
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert [s["outcome"] for s in done["steps"]] == ["ok", "ok", "ok", "nothing-held"]
+    records = [json.loads(x) for x in (tmp_path / "transcript.jsonl").read_text().splitlines()]
+    notes = [json.loads(r["raw"]) for r in records if r["dir"] == "note"]
+    assert {"event": "reply-held", "method": "tools/call", "id": 9} in notes
+
+
+def test_a_reply_still_held_when_the_steps_stop_is_sent(tmp_path: Path) -> None:
+    """A required step that times out ends the steps; the held reply is not left unsent."""
+    records, out = _run(
+        tmp_path,
+        f"{INIT}\n{CALL}\n".encode(),
+        hold_replies=["tools/call"],
+        steps=[{"await": "tools/call", "timeout_s": 2}, {"await": "never", "timeout_s": 0.3,
+                                                        "required": True}],
+    )  # fmt: skip
+    assert [json.loads(x).get("id") for x in out] == [0, 9]
+    notes = [json.loads(r["raw"]) for r in records if r["dir"] == "note"]
+    assert any(n.get("event") == "reply-released" and n.get("id") == 9 for n in notes)
+
+
 def test_stdin_closing_ends_the_peer_with_a_reason(tmp_path: Path) -> None:
     _run(tmp_path, f"{INIT}\n".encode(), steps=[{"await": "notifications/initialized"}])
     done = json.loads((tmp_path / "done.json").read_text())

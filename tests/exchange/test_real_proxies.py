@@ -97,23 +97,34 @@ def test_both_legs_recorded_and_the_question_followed(
     plan = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
     assert {x.leg for x in tx.lines} == {"host", "upstream"}
     assert [x.t for x in tx.lines] == sorted(x.t for x in tx.lines)
-    host_asks = [
-        x for x in tx.lines if x.leg == "host" and x.dir == "in" and x.method == "roots/list"
-    ]
+    calls = _host_calls(tx)
+    assert calls, "the host called the proxy's tool"
     asks = _check(v, "asks" if key[1] == "relay-roots" else f"asks-undeclared{_era(key[2])}")
     ev = _lines(tx, asks)
     if asks["outcome"] == "prefetched":  # the host was asked before the upstream asked
         assert (ev[0].leg, ev[1].leg) == ("host", "upstream") and ev[0].t < ev[1].t
+    elif asks["outcome"] == "upstream-not-asked":
+        assert ev == [] or all(x.method != "roots/list" for x in ev)
     else:
-        assert ev and ev[0].leg == "upstream" and ev[0].method == "roots/list"
-    if asks["outcome"] == "prefetched":
-        pass
-    elif asks["outcome"] in ("relayed", "partly-relayed"):
+        # every in-call ask was sent while the upstream's forwarded call was still unanswered
+        up_asks = [x for x in ev if x.leg == "upstream"]
+        assert up_asks and all(x.dir == "out" and x.method == "roots/list" for x in up_asks)
+        for ask in up_asks:
+            call = _forwarded_before(tx, ask)
+            assert call is not None, f"line {ask.n} was asked outside a forwarded call"
+    if asks["outcome"] in ("relayed", "partly-relayed"):
         relayed = [x for x in ev if x.leg == "host"]
         assert relayed and all(x.dir == "in" and x.method == "roots/list" for x in relayed)
-        assert relayed[0].t >= ev[0].t
-    else:
-        assert asks["outcome"] == "not-relayed" and host_asks == []
+        # each relayed question reached the host while one of its calls was pending
+        assert all(any(_pending(tx, c, x.t) for c in calls) for x in relayed)
+    elif asks["outcome"] == "not-relayed":
+        during = [
+            x
+            for x in tx.lines
+            if x.leg == "host" and x.dir == "in" and x.method == "roots/list"
+            and any(_pending(tx, c, x.t) and x.t >= ev[0].t for c in calls)
+        ]  # fmt: skip
+        assert during == []
     # what the proxy declared upstream is what its initialize there says
     declares = _check(v, "declares")
     (init,) = _lines(tx, declares)
@@ -187,6 +198,92 @@ def test_list_changed_is_judged_on_the_upstream_leg(
         assert ev[1] is passed[0]
     else:
         assert passed == []
+
+
+def _host_calls(tx: Transcript) -> list[Line]:
+    return [
+        x for x in tx.lines
+        if x.leg == "host" and x.dir == "out" and x.is_request and x.method == "tools/call"
+    ]  # fmt: skip
+
+
+def _reply(tx: Transcript, request: Line, direction: str) -> Line | None:
+    return next(
+        (
+            x for x in tx.lines
+            if x.leg == request.leg and x.conn == request.conn and x.dir == direction
+            and x.is_response and x.obj.get("id") == request.obj.get("id") and x.n > request.n
+        ),
+        None,
+    )  # fmt: skip
+
+
+def _pending(tx: Transcript, call: Line, t: float) -> bool:
+    reply = _reply(tx, call, "in")
+    return call.t <= t and (reply is None or t <= reply.t)
+
+
+def _forwarded_before(tx: Transcript, ask: Line) -> Line | None:
+    """The upstream tools/call on the ask's connection still unanswered when it was sent."""
+    for x in tx.lines:
+        if (
+            x.leg == "upstream" and x.conn == ask.conn and x.dir == "in"
+            and x.method == "tools/call" and x.is_request and x.n < ask.n
+        ):  # fmt: skip
+            reply = _reply(tx, x, "out")
+            if reply is None or reply.n > ask.n:
+                return x
+    return None
+
+
+@pytest.mark.parametrize("key", CELLS, ids="-".join)
+def test_the_unsolicited_ask_says_when_it_was_sent(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    """The ask right after initialized is informational, and its evidence holds the timing the
+    observed text states: the initialized it followed and the ask itself, on one connection."""
+    v = proxy_run["by"][key]
+    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
+    check = _check(v, "unsolicited-ask")
+    assert check["verdict"] == "informational"
+    ready, ask, *rest = _lines(tx, check)
+    assert (ready.leg, ready.dir, ready.method) == ("upstream", "in", "notifications/initialized")
+    assert (ask.leg, ask.dir, ask.method, ask.conn) == ("upstream", "out", "roots/list", ready.conn)
+    assert _forwarded_before(tx, ask) is None
+    assert f"{(ask.t - ready.t) * 1000:.1f} ms after notifications/initialized" in check["observed"]
+    init = next(x for x in tx.lines if x.leg == "host" and x.method == "initialize")
+    result = _reply(tx, init, "in")
+    had = result is not None and result.t <= ask.t
+    assert ("the host had its initialize result" in check["observed"]) == had
+    if check["outcome"] == "relayed":
+        assert rest[0].leg == "host" and rest[0].method == "roots/list" and rest[0].t >= ask.t
+    elif check["outcome"] in ("proxy-result", "proxy-error"):
+        (got,) = rest
+        assert got.obj["id"] == ask.obj["id"] and got.conn == ask.conn
+        assert ("error" in got.obj) == (check["outcome"] == "proxy-error")
+
+
+@pytest.mark.parametrize("key", CELLS, ids="-".join)
+def test_each_call_is_followed_to_the_upstream_and_back(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    v = proxy_run["by"][key]
+    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
+    check = _check(v, "call")
+    ev = _lines(tx, check)
+    if check["outcome"] == "answered":
+        host, up, up_reply, reply = ev[-4:]
+        assert (host.leg, host.dir, host.method) == ("host", "out", "tools/call")
+        assert (up.leg, up.dir, up.method) == ("upstream", "in", "tools/call")
+        assert up_reply.obj["id"] == up.obj["id"] and "result" in up_reply.obj
+        assert reply.obj["id"] == host.obj["id"] and "result" in reply.obj
+        # the upstream asked for roots while its reply to the call was held
+        assert any(
+            x.leg == "upstream" and x.conn == up.conn and x.method == "roots/list"
+            and x.dir == "out" and up.n < x.n < up_reply.n for x in tx.lines
+        )  # fmt: skip
+    else:
+        assert check["outcome"] in ("error", "not-answered", "answered-without-upstream")
 
 
 def _era(revision: str) -> str:

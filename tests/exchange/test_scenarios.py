@@ -139,3 +139,21 @@ def test_proxy_scenario_has_upstream_steps_with_their_own_labels(tmp_path: Path)
         load_scenario_file(_write(tmp_path, BASE.replace("checks:", up, 1)))
     with pytest.raises(CompareError, match=r"upstream_steps\.0\.label: 'roots' used twice"):
         load_scenario_file(_write(tmp_path, proxy.replace("label: ask", "label: roots")))
+
+
+def test_a_release_step_needs_a_held_method_and_the_peer(tmp_path: Path) -> None:
+    """hold_replies/release is the peer's: a release names a held method, and only the steps
+    the peer plays carry one (a proxy scenario's upstream_steps, not the host's steps)."""
+    held = BASE.replace("steps:", "hold_replies: [tools/call]\nsteps:", 1)
+    release = "  - {release: tools/call, label: answer}\nchecks:"
+    assert load_scenario_file(_write(tmp_path, held.replace("checks:", release, 1)))
+    with pytest.raises(CompareError, match=r"steps\.2\.release: 'tools/call' is not in hold_"):
+        load_scenario_file(_write(tmp_path, BASE.replace("checks:", release, 1)))
+    up = "upstream_steps:\n  - {request: roots/list, label: ask, timeout_s: 5}\n" + release
+    proxy = held.replace("steps:", "side: proxy\nsteps:", 1).replace("checks:", up, 1)
+    assert load_scenario_file(_write(tmp_path, proxy))
+    ask = "upstream_steps:\n  - {request: roots/list, label: ask, timeout_s: 5}\nchecks:"
+    on_host = "  - {release: tools/call, label: answer}\n" + ask  # in the host's steps
+    host_side = held.replace("steps:", "side: proxy\nsteps:", 1).replace("checks:", on_host, 1)
+    with pytest.raises(CompareError, match=r"steps\.2\.release: only the peer plays"):
+        load_scenario_file(_write(tmp_path, host_side))

@@ -102,6 +102,12 @@ def known() -> Known:
             "codex": {"id": "codex", "name": "Codex"},
         },
         scenarios={"roots-list": {"answered", "root-uri-encoding"}},
+        grades={
+            "roots-list": {
+                "answered": {"pass", "fail", "informational", "error"},
+                "root-uri-encoding": {"pass", "non-strict", "fail"},
+            }
+        },
         diff=diff(),
         pinned={"ts-sdk": "1.32.2", "codex": "0.171.0"},
     )

@@ -201,3 +201,58 @@ def test_malformed_shapes_are_issues_never_exceptions(
     doc = compute([written], known(), tmp_path / "results")  # …and never half-computed
     assert doc["areas"] == [] and doc["issues"]
     check_area_files([written])  # citations of a malformed file are read without a crash
+
+
+def _uncheckable() -> Known:
+    """The crafted names, with a check whose outcomes only pass or inform."""
+    k = known()
+    k.scenarios["version-window"] = {"accepted"}
+    k.grades["version-window"] = {"accepted": {"pass", "informational", "error"}}
+    return k
+
+
+def test_a_row_whose_checks_cannot_fail_is_flagged(isolated: Path, tmp_path: Path) -> None:
+    query = {"scenario": "version-window", "check": "accepted"}
+    bad = row(status={"query": query})
+    issue = only(lint(tmp_path, area(rows=[bad]), _uncheckable()), "never not-supported")
+    assert issue.where == "ROOT-01/status/query"
+    assert "version-window/accepted" in issue.message
+    assert "status.informational" in issue.tip and "fail or non-strict" in issue.tip
+
+
+def test_a_row_declared_informational_may_rest_on_checks_that_cannot_fail(
+    isolated: Path, tmp_path: Path
+) -> None:
+    query = {"scenario": "version-window", "check": "accepted"}
+    said = row(status={"query": query, "informational": "the spec leaves the choice open"})
+    assert lint(tmp_path, area(rows=[said]), _uncheckable()) == []
+
+
+def test_a_check_that_can_fail_beside_one_that_cannot_clears_the_row(
+    isolated: Path, tmp_path: Path
+) -> None:
+    k = _uncheckable()
+    k.scenarios["version-window"].add("refused")
+    k.grades["version-window"]["refused"] = {"pass", "fail"}
+    both = row(status={"query": {"scenario": "version-window", "check": ["accepted", "refused"]}})
+    assert lint(tmp_path, area(rows=[both]), k) == []
+
+
+def test_an_informational_declaration_over_a_failing_check_must_go(
+    isolated: Path, tmp_path: Path
+) -> None:
+    status = {
+        "query": {"scenario": "roots-list", "check": "answered"},
+        "informational": "an open question",
+    }
+    issue = only(lint(tmp_path, area(rows=[row(status=status)])), "declared informational")
+    assert "drop status.informational" in issue.tip
+
+
+def test_the_shipped_rows_can_each_fail_or_say_they_cannot() -> None:
+    from compare.rows import gather
+
+    k = gather()
+    issues = lint_all([AREAS_DIR / "roots.yaml"], k)
+    assert not [i for i in issues if "never not-supported" in i.message]
+    assert not [i for i in issues if "declared informational" in i.message]

@@ -7,12 +7,14 @@ the two recordings are merged and what ``leg`` and ``conn`` mean.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from compare.exchange._rules._context import Context
 from compare.exchange._transcript import Line
 
 LIST = "roots/list"
+CALL = "tools/call"
 CHANGED = "notifications/roots/list_changed"
 #: Notes that say a recorder's connection ended.
 _ENDED = ("stdin-closed", "signal", "write-failed", "server-closed")
@@ -91,11 +93,6 @@ def main_conn(ctx: Context) -> int | None:
     return inits[0].conn if inits else None
 
 
-def main_asks(ctx: Context) -> list[Line]:
-    conn = main_conn(ctx)
-    return [x for x in upstream_asks(ctx) if x.conn == conn]
-
-
 def _ask_end(ctx: Context, ask: Line) -> float:
     """Until when a relay of ``ask`` counts: its answer, else the end of its step's bound."""
     got = response_on(ctx, ask, "upstream", "in")
@@ -120,17 +117,17 @@ def _note_t(ctx: Context, n: int) -> float:
 
 
 def relays(ctx: Context, asks: list[Line]) -> list[tuple[Line, Line | None]]:
-    """Each upstream ask with the host's roots/list that relayed it (None: none did); a host
-    question counts for one ask only, the first whose window it falls in."""
-    free = list(host_asks(ctx))
-    out: list[tuple[Line, Line | None]] = []
-    for ask in asks:
-        end = _ask_end(ctx, ask)
-        hit = next((h for h in free if ask.t <= h.t <= end), None)
-        if hit is not None:
-            free.remove(hit)
-        out.append((ask, hit))
-    return out
+    """Each upstream ask with the host's roots/list that relayed it (None: none did). A host
+    question counts for one ask only: of those whose window holds it, the latest asked (a
+    proxy relays at once, so an older ask still open, say on a probe connection nobody
+    answers, does not take the question a newer ask caused)."""
+    ends = {a.n: _ask_end(ctx, a) for a in asks}
+    taken: dict[int, Line] = {}
+    for host in host_asks(ctx):
+        open_asks = [a for a in asks if a.n not in taken and a.t <= host.t <= ends[a.n]]
+        if open_asks:
+            taken[max(open_asks, key=lambda a: (a.t, a.n)).n] = host
+    return [(a, taken.get(a.n)) for a in asks]
 
 
 def roots_of(line: Line) -> Any:
@@ -176,9 +173,24 @@ def _step_done(ctx: Context, leg: str, conn: int | None, label: str) -> tuple[in
     return None
 
 
+def _ask_done(ctx: Context, ask: Line) -> tuple[int, Any] | None:
+    """The peer's step-done note of the request step that sent ``ask`` (by its id)."""
+    rid = ask.obj.get("id")
+    for n, note in ctx.tx.notes:
+        if (
+            n > ask.n
+            and note.get("leg") == "upstream"
+            and note.get("conn") == ask.conn
+            and note.get("event") == "step-done"
+            and _same_id(note.get("id"), rid)
+        ):
+            return n, note.get("outcome")
+    return None
+
+
 def unanswered(ctx: Context, ask: Line) -> str:
     """``silence`` when the upstream connection stayed open through the ask's whole bound."""
-    done = _step_done(ctx, "upstream", ask.conn, "ask")
+    done = _ask_done(ctx, ask) or _step_done(ctx, "upstream", ask.conn, "ask")
     bound = done[0] if done is not None and done[1] == "timeout" else None
     if bound is None or ended_between(ctx, "upstream", ask.conn, ask.n, bound) is not None:
         return "closed"
@@ -201,3 +213,75 @@ def current_roots(ctx: Context) -> list[dict[str, Any]]:
         if note.get("leg") == "host" and isinstance(step, dict) and "set_roots" in step:
             return [folders[name] for name in step["set_roots"] if name in folders]
     return [folders[name] for name in ctx.plan.get("roots", []) if name in folders]
+
+
+@dataclass
+class Call:
+    """One tools/call of our host and where it went: the upstream request it became (the
+    first forwarded while it was pending), the upstream's reply there, the roots/list the
+    upstream sent while that forwarded call was pending, and the proxy's reply to the host."""
+
+    label: str | None
+    host: Line
+    host_reply: Line | None
+    up: Line | None = None
+    up_reply: Line | None = None
+    asks: list[Line] = field(default_factory=list)
+
+    def pending_at(self, t: float) -> bool:
+        """Whether the host's call was still waiting for its reply at time ``t``."""
+        return self.host.t <= t and (self.host_reply is None or t <= self.host_reply.t)
+
+    @property
+    def name(self) -> str:
+        return self.label or f"call at host line {self.host.n}"
+
+
+def _host_label(ctx: Context, line: Line) -> str | None:
+    """The label of the host step that sent ``line`` (its step-done note names its id)."""
+    rid = line.obj.get("id")
+    for n, note in ctx.tx.notes:
+        if (
+            n > line.n
+            and note.get("leg") == "host"
+            and note.get("event") == "step-done"
+            and _same_id(note.get("id"), rid)
+        ):
+            label = note.get("label")
+            return label if isinstance(label, str) else None
+    return None
+
+
+def calls(ctx: Context) -> list[Call]:
+    """Every tools/call our host sent, in order, followed to the upstream and back."""
+    ups = on_leg(ctx, "upstream")
+    forwarded = [x for x in ups if x.dir == "in" and x.is_request and x.method == CALL]
+    out: list[Call] = []
+    for line in on_leg(ctx, "host"):
+        if line.dir != "out" or not line.is_request or line.method != CALL:
+            continue
+        call = Call(_host_label(ctx, line), line, response_on(ctx, line, "host", "in"))
+        call.up = next((x for x in forwarded if call.pending_at(x.t)), None)
+        if call.up is not None:
+            forwarded.remove(call.up)
+            call.up_reply = response_on(ctx, call.up, "upstream", "out")
+            call.asks = [
+                x
+                for x in upstream_asks(ctx)
+                if x.conn == call.up.conn
+                and x.n > call.up.n
+                and (call.up_reply is None or x.n < call.up_reply.n)
+            ]
+        out.append(call)
+    return out
+
+
+def in_call_asks(ctx: Context) -> list[tuple[Call, Line]]:
+    """Each upstream roots/list sent while a forwarded call was pending, with that call."""
+    return [(call, ask) for call in calls(ctx) for ask in call.asks]
+
+
+def unsolicited_asks(ctx: Context) -> list[Line]:
+    """The upstream's roots/list sent outside any forwarded call (right after its handshake)."""
+    inside = {ask.n for _, ask in in_call_asks(ctx)}
+    return [x for x in upstream_asks(ctx) if x.n not in inside]

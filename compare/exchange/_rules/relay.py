@@ -6,9 +6,14 @@ carries its ``leg``. On the ``host`` leg ``in`` is proxy → host (our scripted 
 ``out`` is upstream → proxy, with ``conn`` telling the peer's starts apart (a proxy may open
 one upstream session per client session or per request). So ``in`` is always the proxy's.
 
-The questions: does the upstream's ``roots/list`` reach the host (and only a host that
-declared roots), does the host's answer come back unchanged, does the proxy declare roots
-upstream only when its host did, and does ``notifications/roots/list_changed`` pass through.
+The upstream asks inside the host's ``tools/call`` (it sends ``roots/list`` before it answers
+the forwarded call, so over Streamable HTTP the question rides that call's response stream):
+the moment a correct chain can relay it. The questions: does each such ``roots/list`` reach
+the host while its call is pending (and only a host that declared roots), does the host's
+answer come back unchanged, does the proxy declare roots upstream only when its host did, and
+does ``notifications/roots/list_changed`` pass through. The upstream's ask right after its
+handshake, which no Streamable HTTP chain can be expected to relay, is judged apart
+(``relay_calls.py``), as is the fate of the calls themselves.
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ from __future__ import annotations
 from compare.exchange._rules._context import Context
 from compare.exchange._rules._legs import (
     CHANGED,
+    Call,
+    calls,
     current_roots,
     ended_between,
     host_answer_before,
     host_asks,
     host_changed,
     host_declared,
-    main_asks,
+    in_call_asks,
     main_conn,
     on_leg,
     relays,
@@ -40,14 +47,57 @@ from compare.exchange._transcript import Line
 
 
 def _not_asked(ctx: Context) -> Outcome:
+    """Why no roots/list was asked inside a forwarded call: no upstream connection, no call
+    from the host, no call forwarded, or a forwarded call the upstream did not ask in."""
     inits = upstream_inits(ctx)
     if not inits:
         return Outcome("upstream-not-asked", "the proxy never sent initialize to the upstream")
+    mine = calls(ctx)
+    if not mine:
+        return Outcome(
+            "upstream-not-asked",
+            "the host sent no tools/call (the proxy listed no tool for it to call)",
+            _ev(inits[0]),
+        )
+    lost = [c for c in mine if c.up is None]
+    if len(lost) == len(mine):
+        said = ", ".join(f"{c.name} (host line {c.host.n})" for c in mine)
+        return Outcome(
+            "upstream-not-asked",
+            f"no tools/call reached the upstream while the host's was pending: {said}",
+            _ev(*[c.host for c in mine]),
+        )
+    sent = [c for c in mine if c.up is not None]
     return Outcome(
         "upstream-not-asked",
-        f"the upstream never sent roots/list ({len(inits)} upstream connection(s); the handshake"
-        " never reached notifications/initialized)",
-        _ev(inits[0]),
+        f"the upstream asked no roots/list inside the forwarded call(s) "
+        f"({', '.join(f'upstream line {c.up.n}' for c in sent if c.up)})",
+        _ev(*[c.up for c in sent]),
+    )
+
+
+def _pairs(ctx: Context) -> dict[int, Line | None]:
+    """Every upstream roots/list (in a call or not) with the host question that relayed it,
+    by line: one host question counts for one ask, the latest asked whose window holds it."""
+    return {a.n: h for a, h in relays(ctx, upstream_asks(ctx))}
+
+
+def _relayed_in_call(ctx: Context) -> list[tuple[Call, Line, Line | None]]:
+    """Each in-call ask with the host question that relayed it while the call was pending."""
+    pairs = _pairs(ctx)
+    out: list[tuple[Call, Line, Line | None]] = []
+    for call, ask in in_call_asks(ctx):
+        hit = pairs.get(ask.n)
+        out.append((call, ask, hit if hit is not None and call.pending_at(hit.t) else None))
+    return out
+
+
+def _where(call: Call, ask: Line) -> str:
+    up = call.up
+    assert up is not None
+    return (
+        f"{call.name} (host line {call.host.n}) -> upstream connection {up.conn} line {up.n}:"
+        f" roots/list line {ask.n}"
     )
 
 
@@ -58,29 +108,37 @@ def _not_asked(ctx: Context) -> Outcome:
     gate=handshake_failed,
 )  # fmt: skip
 def _relay_asks(ctx: Context) -> Outcome:
-    asks = main_asks(ctx)
-    if not asks:
+    each = _relayed_in_call(ctx)
+    if not each:
         return _not_asked(ctx)
-    pairs = relays(ctx, asks)
-    relayed = [(a, h) for a, h in pairs if h is not None]
     said = "; ".join(
-        f"upstream line {a.n} -> "
-        + (f"host line {h.n} ({h.t - a.t:.3f} s)" if h else "not relayed")
-        for a, h in pairs
+        _where(c, a)
+        + (f" -> host line {h.n} ({h.t - a.t:.3f} s, the call pending)" if h else " not relayed")
+        for c, a, h in each
     )
-    where = f"upstream connection {asks[0].conn}: {said}"
-    if relayed and len(relayed) == len(pairs):
-        return Outcome("relayed", where, _ev(*[x for a, h in relayed for x in (a, h)]))
+    relayed = [(a, h) for _, a, h in each if h is not None]
+    if relayed and len(relayed) == len(each):
+        return Outcome("relayed", said, _ev(*[x for a, h in relayed for x in (a, h)]))
     if relayed:
-        return Outcome("partly-relayed", where, _ev(*[x for a, h in pairs for x in (a, h)]))
-    hosts = [h for h in host_asks(ctx) if h.t < asks[0].t]
+        return Outcome("partly-relayed", said, _ev(*[x for _, a, h in each for x in (a, h)]))
+    first = each[0][1]
+    claimed = {h.n for h in _pairs(ctx).values() if h is not None}
+    hosts = [h for h in host_asks(ctx) if h.t < first.t and h.n not in claimed]
     if hosts:
         return Outcome(
             "prefetched",
-            f"the host was asked (line {hosts[0].n}) only before the upstream asked; {where}",
-            _ev(hosts[0], asks[0]),
+            f"the host was asked (line {hosts[0].n}) only before the upstream asked in a call,"
+            f" for no ask of the upstream; {said}",
+            _ev(hosts[0], first),
         )
-    return Outcome("not-relayed", f"no roots/list reached the host; {where}", _ev(*asks))
+    late = [h for _, a, h0 in each if h0 is None and (h := _pairs(ctx).get(a.n)) is not None]
+    if late:
+        said += f" (host line {late[0].n} came once the call was no longer pending)"
+    return Outcome(
+        "not-relayed",
+        f"no roots/list reached the host while a call was pending; {said}",
+        _ev(*[a for _, a, _h in each]),
+    )
 
 
 #: When asks differ, the one reported: a changed answer first, then one the proxy made up,
@@ -144,13 +202,12 @@ def _raw_roots(line: Line) -> str | None:
 @rule("relay-answer", (*_ANSWER_ORDER, "upstream-not-asked", "no-initialize"),
       gate=handshake_failed)  # fmt: skip
 def _relay_answer(ctx: Context) -> Outcome:
-    asks = main_asks(ctx)
-    if not asks:
+    each = [(c, _answer_one(ctx, a)) for c, a in in_call_asks(ctx)]
+    if not each:
         return _not_asked(ctx)
-    each = [_answer_one(ctx, ask) for ask in asks]
-    worst = min(each, key=lambda o: _ANSWER_ORDER.index(o.name))
-    said = "; ".join(o.observed for o in each)
-    return Outcome(worst.name, f"upstream connection {asks[0].conn}: {said}", worst.evidence)
+    worst = min((o for _, o in each), key=lambda o: _ANSWER_ORDER.index(o.name))
+    said = "; ".join(f"{c.name}: {o.observed}" for c, o in each)
+    return Outcome(worst.name, said, worst.evidence)
 
 
 #: Worst first: the proxy's answers on every upstream connection, reported by the worst.
@@ -161,7 +218,7 @@ _REPLY_ORDER = ("silence", "result-undeclared", "closed", "error-declared", "res
 @rule("relay-upstream-reply", (*_REPLY_ORDER, "upstream-not-asked", "no-initialize"),
       gate=handshake_failed)  # fmt: skip
 def _relay_upstream_reply(ctx: Context) -> Outcome:
-    asks = upstream_asks(ctx)
+    asks = [ask for _, ask in in_call_asks(ctx)]
     if not asks:
         return _not_asked(ctx)
     each: list[Outcome] = []
@@ -273,18 +330,26 @@ def _relay_list_changed(ctx: Context) -> Outcome:
 )
 def _relay_after_change(ctx: Context) -> Outcome:
     sent = host_changed(ctx)
-    later = [x for x in upstream_asks(ctx) if sent is not None and x.t > sent.t]
+    later = [(c, a) for c, a in in_call_asks(ctx) if sent is not None and c.host.t > sent.t]
     if not later:
-        return Outcome("not-asked-again", "the upstream asked no roots/list after the change")
-    ask = later[0]
+        after = [c for c in calls(ctx) if sent is not None and c.host.t > sent.t]
+        why = (
+            "the host sent no tools/call after the change"
+            if not after
+            else f"no roots/list was asked inside {after[0].name} (host line {after[0].host.n})"
+        )
+        return Outcome("not-asked-again", f"the upstream did not ask after the change: {why}")
+    call, ask = later[0]
     got = response_on(ctx, ask, "upstream", "in")
+    where = _where(call, ask)
     if got is None:
-        return Outcome("no-answer", f"no answer to roots/list (line {ask.n})", _ev(ask))
+        return Outcome("no-answer", f"{where}: no answer", _ev(ask))
     if "error" in got.obj:
-        return Outcome("error", f"the upstream got an error: {got.raw}", _ev(ask, got))
+        return Outcome("error", f"{where}: an error, {got.raw}", _ev(ask, got))
     now = [r.get("uri") for r in current_roots(ctx)]
     got_uris = uris(roots_of(got))
     name = "fresh" if got_uris == now else "stale"
     return Outcome(
-        name, f"the upstream got {got_uris!r}; the host's roots were {now!r}", _ev(ask, got)
-    )
+        name, f"{where}: the upstream got {got_uris!r}; the host's roots were {now!r}",
+        _ev(ask, got),
+    )  # fmt: skip

@@ -1,7 +1,10 @@
 """The peer proper: answers MCP requests as they come and plays the plan's steps between them.
 
 Every wait is bounded by the plan; judging nothing, it only records what it did (events by
-transcript line, the step log) for the harness to judge later.
+transcript line, the step log) for the harness to judge later. A plan's ``hold_replies``
+keeps the reply to a request of those methods back until a ``release`` step (or the end of
+the steps), so steps can act while the other end waits: a server request sent inside a
+``tools/call``, before its answer, the way real servers ask for roots.
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ class Peer(StepWaits):
         self.parse_errors_answered = 0
         self.out_lock = threading.Lock()
         self.step_log: list[dict[str, Any]] = []
+        #: Methods whose replies wait for a ``release`` step while the steps run (the plan's
+        #: ``hold_replies``): so a step can act while the other end's request is pending.
+        self.hold = frozenset(plan.get("hold_replies") or ())
+        self.held: list[tuple[str, dict[str, Any]]] = []
+        self.holding = bool(self.hold)
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -130,7 +138,7 @@ class Peer(StepWaits):
             }
         elif method == "server/discover":
             if not self.modern:
-                self.send(_error(rid, -32601, "Method not found"))
+                self.reply(method, _error(rid, -32601, "Method not found"))
                 return
             result = {
                 "supportedVersions": [self.plan.get("wire_version", self.revision)],
@@ -151,14 +159,38 @@ class Peer(StepWaits):
             )
             result = {key: []}
         if result is None:
-            self.send(_error(rid, -32601, "Method not found"))
+            self.reply(method, _error(rid, -32601, "Method not found"))
             return
         if modern_request:
             # 2026-07-28 results say what they are; discovery and lists are cacheable results
             result = {"resultType": "complete", **result}
             if method in CACHEABLE:
                 result = {**result, "ttlMs": 0, "cacheScope": "private"}
-        self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+        self.reply(method, {"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def reply(self, method: str, message: dict[str, Any]) -> None:
+        """Send the reply to a ``method`` request, or keep it for a ``release`` step."""
+        if self.holding and method in self.hold:
+            self.held.append((method, message))
+            self.tx.note(event="reply-held", method=method, id=message.get("id"))
+            return
+        self.send(message)
+
+    def release(self, method: str) -> int | None:
+        """Send the oldest held reply to a ``method`` request; its line, or None if none."""
+        for index, (held_method, message) in enumerate(self.held):
+            if held_method == method:
+                del self.held[index]
+                return self.send(message)
+        return None
+
+    def release_all(self) -> None:
+        """Once the steps are over no reply stays held: each is sent, oldest first."""
+        self.holding = False
+        while self.held:
+            method, message = self.held.pop(0)
+            n = self.send(message)
+            self.tx.note(event="reply-released", method=method, id=message.get("id"), n=n)
 
     def tools_call(self, n: int, params: dict[str, Any], modern_request: bool) -> dict[str, Any]:
         mrtr = self.plan.get("mrtr")
@@ -181,6 +213,13 @@ class Peer(StepWaits):
     # -- steps ----------------------------------------------------------------------------
 
     def play(self) -> str:
+        """Play the steps; a reply still held when they end (or stop) is sent then."""
+        try:
+            return self.play_steps()
+        finally:
+            self.release_all()
+
+    def play_steps(self) -> str:
         default_timeout = float(self.plan.get("step_timeout_s", 10))
         for index, step in enumerate(self.plan.get("steps", [])):
             timeout = float(step.get("timeout_s", default_timeout))
@@ -209,6 +248,10 @@ class Peer(StepWaits):
             elif "observe_s" in step:
                 self.wait(lambda: False, float(step["observe_s"]))
                 record.update(outcome="ok")
+            elif "release" in step:
+                # replies held so far are due; one that comes later is held in its turn
+                sent = self.release(step["release"])
+                record.update(outcome="ok" if sent else "nothing-held", evidence=sent)
             elif "signal" in step:
                 control = self.plan["control"]
                 os.makedirs(control, exist_ok=True)

@@ -1,0 +1,70 @@
+"""The lint that needs the cells: every graded failing check of a current cell shows in a row.
+
+A fail or non-strict check is a finding about the program in its column; if no row's status
+query names it, the published matrix hides it (a row can read supported over a cell that
+failed a check the row does not query). The lint reads the same current cells the columns
+are computed from, and names each hidden finding once per scenario/check with the cells it
+was found in, and the fix.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from compare.rows._cells import Cells
+from compare.rows._lint import FAILING
+from compare.rows._load import Issue, query_checks
+
+
+def _covers(query: dict[str, Any], scenario: str, check: str, variant: str | None,
+            revision: str) -> bool:  # fmt: skip
+    """Whether a row's status query reads this check of this cell."""
+    if query.get("scenario") != scenario or check not in query_checks(query):
+        return False
+    if query.get("variant") is not None and query.get("variant") != variant:
+        return False
+    revisions = query.get("revisions")
+    return not revisions or revision in revisions
+
+
+def lint_findings(areas: list[tuple[str, dict[str, Any]]], cells: Cells) -> list[Issue]:
+    """One issue per scenario/check that graded fail or non-strict in a current cell and
+    stands behind no row's status query in any of ``areas`` (file name, parsed area)."""
+    queries = [
+        (file, row["status"]["query"])
+        for file, area in areas
+        for row in area.get("rows") or []
+        if isinstance(row, dict)
+        and isinstance(row.get("status"), dict)
+        and isinstance(row["status"].get("query"), dict)
+    ]
+    hidden: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for cell in cells.cells:
+        if not cell.current:
+            continue
+        for check, data in cell.checks.items():
+            if data.get("verdict") not in FAILING:
+                continue
+            if any(
+                _covers(q, cell.scenario, check, cell.variant, cell.revision) for _, q in queries
+            ):
+                continue
+            variant = f" ({cell.variant})" if cell.variant else ""
+            hidden[(cell.scenario, check)].append(
+                f"{cell.target}{variant} {cell.revision}: {data['verdict']}"
+            )
+    file = areas[0][0] if areas else "(areas)"
+    issues = []
+    for (scenario, check), where in sorted(hidden.items()):
+        shown = "; ".join(where[:6]) + (f"; and {len(where) - 6} more" if len(where) > 6 else "")
+        issues.append(
+            Issue(
+                file,
+                f"{scenario}/{check}",
+                f"graded failing check {scenario}/{check} stands behind no row ({shown})",
+                f"add {check!r} to the status.query.check of the row about that behaviour"
+                f" (scenario {scenario}), or add a row that queries it, so the finding shows",
+            )
+        )
+    return issues

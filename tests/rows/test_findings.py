@@ -1,0 +1,69 @@
+"""The lint over the cells: a graded failing check of a current cell that no row queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compare.rows import AREAS_DIR, compute, load_yaml
+from compare.rows._cells import read_cells
+from compare.rows._context import gather
+from compare.rows._findings import lint_findings
+
+from ._area import LAST_INIT, OLDEST, area, known, write
+from .test_compute import cell
+
+
+def _issues(tmp_path: Path, results: Path) -> list[str]:
+    doc = compute([write(tmp_path / "roots.yaml", area())], known(), results)
+    return [i["message"] for i in doc["issues"] if "stands behind no row" in i["message"]]
+
+
+def test_a_fail_on_a_check_no_row_queries_is_named(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    cell(results, "ts-sdk", "1.32.2", LAST_INIT, [("answered", "pass"), ("listed", "fail")])
+    (message,) = _issues(tmp_path, results)
+    assert "roots-list/listed" in message and f"ts-sdk (roots) {LAST_INIT}: fail" in message
+    doc = compute([write(tmp_path / "roots.yaml", area())], known(), results)
+    (issue,) = [i for i in doc["issues"] if "stands behind no row" in i["message"]]
+    assert "add 'listed' to the status.query.check" in issue["tip"]
+
+
+def test_a_non_strict_counts_and_informational_does_not(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    checks = [("answered", "pass"), ("quiet", "informational"), ("late", "non-strict")]
+    cell(results, "ts-sdk", "1.32.2", OLDEST, checks)
+    (message,) = _issues(tmp_path, results)
+    assert "roots-list/late" in message and "non-strict" in message
+
+
+def test_a_queried_fail_and_an_old_version_raise_nothing(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    cell(results, "ts-sdk", "1.32.2", LAST_INIT, [("answered", "fail")])
+    cell(results, "ts-sdk", "1.0.0", LAST_INIT, [("hidden", "fail")])  # not the pinned version
+    assert _issues(tmp_path, results) == []
+
+
+def test_a_query_limited_to_other_revisions_does_not_cover(isolated: Path, tmp_path: Path) -> None:
+    results = isolated / "results"
+    cell(results, "ts-sdk", "1.32.2", OLDEST, [("answered", "fail")])
+    query = {"scenario": "roots-list", "check": "answered", "revisions": [LAST_INIT]}
+    data = area()
+    data["rows"][0]["status"] = {"query": query}
+    doc = compute([write(tmp_path / "roots.yaml", data)], known(), results)
+    assert [i for i in doc["issues"] if "roots-list/answered stands behind no row" in i["message"]]
+
+
+def test_the_shipped_rows_show_every_finding_of_the_results() -> None:
+    """Over the results folder in use (MCP_COMPARE_RESULTS, else results/), no graded failing
+    check of a current cell hides from the shipped rows; skipped while there are no cells."""
+    import pytest
+
+    from compare._paths import results_dir
+
+    k = gather()
+    cells = read_cells(results_dir(), k.pinned)
+    if not any(c.current for c in cells.cells):
+        pytest.skip(f"no current cells under {results_dir()}")
+    area_file = AREAS_DIR / "roots.yaml"
+    issues = lint_findings([(area_file.name, load_yaml(area_file))], cells)
+    assert issues == [], [i.message for i in issues]
