@@ -215,5 +215,7 @@ def _wire_progress(ctx: Context) -> Outcome:
             _ev(*late[:5]),
         )
     if seen:
-        return Outcome("active-tokens", f"{seen} progress notification(s), each for an active request")
+        return Outcome(
+            "active-tokens", f"{seen} progress notification(s), each for an active request"
+        )
     return Outcome("no-progress", "no progress notifications")
