@@ -184,6 +184,18 @@ def test_each_request_id_window_runs_only_at_its_revisions(
     assert "wire-request-ids-modern" in new and "wire-request-ids" not in new
 
 
+def test_a_restarted_server_is_a_new_session(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """A client that starts the peer twice gets two recorders appending to one transcript,
+    each numbering from 1: the second session's initialize (id 0 again) is not a reuse."""
+    first, second = _client(ASK, ANSWER), _client(ASK, ANSWER)
+    first.records += second.records
+    got = first.judge(tmp_path, scenarios["roots-list"])["checks"]
+    assert got["wire-request-ids"]["outcome"] == "unique"
+    assert got["wire-ids"]["outcome"] == "matched"
+
+
 # -- the server side: "in" is the server's line, "out" the scripted client's ---------------------
 def _server(*events: tuple[str, dict[str, Any]]) -> Tape:
     tape = Tape()

@@ -33,11 +33,20 @@ def _key(value: Any) -> str:
 def connections(ctx: Context) -> Iterator[tuple[str, list[Line]]]:
     """Each connection's wire lines in order, with the name a reader knows it by."""
     groups: dict[tuple[str | None, int | None], list[Line]] = {}
+    session, last = 0, 0
     for line in ctx.tx.lines:
-        groups.setdefault((line.leg, line.conn), []).append(line)
+        if line.leg is None:
+            # Each start of the peer appends its own records numbered from 1: a client that
+            # starts its server again opens a new session, whose ids start afresh.
+            if line.n < last:
+                session += 1
+            last = line.n
+            groups.setdefault((None, session), []).append(line)
+        else:
+            groups.setdefault((line.leg, line.conn), []).append(line)
     for (leg, conn), lines in groups.items():
         if leg is None:
-            name = "the connection"
+            name = "the connection" if not conn else f"session {conn + 1}"
         elif leg == "upstream":
             name = f"upstream connection {conn}"
         else:
