@@ -303,6 +303,8 @@ def test_proxy_leg_outcome(
     got = _judge_proxy(tmp_path, scenario, PROXY[(check, outcome)]())[check]
     assert (got["outcome"], got["verdict"]) == (outcome, _grade(scenario, check, outcome))
     assert got["evidence"]
+    # the finding names the leg it happened on (a chain's upstream leg may be another program)
+    assert " leg" in got["observed"] or "upstream connection" in got["observed"]
 
 
 def test_a_new_upstream_connection_may_start_its_ids_again(

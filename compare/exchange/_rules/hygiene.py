@@ -30,8 +30,15 @@ def _key(value: Any) -> str:
         return repr(value)
 
 
-def connections(ctx: Context) -> Iterator[tuple[str, list[Line]]]:
-    """Each connection's wire lines in order, with the name a reader knows it by."""
+def where(line: Line) -> str:
+    """Which leg of a proxy cell ``line`` travelled, as words ("" in a one-leg cell)."""
+    if line.leg == "upstream":
+        return f" on upstream connection {line.conn}"
+    return f" on the {line.leg} leg" if line.leg else ""
+
+
+def connections(ctx: Context) -> Iterator[list[Line]]:
+    """Each connection's (or session's) wire lines, in order."""
     groups: dict[tuple[str | None, int | None], list[Line]] = {}
     session, last = 0, 0
     for line in ctx.tx.lines:
@@ -44,14 +51,7 @@ def connections(ctx: Context) -> Iterator[tuple[str, list[Line]]]:
             groups.setdefault((None, session), []).append(line)
         else:
             groups.setdefault((line.leg, line.conn), []).append(line)
-    for (leg, conn), lines in groups.items():
-        if leg is None:
-            name = "the connection" if not conn else f"session {conn + 1}"
-        elif leg == "upstream":
-            name = f"upstream connection {conn}"
-        else:
-            name = f"the {leg} leg"
-        yield name, lines
+    yield from groups.values()
 
 
 def _is_notification(line: Line) -> bool:
@@ -70,7 +70,7 @@ def _wire_ids(ctx: Context) -> Outcome:
     strays: list[Line] = []
     twice: list[Line] = []
     sent = 0
-    for _name, lines in connections(ctx):
+    for lines in connections(ctx):
         pending: set[str] = set()
         answered: set[str] = set()
         for x in lines:
@@ -87,14 +87,15 @@ def _wire_ids(ctx: Context) -> Outcome:
     if strays:
         return Outcome(
             "unknown-id",
-            f"id {strays[0].obj.get('id')!r} answers no request sent before it",
+            f"id {strays[0].obj.get('id')!r}{where(strays[0])} answers no request sent before it",
             _ev(*strays[:5]),
         )
     if twice:
         first = twice[0].obj.get("id")
         return Outcome(
             "answered-twice",
-            f"{len(twice)} response(s) to a request already answered, first to id {first!r}",
+            f"{len(twice)} response(s) to a request already answered, first to id {first!r}"
+            + where(twice[0]),
             _ev(*twice[:5]),
         )
     return Outcome("matched", f"{sent} request(s) sent, each answered at most once")
@@ -107,7 +108,7 @@ def _request_ids(ctx: Context) -> Outcome:
     while_pending: list[Line] = []
     after_answer: list[Line] = []
     count = 0
-    for _name, lines in connections(ctx):
+    for lines in connections(ctx):
         pending: set[str] = set()
         used: set[str] = set()
         for x in lines:
@@ -126,14 +127,16 @@ def _request_ids(ctx: Context) -> Outcome:
         rid = while_pending[0].obj.get("id")
         return Outcome(
             "reused-while-pending",
-            f"request id {rid!r} sent again while its first request was still unanswered",
+            f"request id {rid!r} sent again{where(while_pending[0])} while its first request"
+            " was still unanswered",
             _ev(*while_pending[:5]),
         )
     if after_answer:
         rid = after_answer[0].obj.get("id")
         return Outcome(
             "reused-after-answer",
-            f"request id {rid!r} sent again after its first request was answered",
+            f"request id {rid!r} sent again{where(after_answer[0])} after its first request"
+            " was answered",
             _ev(*after_answer[:5]),
         )
     return Outcome("unique", f"{count} request(s), each with an id of its own")
@@ -147,7 +150,7 @@ def _notification_reply(ctx: Context) -> Outcome:
     replied: list[Line] = []
     no_id: list[Line] = []
     notified = 0
-    for _name, lines in connections(ctx):
+    for lines in connections(ctx):
         heard = False
         for x in lines:
             if x.dir == "out" and _is_notification(x):
@@ -156,11 +159,13 @@ def _notification_reply(ctx: Context) -> Outcome:
             elif x.dir == "in" and x.is_response and not _has_id(x):
                 (replied if heard else no_id).append(x)
     if replied:
-        return Outcome("replied", (replied[0].raw or "")[:300], _ev(*replied[:5]))
+        said = (replied[0].raw or "")[:300]
+        return Outcome("replied", f"answered{where(replied[0])}: {said}", _ev(*replied[:5]))
     if no_id:
         return Outcome(
             "no-id",
-            "a response without an id before any notification: " + (no_id[0].raw or "")[:200],
+            f"a response without an id{where(no_id[0])} before any notification: "
+            + (no_id[0].raw or "")[:200],
             _ev(*no_id[:5]),
         )
     return Outcome("no-reply", f"{notified} notification(s) sent, none answered")
@@ -185,7 +190,7 @@ def _wire_progress(ctx: Context) -> Outcome:
     unknown: list[Line] = []
     late: list[Line] = []
     seen = 0
-    for _name, lines in connections(ctx):
+    for lines in connections(ctx):
         token_of: dict[str, str] = {}  # request id -> token
         active: set[str] = set()
         done: set[str] = set()
@@ -213,14 +218,14 @@ def _wire_progress(ctx: Context) -> Outcome:
         return Outcome(
             "unknown-token",
             f"{len(unknown)} progress notification(s) for a token no request of ours carried"
-            f" (first: {shown})",
+            f" (first: {shown}{where(unknown[0])})",
             _ev(*unknown[:5]),
         )
     if late:
         return Outcome(
             "after-completion",
             f"{len(late)} progress notification(s) after the response to the request that"
-            f" carried the token (first: {_token(late[0])[1]!r})",
+            f" carried the token (first: {_token(late[0])[1]!r}{where(late[0])})",
             _ev(*late[:5]),
         )
     if seen:
