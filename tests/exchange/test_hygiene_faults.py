@@ -56,6 +56,8 @@ CASES: dict[tuple[str, str, str, str], tuple[str, str, str, str | None]] = {
         "wire-notification-reply", "replied", "fail", None),
     ("client", "stray-progress", "roots-list", "2025-06-18"): (
         "wire-progress", "unknown-token", "fail", None),
+    ("client", "modern-answer", "mrtr", "2026-07-28"): (
+        "wire-client-responses", "responses", "fail", None),
     ("server", "double-answer", "server-notification-reply", "2025-06-18"): (
         "wire-ids", "answered-twice", "informational", None),
     ("server", "reuse-id", "server-notification-reply", "2025-06-18"): (

@@ -26,6 +26,11 @@ from .test_judge import Tape
 KNOWN = revisions()
 RELEASED = [r for r in KNOWN if r != "draft"]
 HYGIENE = ("wire-ids", "wire-request-ids", "wire-notification-reply", "wire-progress")
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "crafted", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+}
 
 
 @pytest.fixture(autouse=True)
@@ -55,6 +60,16 @@ def _client(*events: tuple[str, dict[str, Any]]) -> Tape:
     return tape
 
 
+def _modern(*events: tuple[str, dict[str, Any]]) -> Tape:
+    """A 2026-07-28 client: no initialize, its capabilities on each request."""
+    tape = Tape()
+    tape.add("in", _msg(id=1, method="server/discover", params={"_meta": MODERN_META}))
+    tape.add("out", _msg(id=1, result={"supportedVersions": ["2026-07-28"]}))
+    for direction, message in events:
+        tape.add(direction, message)
+    return tape
+
+
 ASK = ("out", _msg(id=1, method="roots/list"))
 ASK_WITH_TOKEN = ("out", _msg(id=1, method="roots/list", params={"_meta": {"progressToken": "t"}}))
 ANSWER = ("in", _msg(id=1, result={"roots": []}))
@@ -72,13 +87,19 @@ CLIENT: dict[tuple[str, str, str], Callable[[], Tape]] = {
     ("wire-request-ids", "reused-after-answer", "2025-11-25"): lambda: _client(
         ("in", _msg(id=0, method="ping"))
     ),
-    ("wire-request-ids-modern", "unique", "2026-07-28"): lambda: _client(),
-    ("wire-request-ids-modern", "reused-while-pending", "2026-07-28"): lambda: _client(
+    ("wire-request-ids-modern", "unique", "2026-07-28"): lambda: _modern(),
+    ("wire-request-ids-modern", "reused-while-pending", "2026-07-28"): lambda: _modern(
         ("in", _msg(id=5, method="tools/list")), ("in", _msg(id=5, method="tools/list"))
     ),
-    ("wire-request-ids-modern", "reused-after-answer", "2026-07-28"): lambda: _client(
-        ("in", _msg(id=0, method="ping"))
+    # id 1 was server/discover's, answered: from 2026-07-28 it may come back
+    ("wire-request-ids-modern", "reused-after-answer", "2026-07-28"): lambda: _modern(
+        ("in", _msg(id=1, method="tools/list"))
     ),
+    ("wire-client-responses", "none", "2026-07-28"): lambda: _modern(),
+    ("wire-client-responses", "responses", "2026-07-28"): lambda: _modern(
+        ("in", _msg(id=1, result={}))
+    ),
+    ("wire-client-responses", "legacy", "2026-07-28"): lambda: _client(ASK, ANSWER),
     ("wire-notification-reply", "no-reply", "2025-11-25"): lambda: _client(
         ("out", _msg(method="notifications/whatever"))
     ),
@@ -113,7 +134,7 @@ def test_client_side_outcome(
     outcome: str,
     revision: str,
 ) -> None:
-    scenario = scenarios["roots-list"]
+    scenario = scenarios["mrtr" if revision >= "2026-07-28" else "roots-list"]
     result = CLIENT[(check, outcome, revision)]().judge(tmp_path, scenario, revision)
     got = result["checks"][check]
     assert got["outcome"] == outcome, got["observed"]
@@ -124,7 +145,7 @@ def test_client_side_outcome(
         assert any("MUST" in r["quote"] for r in shown)
 
 
-@pytest.mark.parametrize("rule", HYGIENE)
+@pytest.mark.parametrize("rule", [*HYGIENE, "wire-client-responses"])
 def test_every_outcome_has_a_case(rule: str) -> None:
     reached = {o for (c, o, _r) in CLIENT if c.removesuffix("-modern") == rule}
     assert reached == set(RULES[rule].outcomes)
@@ -179,9 +200,11 @@ def test_each_request_id_window_runs_only_at_its_revisions(
 ) -> None:
     old = _client().judge(tmp_path, scenarios["roots-list"], "2025-11-25")["checks"]
     (tmp_path / "m").mkdir()
-    new = _client().judge(tmp_path / "m", scenarios["roots-list"], "2026-07-28")["checks"]
+    new = _modern().judge(tmp_path / "m", scenarios["mrtr"], "2026-07-28")["checks"]
     assert "wire-request-ids" in old and "wire-request-ids-modern" not in old
+    assert "wire-client-responses" not in old
     assert "wire-request-ids-modern" in new and "wire-request-ids" not in new
+    assert "wire-client-responses" in new
 
 
 def test_a_restarted_server_is_a_new_session(

@@ -233,3 +233,21 @@ def _wire_progress(ctx: Context) -> Outcome:
             "active-tokens", f"{seen} progress notification(s), each for an active request"
         )
     return Outcome("no-progress", "no progress notifications")
+
+
+@rule("wire-client-responses", ("none", "responses", "legacy"))
+def _client_responses(ctx: Context) -> Outcome:
+    """From 2026-07-28 a stdio client writes no responses at all: the server sends it no
+    requests (they travel inside results), so any response answers nothing. A client that
+    opened with ``initialize`` speaks an older revision's session, in which it answers the
+    server's requests, so the check does not apply to it."""
+    if ctx.initialize is not None:
+        return Outcome("legacy", "the client opened with initialize (an older revision's session)")
+    responses = [x for x in ctx.tx.incoming() if x.is_response]
+    if responses:
+        return Outcome(
+            "responses",
+            f"{len(responses)} response(s), first {(responses[0].raw or '')[:200]}",
+            _ev(*responses[:5]),
+        )
+    return Outcome("none", "no responses")

@@ -12,7 +12,8 @@ never exits (ignoring SIGTERM, with a grandchild in a session of its own). The w
 faults: ``double-answer`` answers each server request twice, ``reuse-id`` sends two pings
 with one id in one write (the second while the first is pending), ``answer-notifications``
 answers every notification with an id-less error, ``stray-progress`` sends progress for a
-token no request carried.
+token no request carried, ``modern-answer`` speaks 2026-07-28 and writes a response, which
+that revision forbids a stdio client.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class Client:
     def handshake(self) -> bool:
         if self.mode == "refuse":
             return self.refuse()
-        if self.mode == "modern":
+        if self.mode in ("modern", "modern-answer"):
             reply = self.call("server/discover", {"_meta": self.meta()})
             if reply and isinstance(reply.get("result"), dict):
                 self.modern = MODERN in reply["result"].get("supportedVersions", [])
@@ -252,6 +253,8 @@ def main() -> int:
     if mode == "reuse-id":
         ping = json.dumps({"jsonrpc": "2.0", "id": "twice", "method": "ping"}).encode() + b"\n"
         client.write_raw(ping + ping)  # one write: the second is sent before any answer
+    if mode == "modern-answer":
+        client.send({"jsonrpc": "2.0", "id": 1, "result": {}})
     if mode == "stray-progress":
         for i in range(3):
             note = {"progressToken": "nobody-asked", "progress": i}
