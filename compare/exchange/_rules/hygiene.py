@@ -7,6 +7,14 @@ the same rule holds the proxy to the server's duties on one leg and the client's
 other. Pairing is per connection and in order: a response answers a request sent before it
 on the same connection and not yet answered, because each leg numbers its own requests and a
 request id may come back once its request is done.
+
+The order is the one our recorder saw, which is why each reading holds for the target and not
+for a race of ours: we record a line of ours before it can reach the target, so a response
+recorded before our request cannot answer it; a request of the target recorded before our
+answer to the same id was sent while that id was pending (never a false "while pending"). A
+reuse recorded after our answer may still have left the target before the answer reached it:
+it reads ``reused-after-answer``, which fails at the same revisions and at 2026-07-28 errs
+toward a pass, never toward a fail.
 """
 
 from __future__ import annotations
