@@ -53,13 +53,15 @@ def _by_check(verdict: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 # mode -> (cell verdict, the check that must name the fault, its outcome). A fault the spec has
 # no MUST against (a flood, an oversized line, a crash, an ignored SIGTERM) is recorded as an
-# informational finding and leaves the cell's verdict to the checks that have one.
+# informational finding and leaves the cell's verdict to the checks that have one. The flood is
+# of progress notifications for a token no request carried, which wire-progress fails (issue
+# 21: it once read pass, noticed only by wire-volume).
 FAULTS = {
     "good": ("pass", "root-uri-encoding", "encoded"),
     "garbage": ("fail", "wire-json", "invalid-json"),
     "wrong-ids": ("fail", "wire-ids", "unknown-id"),
     "silent": ("fail", "answered", "silence"),
-    "flood": ("pass", "wire-volume", "flood"),
+    "flood": ("fail", "wire-volume", "flood"),
     "big-line": ("pass", "wire-json", "oversized"),
     "crash": ("informational", "client-exit", "crashed"),
     "hang": ("pass", "client-exit", "ignored-sigterm"),
@@ -94,6 +96,7 @@ def test_every_fault_is_a_finding(tmp_path: Path) -> None:
     assert hang["process"]["leftover_killed"] >= 1  # the grandchild in its own session
     flood = verdicts[list(FAULTS).index("flood")]
     assert _by_check(flood)["answered"]["outcome"] == "result"  # evidence survived the flood
+    assert _by_check(flood)["wire-progress"]["outcome"] == "unknown-token"
 
 
 def test_a_client_that_outlives_the_bound_is_killed(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ references, so a reviewer can see and change a grading without reading code.
 One module per responsibility: the cell's context, the registry and shared gates, then the
 rules of the handshake, of roots/list, of notifications, of 2026-07-28 multi-round-trip
 requests, of servers (asked through the scripted client), of servers' enforcement of roots
-(read from probe calls), of proxies (both ends ours) and of the wire itself. Importing
+(read from probe calls), of proxies (both ends ours), of the wire itself and of its hygiene
+(who answers what). Importing
 this package registers every rule in ``RULES``.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 from compare.exchange._rules import (
     enforce,
     handshake,
+    hygiene,
     mrtr,
     notify,
     relay,
@@ -29,6 +31,9 @@ from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 
 #: The rule modules, imported for their registrations (each ``@rule`` adds to ``RULES``).
-MODULES = (handshake, roots, notify, mrtr, server, server_modern, enforce, relay, relay_calls, wire)
+MODULES = (
+    handshake, roots, notify, mrtr, server, server_modern, enforce, relay, relay_calls, wire,
+    hygiene,
+)  # fmt: skip
 
 __all__ = ["EARLY", "MODULES", "RULES", "Context", "Outcome", "Rule", "rule"]

@@ -1,5 +1,6 @@
 """The wire itself: checks every scenario gets (``scenarios/_wire.yaml``) — parseable lines,
-known ids, no flood, and how the client's process ended.
+no flood, and how the client's process ended. Who answers what (ids, notifications, progress
+tokens) is in ``hygiene.py``.
 """
 
 from __future__ import annotations
@@ -22,23 +23,6 @@ def _wire_json(ctx: Context) -> Outcome:
     if bad:
         return Outcome("blank-lines", f"{len(bad)} blank line(s)", _ev(*bad[:5]))
     return Outcome("clean", f"{len(ctx.tx.incoming())} line(s) parsed")
-
-
-@rule("wire-ids", ("matched", "unknown-id"))
-def _wire_ids(ctx: Context) -> Outcome:
-    ours = [x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request]
-    strays = [
-        x
-        for x in ctx.tx.incoming()
-        if x.is_response
-        and x.obj.get("id") is not None
-        and not any(type(i) is type(x.obj.get("id")) and i == x.obj.get("id") for i in ours)
-    ]
-    if strays:
-        return Outcome(
-            "unknown-id", f"id {strays[0].obj.get('id')!r} was never sent", _ev(*strays[:5])
-        )
-    return Outcome("matched", f"{len(ours)} request(s) of the peer")
 
 
 @rule("wire-volume", ("normal", "flood"))

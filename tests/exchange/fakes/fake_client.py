@@ -8,7 +8,12 @@ speaks 2026-07-28 (server/discover, per-request _meta, InputRequiredResult retri
 modes are faults the real clients will not produce on demand: garbage, wrong ids, silence,
 floods, a 10 MB line, a crash (after the handshake, or ``exit-early`` before it), a client
 that refuses the server's version by stopping its server (``refuse``), and a client that
-never exits (ignoring SIGTERM, with a grandchild in a session of its own).
+never exits (ignoring SIGTERM, with a grandchild in a session of its own). The wire hygiene
+faults: ``double-answer`` answers each server request twice, ``reuse-id`` sends two pings
+with one id in one write (the second while the first is pending), ``answer-notifications``
+answers every notification with an id-less error, ``stray-progress`` sends progress for a
+token no request carried, ``modern-answer`` speaks 2026-07-28 and writes a response, which
+that revision forbids a stdio client.
 """
 
 from __future__ import annotations
@@ -95,6 +100,9 @@ class Client:
 
     def serve(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
+        if isinstance(method, str) and "id" not in msg and self.mode == "answer-notifications":
+            error = {"code": -32601, "message": f"no handler for {method}"}
+            self.send({"jsonrpc": "2.0", "id": None, "error": error})
         if not isinstance(method, str) or "id" not in msg:
             return  # a notification, known or not: never answered
         if self.mode == "silent":
@@ -102,6 +110,10 @@ class Client:
         rid = msg["id"]
         if self.mode == "wrong-ids":
             rid = rid + 1000 if isinstance(rid, int) else f"{rid}-x"
+        for _ in range(2 if self.mode == "double-answer" else 1):
+            self.answer(method, rid)
+
+    def answer(self, method: str, rid: Any) -> None:
         if method == "roots/list" and self.roots_on:
             self.send({"jsonrpc": "2.0", "id": rid, "result": self.root_list()})
         elif method == "ping":
@@ -113,7 +125,7 @@ class Client:
     def handshake(self) -> bool:
         if self.mode == "refuse":
             return self.refuse()
-        if self.mode == "modern":
+        if self.mode in ("modern", "modern-answer"):
             reply = self.call("server/discover", {"_meta": self.meta()})
             if reply and isinstance(reply.get("result"), dict):
                 self.modern = MODERN in reply["result"].get("supportedVersions", [])
@@ -238,6 +250,15 @@ def main() -> int:
             for i in range(30000)
         )
         client.write_raw(burst)
+    if mode == "reuse-id":
+        ping = json.dumps({"jsonrpc": "2.0", "id": "twice", "method": "ping"}).encode() + b"\n"
+        client.write_raw(ping + ping)  # one write: the second is sent before any answer
+    if mode == "modern-answer":
+        client.send({"jsonrpc": "2.0", "id": 1, "result": {}})
+    if mode == "stray-progress":
+        for i in range(3):
+            note = {"progressToken": "nobody-asked", "progress": i}
+            client.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": note})
     if mode == "big-line":
         big = {
             "jsonrpc": "2.0",

@@ -4,7 +4,9 @@ good: answers initialize, asks roots/list once initialized, lists one tool, answ
 silent: reads and never answers. crash: exits with 3 on initialize. flood: answers
 initialize, then writes 25000 notifications. reply: like good, but answers
 notifications/roots/list_changed with a response (id null). undeclared: asks roots/list
-whatever the client declared. Standard library only.
+whatever the client declared. The wire hygiene faults: double-answer answers initialize
+twice; reuse-id asks roots/list twice with one id in one write (the second while the first is
+pending); stray-progress sends progress for a token no request carried. Standard library only.
 """
 
 from __future__ import annotations
@@ -32,11 +34,20 @@ def main() -> int:
             info = {"name": "fake-server", "version": "0"}
             result = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
             send({"jsonrpc": "2.0", "id": rid, "result": result})
+            if mode == "double-answer":
+                send({"jsonrpc": "2.0", "id": rid, "result": result})
             if mode == "flood":
                 for i in range(25000):
                     send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}})
         elif method == "notifications/initialized" and mode in ("good", "reply", "undeclared"):
             send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
+        elif method == "notifications/initialized" and mode == "reuse-id":
+            ask = json.dumps({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"}) + "\n"
+            sys.stdout.write(ask + ask)  # one write: the second is sent before any answer
+            sys.stdout.flush()
+        elif method == "notifications/initialized" and mode == "stray-progress":
+            params = {"progressToken": "nobody-asked", "progress": 1}
+            send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
         elif method == "notifications/roots/list_changed" and mode == "reply":
             send({"jsonrpc": "2.0", "id": None, "result": {}})
         elif method == "tools/list":
