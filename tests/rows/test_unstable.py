@@ -35,9 +35,12 @@ def test_a_row_over_a_cell_whose_check_differed_reads_unstable(
     flaky = cell(results, "codex", "0.171.0", FOUR[0], [("answered", "unstable")], "unstable")
     _plays(flaky, ["pass", "fail"])
     cell(results, "codex", "0.171.0", FOUR[1], [("answered", "pass")])
-    column = status_of(run(tmp_path, results), "codex")
+    doc = run(tmp_path, results)
+    column = status_of(doc, "codex")
     assert column["state"] == "unstable"
     assert column["label"] == "unstable in 1 of 2 cells (the rest: supported)"
+    warned = [i for i in doc["issues"] if i["where"] == "ROOT-01/status/codex"]
+    assert warned and "computed status is unstable" in warned[0]["message"]
     assert (column["unstable"], column["judged_state"]) == (1, "supported")
     entry = column["revisions"][FOUR[0]]
     assert entry["verdict"] == "unstable" and entry["plays"] == 2
