@@ -8,13 +8,17 @@ alternate runs (a counter file), so a repeated cell's outcome changes on purpose
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _revisions import revisions
 
+from compare._paths import PROJECT_ROOT
 from compare.exchange import Cell, load_scenarios, scan_cells
 from compare.exchange._integrity import inspect, seal_of
 from compare.exchange._merge import merge
@@ -24,7 +28,7 @@ from compare.exchange._shard import shard_cells
 from compare.exchange._targets import Target
 from compare.pipeline import _stages
 
-from .fakes import fake_target
+from .fakes import FAKE_CLIENT, fake_target
 
 KNOWN = revisions()
 COMMIT = "test"
@@ -210,3 +214,44 @@ def test_combine_names_the_checks_that_differed_and_an_error_play_is_an_error() 
     assert "b was ok in play 1, other in play 2" in out["reason"]
     error = combine([_play("pass", a="ok"), {"verdict": "error", "reason": "timed out"}])
     assert error["verdict"] == "error" and "play 2 of 2 ended in error" in error["reason"]
+
+
+def _cli(tmp_path: Path, pinned_spec: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = (
+        f"{sys.executable} {FAKE_CLIENT} --mode flaky --counter {tmp_path / 'counter'} "
+        "-- {server_argv}"
+    )
+    select = ["-t", "command", "--command", command, "-s", "roots-list", "-r", REVISION]
+    into = ["--results", str(tmp_path / "results")]
+    return subprocess.run(
+        [sys.executable, "-m", "compare", "run", "--json", *select, *into, *args],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "MCP_COMPARE_CACHE": str(pinned_spec)},
+    )
+
+
+def test_the_command_line_counts_replayed_and_unstable_cells(
+    tmp_path: Path, pinned_spec: Path
+) -> None:
+    (tmp_path / "counter").write_text("1")  # the first play fails, so --settle plays again
+    done = _cli(tmp_path, pinned_spec, "--settle", "3")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["tally"]["unstable"] == 1 and summary["tally"]["replayed"] == 1
+    assert summary["tally"]["replayed_unstable"] == 1
+    [cell] = summary["cells"]
+    assert (cell["verdict"], cell["plays"], cell["replayed"]) == ("unstable", 3, 2)
+    assert "1 doubtful cell(s) played again, 1 of them unstable" in done.stderr
+
+
+@pytest.mark.parametrize("option", ["--repeat", "--settle"])
+def test_a_repeat_below_one_is_a_clear_error(
+    tmp_path: Path, pinned_spec: Path, option: str
+) -> None:
+    done = _cli(tmp_path, pinned_spec, option, "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{option} must be at least 1" in done.stderr
+    assert not (tmp_path / "counter").exists()  # nothing was played
