@@ -49,6 +49,8 @@ def test_an_unstable_cell_page_lists_each_play_with_its_transcript(site_env: Pat
     assert (cells / f"{SLUG}.play-2.transcript.jsonl").is_file()
     css = (PROJECT_ROOT / "site/assets/mcp-compare.css").read_text("utf-8")
     assert ".mc-verdict-unstable" in css and ".mc-status-unstable" in css
+    built = mc("site")  # mkdocs --strict: every play's link resolves
+    assert built.returncode == 0, built.stderr
 
 
 def test_matrix_json_carries_unstable_and_the_plays(site_env: Path) -> None:
