@@ -116,9 +116,9 @@ def combine(plays: list[dict[str, Any]]) -> dict[str, Any]:
         out["reason"] = f"{first.get('reason')} (the same in all {len(plays)} plays)"
         return out
     each = [_outcomes(p) for p in plays]
-    parts = [
-        f"{i} was {_spread([o.get(i, {}).get('outcome') for o in each])}" for i in changed
-    ] or [f"the verdict was {_spread(verdicts)}"]
+    parts = [f"{i}: {_spread([o.get(i, {}).get('outcome') for o in each])}" for i in changed] or [
+        f"verdict: {_spread(verdicts)}"
+    ]
     out["verdict"] = "unstable"
     out["differed"] = changed
     out["reason"] = f"the outcome differed between {len(plays)} plays: " + "; ".join(parts)

@@ -211,7 +211,7 @@ def test_combine_names_the_checks_that_differed_and_an_error_play_is_an_error() 
     assert differed(mixed) == ["b"]
     out = combine(mixed)
     assert out["verdict"] == "unstable" and out["differed"] == ["b"]
-    assert "b was ok in play 1, other in play 2" in out["reason"]
+    assert "b: ok in play 1, other in play 2" in out["reason"]
     error = combine([_play("pass", a="ok"), {"verdict": "error", "reason": "timed out"}])
     assert error["verdict"] == "error" and "play 2 of 2 ended in error" in error["reason"]
 
