@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,8 +19,9 @@ from typing import Any
 import pytest
 from _revisions import revisions
 
+from compare._guard import Interrupted
 from compare._paths import PROJECT_ROOT
-from compare.exchange import Cell, load_scenarios, scan_cells
+from compare.exchange import Cell, RunSettings, _harness, load_scenarios, scan_cells
 from compare.exchange._integrity import inspect, seal_of
 from compare.exchange._merge import merge
 from compare.exchange._plays import SETTLE, combine, differed
@@ -255,3 +257,28 @@ def test_a_repeat_below_one_is_a_clear_error(
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{option} must be at least 1" in done.stderr
     assert not (tmp_path / "counter").exists()  # nothing was played
+
+
+def test_an_interrupted_repeat_leaves_the_stored_cell_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results"
+    cell = _cell(fake_target("good"))
+    run([cell], COMMIT, KNOWN, results=results)
+    stored = (cell.folder(results) / "verdict.json").read_bytes()
+    real = _harness._run_client
+    calls: list[Path] = []
+
+    def stop_on_the_third_play(c: Cell, folder: Path, settings: RunSettings) -> dict[str, Any]:
+        calls.append(folder)
+        if len(calls) == 2:  # plays 2 and 3 are added; the signal comes during play 3
+            raise Interrupted(signal.SIGTERM)
+        return real(c, folder, settings)
+
+    monkeypatch.setattr(_harness, "_run_client", stop_on_the_third_play)
+    with pytest.raises(Interrupted):
+        run([cell], COMMIT, KNOWN, results=results, repeat=3)
+    assert [p.parts[-2:] for p in calls] == [("plays", "2"), ("plays", "3")]
+    assert (cell.folder(results) / "verdict.json").read_bytes() == stored  # one play, as before
+    assert not (cell.folder(results) / "plays").exists()
+    assert not list(results.rglob("*.stage-*"))  # the half-played copy is gone
