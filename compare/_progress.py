@@ -51,6 +51,10 @@ class Tally:
     #: Sum of every cell's weight (``total`` when no weights are given).
     total_weight: float | None = None
     done_weight: float = 0.0
+    #: Cells played again (``--settle``) because their first plays were doubtful, and how
+    #: many of those came out ``unstable``.
+    replayed: int = 0
+    replayed_unstable: int = 0
 
     @property
     def done(self) -> int:
@@ -64,6 +68,9 @@ class Tally:
             self.cached += 1
         elif word != "not-run":
             self.played += 1
+        if verdict.get("replayed"):
+            self.replayed += 1
+            self.replayed_unstable += word == "unstable"
 
     def eta(self, now: float | None = None) -> float | None:
         """Seconds left, from the wall time per played cell; None before the first one.
@@ -97,14 +104,25 @@ class Tally:
             "failed": v["fail"],
             "errored": v["error"],
             "not_run": v["not-run"],
+            "unstable": v["unstable"],
+            "replayed": self.replayed,
+            "replayed_unstable": self.replayed_unstable,
         }
 
     def summary(self) -> str:
         """The closing sentence of a run."""
         v = self.verdicts
+        unstable = f", {v['unstable']} unstable" if v["unstable"] else ""
+        replayed = (
+            f"; {self.replayed} doubtful cell(s) played again, {self.replayed_unstable} of "
+            "them unstable"
+            if self.replayed
+            else ""
+        )
         return (
             f"{self.done} cells: {self.cached} cached, {self.played} run; "
-            f"{v['fail']} failed, {v['error']} errored, {v['not-run']} not run"
+            f"{v['fail']} failed, {v['error']} errored, {v['not-run']} not run{unstable}"
+            f"{replayed}"
         )
 
 

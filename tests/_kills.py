@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare._paths import PROJECT_ROOT
+from compare.exchange import VERDICTS as EXCHANGE_VERDICTS
 
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
 #: After a kill, everything of the run must be gone within this bound.
@@ -136,7 +137,7 @@ def kill_and_check(
         tally.survived += 1
 
 
-VERDICTS = {"pass", "non-strict", "fail", "informational", "not-run", "error"}
+VERDICTS = set(EXCHANGE_VERDICTS)
 
 
 def broken_files(root: Path) -> list[str]:

@@ -58,7 +58,21 @@ def test_plain_lines_per_batch_with_counts_and_the_summary() -> None:
         "failed": 5,
         "errored": 3,
         "not_run": 10,
+        "unstable": 0,
+        "replayed": 0,
+        "replayed_unstable": 0,
     }
+
+
+def test_the_summary_counts_unstable_and_replayed_cells() -> None:
+    tally = Tally(total=3)
+    tally.add({"verdict": "unstable", "replayed": 2})
+    tally.add({"verdict": "fail", "replayed": 2})
+    tally.add({"verdict": "pass"})
+    assert tally.summary() == (
+        "3 cells: 0 cached, 3 run; 1 failed, 0 errored, 0 not run, 1 unstable; "
+        "2 doubtful cell(s) played again, 1 of them unstable"
+    )
 
 
 def test_the_eta_comes_from_played_cells_not_cached_ones() -> None:

@@ -1,9 +1,10 @@
 """Pipeline stage `exchange`: drive real MCP clients against a scripted peer and judge the wire.
 
 Public names: ``load_targets``, ``load_scenarios``, ``load_cells``, ``run_cells`` and the types
-they return, the verdict vocabulary (``VERDICTS``, ``SEVERITY``, ``VERDICT_SYMBOLS``) and the
-transcript reader (``read_records``, ``read_transcript``). The peer (``compare/exchange/peer/``)
-is launched by folder and never imports this package, so nothing here needs to be lazy.
+they return, the verdict vocabulary (``VERDICTS``, ``SEVERITY``, ``VERDICT_SYMBOLS``), how
+many plays a stored verdict holds (``play_count``) and the transcript reader
+(``read_records``, ``read_transcript``). The peer (``compare/exchange/peer/``) is launched by
+folder and never imports this package, so nothing here needs to be lazy.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from compare.exchange._cells import (
     version_key,
 )
 from compare.exchange._harness import RunSettings, run_cell, run_cells
+from compare.exchange._plays import count as play_count
 from compare.exchange._refs import scenario_files, scenario_refs
 from compare.exchange._run import run, select, summary
 from compare.exchange._scenarios import Scenario, common_checks, load_scenarios
@@ -48,6 +50,7 @@ __all__ = [
     "load_targets",
     "pinned_versions",
     "plan_cells",
+    "play_count",
     "read_records",
     "read_transcript",
     "run",

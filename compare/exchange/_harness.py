@@ -26,7 +26,7 @@ from typing import Any
 from compare import _atomic, _guard
 from compare._errors import CompareError
 from compare._paths import tools_dir
-from compare.exchange import _integrity
+from compare.exchange import _integrity, _plays
 from compare.exchange._cellenv import cell_env, write_files
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
@@ -60,6 +60,11 @@ class RunSettings:
     force: bool = False
     rejudge: bool = False
     tools: Path | None = None
+    #: Plays per cell (``--repeat``): a cached cell with fewer is given the rest.
+    repeat: int = 1
+    #: ``--settle N``: a newly played fail, non-strict or unstable cell is played until it
+    #: has N plays (``mcp-compare compare`` asks for ``_plays.SETTLE``).
+    settle: int = 1
 
 
 def peer_argv(plan_path: Path) -> list[str]:
@@ -275,7 +280,8 @@ def _judge_into(cell: Cell, folder: Path, verdict: dict[str, Any], settings: Run
 
 
 def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
-    """Run (or reuse, or re-judge) one cell and return its verdict; never raises for the cell."""
+    """Run (or reuse, or re-judge, or add plays to) one cell and return its verdict; never
+    raises for the cell."""
     final = cell.folder(settings.results)
     key = cell.key(settings.spec_commit)
     stored = _integrity.inspect(final)
@@ -283,9 +289,12 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     # A stored cell is reused only when it is still what was written (``_integrity``); a
     # judge-only change, or a damaged verdict over intact files, is judged again.
     step, refused = _integrity.next_step(stored, key, cell.play_key(), final, settings)
+    had = _plays.count(existing)
     if step == "cached" and existing is not None:
-        existing["cached"] = True
-        return existing
+        if existing.get("verdict") == "not-run" or had >= settings.repeat:
+            existing["cached"] = True
+            return existing
+        step = "extend"  # cached, with fewer plays than --repeat asks for: play the rest
     if step == "rejudge":
         return _rejudge(cell, final, key, existing, settings)
     verdict = _base_verdict(cell, key)
@@ -297,6 +306,9 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
         verdict.update(verdict="not-run", reason=reason)
         _atomic.write_json(final / "verdict.json", _integrity.seal(verdict, None))
         return verdict
+    want = settings.repeat
+    if stored.damage and existing is not None and existing.get("key") == key:
+        want = max(want, had)  # a damaged cell is played again with as many plays as it had
     _guard.check()
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -305,7 +317,11 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
         raise _atomic.storage_error(err, final.parent) from err
     watch = _guard.Watch(paths=[stage])
     try:
-        return _play(cell, settings, verdict, stage, final)
+        plays: list[dict[str, Any]] = []
+        if step == "extend":
+            shutil.copytree(final, stage, symlinks=True, dirs_exist_ok=True)
+            plays = [_judged(cell, stage, n, key, existing, settings) for n in range(1, had + 1)]
+        return _play(cell, settings, key, plays, want, stage, final)
     except BaseException:
         # Interrupted: a half-played cell is never swapped in; the old result stays.
         shutil.rmtree(stage, ignore_errors=True)
@@ -315,21 +331,31 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
 
 
 def _play(
-    cell: Cell, settings: RunSettings, verdict: dict[str, Any], stage: Path, final: Path
+    cell: Cell,
+    settings: RunSettings,
+    key: str,
+    plays: list[dict[str, Any]],
+    want: int,
+    stage: Path,
+    final: Path,
 ) -> dict[str, Any]:
-    started = time.monotonic()
-    try:
-        verdict["process"] = _run_client(cell, stage, settings)
-        verdict["duration_s"] = round(time.monotonic() - started, 3)
-        facts = {k: verdict[k] for k in _integrity.PLAY_FACTS}
-        _atomic.write_json(stage / _integrity.FACTS, facts)
-        _judge_into(cell, stage, verdict, settings)
-    except Exception as err:  # one cell's crash is that cell's verdict, not the run's
-        verdict.update(
-            verdict="error",
-            reason=f"harness error in this cell: {type(err).__name__}: {err}",
-            duration_s=round(time.monotonic() - started, 3),
-        )
+    """Play the cell into ``stage`` until it holds ``want`` plays (then, with ``--settle``,
+    until a doubtful one holds that many), and swap it in sealed."""
+    kept = len(plays)
+
+    def more() -> bool:
+        if plays and plays[-1].get("verdict") == "error":
+            return False  # the harness did not reach a verdict: the next run plays it again
+        if len(plays) < want:
+            return True
+        doubtful = _plays.combine(plays).get("verdict") in _plays.DOUBTFUL
+        return len(plays) < settings.settle and doubtful
+
+    while more():
+        folder = _plays.play_folder(stage, len(plays) + 1)
+        folder.mkdir(parents=True, exist_ok=True)
+        plays.append(_play_once(cell, settings, _base_verdict(cell, key), folder))
+    verdict = _plays.combine(plays)
     try:
         _atomic.require_space(stage)  # a full disk cut the files short: not a finding
         _atomic.write_json(stage / "verdict.json", _integrity.seal(verdict, stage))
@@ -339,6 +365,60 @@ def _play(
         # cell stored before (if any) is left as it was.
         shutil.rmtree(stage, ignore_errors=True)
         raise _atomic.storage_error(err, final) from err
+    replayed = len(plays) - max(want, kept)
+    if replayed > 0:
+        verdict["replayed"] = replayed  # in memory only: the run's summary counts them
+    return verdict
+
+
+def _play_once(
+    cell: Cell, settings: RunSettings, verdict: dict[str, Any], folder: Path
+) -> dict[str, Any]:
+    """One play of the cell into ``folder``: the client run, its facts and its judgement."""
+    started = time.monotonic()
+    try:
+        verdict["process"] = _run_client(cell, folder, settings)
+        verdict["duration_s"] = round(time.monotonic() - started, 3)
+        facts = {k: verdict[k] for k in _integrity.PLAY_FACTS}
+        _atomic.write_json(folder / _integrity.FACTS, facts)
+        _judge_into(cell, folder, verdict, settings)
+    except Exception as err:  # one cell's crash is that cell's verdict, not the run's
+        verdict.update(
+            verdict="error",
+            reason=f"harness error in this cell: {type(err).__name__}: {err}",
+            duration_s=round(time.monotonic() - started, 3),
+        )
+    return verdict
+
+
+def _judged(
+    cell: Cell,
+    final: Path,
+    number: int,
+    key: str,
+    existing: dict[str, Any] | None,
+    settings: RunSettings,
+) -> dict[str, Any]:
+    """Play ``number`` of a stored cell judged again from its own files (no client runs)."""
+    folder = _plays.play_folder(final, number)
+    verdict = _base_verdict(cell, key)
+    if existing:
+        records = existing.get("plays")
+        mine = records[number - 1] if isinstance(records, list) and len(records) >= number else {}
+        told = mine if isinstance(mine, dict) and number > 1 else existing
+        for name in ("started_at", "duration_s", "process"):
+            verdict[name] = told.get(name)
+        verdict["play_key"] = existing.get("play_key")
+    # The play's facts as its own file recorded them (checked against the verdict's record
+    # before a re-judge), over what a possibly edited verdict says.
+    verdict.update(_integrity.play_facts(folder))
+    if not (folder / "transcript.jsonl").is_file() or not (folder / "plan.json").is_file():
+        verdict.update(verdict="error", reason=f"play {number} has no transcript to judge")
+        return verdict
+    try:
+        _judge_into(cell, folder, verdict, settings)
+    except Exception as err:
+        verdict.update(verdict="error", reason=f"re-judging failed: {type(err).__name__}: {err}")
     return verdict
 
 
@@ -352,17 +432,8 @@ def _rejudge(
         verdict = _base_verdict(cell, key)
         verdict.update(verdict="not-run", reason="not run, because --rejudge found no transcript")
         return verdict
-    verdict = _base_verdict(cell, key)
-    if existing:
-        for name in ("started_at", "duration_s", "process", "play_key"):
-            verdict[name] = existing.get(name)
-    # The play's facts as the cell's own file recorded them (checked against the verdict's
-    # record before a re-judge), over what a possibly edited verdict says.
-    verdict.update(_integrity.play_facts(final))
-    try:
-        _judge_into(cell, final, verdict, settings)
-    except Exception as err:
-        verdict.update(verdict="error", reason=f"re-judging failed: {type(err).__name__}: {err}")
+    numbers = range(1, max(1, _plays.count(existing)) + 1)
+    verdict = _plays.combine([_judged(cell, final, n, key, existing, settings) for n in numbers])
     verdict["rejudged_at"] = _iso_now()
     try:
         _atomic.write_json(final / "verdict.json", _integrity.seal(verdict, final))

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from compare import _seal
 
 #: Keys a verdict carries in memory only (never written, so never sealed).
-IN_MEMORY = frozenset({"cached"})
+IN_MEMORY = frozenset({"cached", "replayed"})
 VERDICT = "verdict.json"
 #: The play's own facts, kept in a file of the cell as well, so that a damaged verdict over
 #: intact files can be judged again without trusting what the damaged verdict says.

@@ -10,6 +10,7 @@ from typing import Any
 from compare import _lock
 from compare._errors import CompareError
 from compare._paths import results_dir
+from compare.exchange import _plays
 from compare.exchange._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.exchange._harness import RunSettings, run_cells
 from compare.exchange._scenarios import load_scenarios
@@ -86,6 +87,8 @@ def run(
     tools: Path | None = None,
     on_done: Callable[[Cell, dict[str, Any]], None] | None = None,
     wait: bool = True,
+    repeat: int = 1,
+    settle: int = 1,
 ) -> list[dict[str, Any]]:
     """Run ``cells`` into ``results`` (default: the project's results folder).
 
@@ -95,43 +98,45 @@ def run(
     ``--rejudge`` still only re-judges (it never runs a client). With ``jobs`` > 1 the cells
     whose scenarios declare the longest waits are started first.
 
+    ``repeat`` plays each cell that many times (a cached cell with fewer plays is given the
+    rest); ``settle`` plays a newly played fail, non-strict or unstable cell until it has that
+    many plays (``compare._plays``). A cell whose plays differ reads ``unstable``.
+
     The results folder is held (``compare._lock``) for the whole run: a second run into it
     waits (``wait=False``: fails at once), then first clears what a killed run left there.
     """
     if jobs < 1:
         raise CompareError(f"--jobs must be at least 1, not {jobs}", None)
+    for name, value in (("--repeat", repeat), ("--settle", settle)):
+        if value < 1:
+            raise CompareError(f"{name} must be at least 1, not {value}", None)
     # Absolute: the peer and the clients run in the cell's workspace, not here, and a
     # relative --results made every played cell's plan path unreadable to them.
     folder = (results or results_dir()).absolute()
     with _lock.holding(folder, "results folder", wait=wait):
         sweep(folder)
-        return _run_locked(
-            cells, spec_commit, known_revisions, folder, jobs, force, rejudge, tools, on_done
+        settings = RunSettings(
+            results=folder,
+            spec_commit=spec_commit,
+            known_revisions=known_revisions,
+            force=force,
+            rejudge=rejudge,
+            tools=tools,
+            repeat=repeat,
+            settle=settle,
         )
+        return _run_locked(cells, settings, jobs, on_done)
 
 
 def _run_locked(
     cells: list[Cell],
-    spec_commit: str,
-    known_revisions: list[str],
-    results: Path,
+    settings: RunSettings,
     jobs: int,
-    force: bool,
-    rejudge: bool,
-    tools: Path | None,
     on_done: Callable[[Cell, dict[str, Any]], None] | None,
 ) -> list[dict[str, Any]]:
-    settings = RunSettings(
-        results=results,
-        spec_commit=spec_commit,
-        known_revisions=known_revisions,
-        force=force,
-        rejudge=rejudge,
-        tools=tools,
-    )
     everything = list(range(len(cells)))
     groups = [(everything, settings)]
-    if not (force or rejudge):
+    if not (settings.force or settings.rejudge):
         again = {i for i, c in enumerate(cells) if c.stored_verdict(settings.results) == "error"}
         reuse = [i for i in everything if i not in again]
         groups = [(reuse, settings), (sorted(again), replace(settings, force=True))]
@@ -194,7 +199,11 @@ def summary(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
                     "reason",
                 )
             }
-            | {"cached": bool(v.get("cached"))}
+            | {
+                "cached": bool(v.get("cached")),
+                "plays": _plays.count(v),
+                "replayed": int(v.get("replayed") or 0),
+            }
             for v in verdicts
         ],
     }

@@ -8,10 +8,12 @@ site's pages — imports them from here instead of keeping a copy that could dri
 from __future__ import annotations
 
 #: Every verdict a cell or a check can have.
-VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error")
+VERDICTS = ("pass", "non-strict", "fail", "informational", "not-run", "error", "unstable")
 
 #: Worst first. ``informational`` never degrades a cell; ``error`` is a check that could not run.
-SEVERITY = ("error", "fail", "non-strict", "pass", "informational")
+#: ``unstable`` (a cell played several times whose outcome differed between plays, and each
+#: check that differed) ranks above every graded word: no single play may speak for it.
+SEVERITY = ("error", "unstable", "fail", "non-strict", "pass", "informational")
 
 #: verdict → (symbol, meaning): what the run table and the site print beside the word.
 VERDICT_SYMBOLS: dict[str, tuple[str, str]] = {
@@ -21,6 +23,7 @@ VERDICT_SYMBOLS: dict[str, tuple[str, str]] = {
     "informational": ("ℹ", "recorded behaviour the spec leaves open; never a failure"),
     "not-run": ("∅", "not run, for the reason given on the cell page"),
     "error": ("⚠", "the harness could not reach a verdict (see the cell page)"),
+    "unstable": ("↯", "played several times, and the outcome differed between plays"),
 }
 
 

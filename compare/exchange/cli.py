@@ -57,6 +57,21 @@ def register(app: typer.Typer) -> None:
                 "--no-wait", help="Fail at once when another run holds the results folder."
             ),
         ] = False,
+        repeat: Annotated[
+            int,
+            typer.Option(
+                "--repeat",
+                help="Play each cell N times; a cell whose plays differ reads unstable.",
+            ),
+        ] = 1,
+        settle: Annotated[
+            int,
+            typer.Option(
+                "--settle",
+                help="Play a newly played fail, non-strict or unstable cell until it has N "
+                "plays (mcp-compare compare uses 3).",
+            ),
+        ] = 1,
     ) -> None:
         import sys
 
@@ -87,6 +102,8 @@ def register(app: typer.Typer) -> None:
                 rejudge=rejudge,
                 on_done=progress.on_done,
                 wait=not no_wait,
+                repeat=repeat,
+                settle=settle,
             )
         data = summary(verdicts)
         data["tally"] = progress.tally.as_dict()

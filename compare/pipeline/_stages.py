@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compare import _lock, _paths, _stamp
+from compare.exchange._plays import SETTLE
 from compare.pipeline import _inputs
 
 
@@ -96,7 +97,9 @@ def stages(jobs: int, chosen: Selection | None = None) -> list[Stage]:
         Stage("diff", ("diff", "--quiet"), "compare.diff.cli", i.diff_inputs, i.diff_outputs),
         Stage(
             "run",
-            ("run", "--jobs", str(jobs), *args),
+            # A newly played doubtful cell is played until it has SETTLE plays before it is
+            # published; one whose plays differ reads unstable (``compare.exchange._plays``).
+            ("run", "--jobs", str(jobs), "--settle", str(SETTLE), *args),
             "compare.exchange.cli",
             lambda: i.run_inputs(args),
             lambda: _run_outputs(chosen),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare.exchange import VERDICTS, CellResult, scan_cells
+from compare.exchange import VERDICTS, CellResult, play_count, scan_cells
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,8 @@ class Cell:
     reason: str
     checks: dict[str, dict[str, Any]]
     current: bool = False
+    #: How many times the cell was played (``mcp-compare run --repeat``); 1 for most.
+    plays: int = 1
 
 
 @dataclass
@@ -68,6 +70,7 @@ def _cell(result: CellResult) -> Cell:
         reason=str(data.get("reason") or ""),
         checks=checks,
         current=result.current,
+        plays=max(1, play_count(data)),
     )
 
 

@@ -91,7 +91,9 @@ def _target_status(
     # A cell that ended in error counts as an error even when its named checks were judged:
     # its run is not one the row can vouch for, and it is re-run by the next `mcp-compare run`.
     verdicts: Counter[str] = Counter()
-    errors = 0
+    # A cell whose plays differed (``unstable``) is counted like an error: no play of it
+    # may speak for the row, even when the named checks were the same in every play.
+    doubt = {"error": 0, "unstable": 0}
     for cell in sorted(mine, key=lambda c: (c.revision, c.variant or "")):
         entry: dict[str, Any] = {"cell": _display(cell.path, root)}
         got = {one: cell.checks.get(one) for one in checks}
@@ -99,8 +101,8 @@ def _target_status(
         missing = [one for one, check in got.items() if check is None]
         if cell.verdict == "not-run":
             entry |= {"verdict": "not-run", "reason": cell.reason}
-        elif not found and cell.verdict == "error":
-            entry |= {"verdict": "error", "reason": cell.reason}
+        elif not found and cell.verdict in doubt:
+            entry |= {"verdict": cell.verdict, "reason": cell.reason}
         elif not found:
             entry |= {"verdict": "not-run", "reason": f"the cell has no check {missing[0]}"}
         else:
@@ -114,36 +116,46 @@ def _target_status(
                 "reason": f"{name}: {said}" if len(checks) > 1 else said,
                 "evidence_lines": worst.get("evidence") or [],
             }
-            if cell.verdict == "error" and worst["verdict"] != "error":
-                entry |= {"cell_verdict": "error", "cell_reason": cell.reason}
-            elif worst["verdict"] != "error":
+            if worst.get("outcomes") is not None:
+                entry["outcomes"] = worst["outcomes"]
+            if cell.verdict in doubt and worst["verdict"] not in doubt:
+                entry |= {"cell_verdict": cell.verdict, "cell_reason": cell.reason}
+            elif worst["verdict"] not in doubt:
                 verdicts.update(
                     "informational" if informational else str(check["verdict"])
                     for _, check in found
                 )
-        if entry["verdict"] == "error" or entry.get("cell_verdict") == "error":
-            errors += 1
+        for word in doubt:
+            doubt[word] += word in (entry["verdict"], entry.get("cell_verdict"))
+        if cell.plays > 1:
+            entry["plays"] = cell.plays
         agg.revisions[_cell_key(cell, several_variants)] = entry
         agg.evidence.append(entry["cell"])
     rest = graded_state(verdicts)
-    state = "error" if errors else rest
+    # A harness error outranks a difference between plays: the plays may not all be there.
+    word = next((w for w in ("error", "unstable") if doubt[w]), "")
+    state = word or rest
     out: dict[str, Any] = {
         "state": state,
-        "label": error_label(errors, len(mine), rest) if errors else STATE_LABELS[state],
+        "label": error_label(doubt[word], len(mine), rest, word) if word else STATE_LABELS[state],
         "version": version,
         "revisions": agg.revisions,
         "evidence": agg.evidence,
         "counts": dict(sorted(Counter(str(e["verdict"]) for e in agg.revisions.values()).items())),
     }
-    if errors:
+    if doubt["error"]:
+        out |= {"errors": doubt["error"]}
+    if doubt["unstable"]:
+        out |= {"unstable": doubt["unstable"]}
+    if word:
         failed = sorted(
             {
                 str(e.get("cell_reason") or e.get("reason"))
                 for e in agg.revisions.values()
-                if "error" in (e["verdict"], e.get("cell_verdict"))
+                if word in (e["verdict"], e.get("cell_verdict"))
             }
         )
-        out |= {"errors": errors, "judged_state": rest, "reason": "; ".join(failed)}
+        out |= {"judged_state": rest, "reason": "; ".join(failed)}
     if state == "not-run":
         reasons = sorted({str(e.get("reason")) for e in agg.revisions.values()})
         out["reason"] = f"not run, because {'; '.join(reasons)}"

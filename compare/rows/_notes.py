@@ -51,13 +51,21 @@ def lint_note_versions(rid: str, status: dict[str, Any], file: str, known: Known
 
 def note_issues(file: str, rid: str, target: str, column: dict[str, Any]) -> list[Issue]:
     """Warnings about a computed column and its note: a partial column without one, a note
-    on a column nothing measured, a note written for another state, and error columns."""
+    on a column nothing measured, a note written for another state, and error and unstable
+    columns."""
     where = f"{rid}/status/{target}"
     state = column["state"]
     issues = []
     if state == "error":
         msg = f"computed status is error: {column['label']}"
         tip = "re-run them: `mcp-compare run` re-runs every cell that ended in error"
+        issues.append(Issue(file, where, msg, tip, severity="warning"))
+    if state == "unstable":
+        msg = f"computed status is unstable: {column['label']}"
+        tip = (
+            "open the cell pages: each play's transcript shows what changed between plays "
+            "(a race of the program, of a chain, or of the scenario's timing)"
+        )
         issues.append(Issue(file, where, msg, tip, severity="warning"))
     if state == "partial" and not column.get("note"):
         tip = f"add status.notes.{target} (version, state: partial, text): what works, what not"

@@ -20,6 +20,7 @@ STATE_LABELS = {
     "not-supported": "not supported",
     "observed": "observed (informational)",
     "error": "harness error",
+    "unstable": "unstable",
     "not-run": "not run",
     "cited": "cited, not run",
 }
@@ -40,6 +41,11 @@ STATE_PROMISES = {
         "at least one cell behind it ended in a harness error, so nothing is claimed; "
         "the label counts the errors and names what the other cells show"
     ),
+    "unstable": (
+        "at least one cell behind it was played several times and its outcome differed "
+        "between plays, so nothing is claimed; the label counts those cells and names what "
+        "the others show"
+    ),
     "not-run": "no cell behind it was judged; the reason says why",
     "cited": "not run: backed by citations of its source only (cited state beside it)",
 }
@@ -52,6 +58,7 @@ STATE_SYMBOLS = {
     "not-supported": "✘",
     "observed": "ℹ",
     "error": "⚠",
+    "unstable": "↯",
     "not-run": "∅",
     "cited": "§",
 }
@@ -77,10 +84,11 @@ def graded_state(verdicts: Counter[str]) -> str:
     return "partial"
 
 
-def error_label(errors: int, cells: int, rest: str) -> str:
+def error_label(errors: int, cells: int, rest: str, state: str = "error") -> str:
     """``harness error in 1 of 4 cells (the rest: supported)``: the errors are named, never
-    dropped, and what the other cells show stays readable."""
-    label = f"{STATE_LABELS['error']} in {errors} of {cells} cells"
-    if rest not in {"not-run", "error"}:
+    dropped, and what the other cells show stays readable. ``state="unstable"`` words the
+    cells whose plays differed the same way (``unstable in 1 of 4 cells …``)."""
+    label = f"{STATE_LABELS[state]} in {errors} of {cells} cells"
+    if rest not in {"not-run", "error", "unstable"}:
         label += f" (the rest: {STATE_LABELS[rest]})"
     return label

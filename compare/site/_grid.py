@@ -19,7 +19,7 @@ from compare.site._inputs import Area, Row, RowStatus
 from compare.site._links import Links
 
 #: States that say something was judged: the badge counts a row only when it was.
-JUDGED = ("supported", "non-strict", "partial", "not-supported", "observed", "error")
+JUDGED = ("supported", "non-strict", "partial", "not-supported", "observed", "error", "unstable")
 
 
 def state_class(kind: str, state: str) -> str:

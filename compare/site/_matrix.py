@@ -165,7 +165,28 @@ def _cell(cell: Cell) -> dict[str, Any]:
         "started_at": cell.data.get("started_at")
         if isinstance(cell.data.get("started_at"), str)
         else None,
+        "plays": _plays(cell),
+        "differed": [str(c) for c in cell.data.get("differed") or [] if isinstance(c, str)],
     }
+
+
+def _plays(cell: Cell) -> list[dict[str, Any]]:
+    """Every play of the cell with its verdict and transcript (``compare.exchange._plays``);
+    a cell played once is its own single play, a not-run cell has none."""
+    if cell.verdict == "not-run":
+        return []
+    listed = cell.data.get("plays")
+    if not isinstance(listed, list) or not listed:
+        listed = [{"play": 1, "verdict": cell.verdict, "transcript": "transcript.jsonl"}]
+    return [
+        {
+            "play": int(p["play"]),
+            "verdict": str(p.get("verdict")),
+            "transcript": f"results/{cell.rel}/{p.get('transcript')}",
+        }
+        for p in listed
+        if isinstance(p, dict) and isinstance(p.get("play"), int)
+    ]
 
 
 def _package(target: dict[str, Any]) -> dict[str, str] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,9 @@ class CellView:
     transcript: Any
     stderr: list[str]
     transcript_file: str | None
+    #: Every play of a cell played more than once: (number, verdict, downloadable copy of its
+    #: transcript or None when too large); empty for a cell played once.
+    plays: list[tuple[int, str, str | None]] = field(default_factory=list)
 
 
 def _tail(path: Path, limit: int = 60) -> list[str]:
@@ -223,6 +226,23 @@ class Renderer:
             out.setdefault(kind_group(self.data, name), []).append(name)
         return list(out.items())
 
+    def _plays(self, cell: Cell, first: str | None) -> list[tuple[int, str, str | None]]:
+        """Each play of a repeated cell, its transcript copied beside the page like play 1's."""
+        listed = cell.data.get("plays")
+        if not isinstance(listed, list) or len(listed) < 2:
+            return []
+        out: list[tuple[int, str, str | None]] = []
+        for play in listed:
+            if not isinstance(play, dict) or not isinstance(play.get("play"), int):
+                continue
+            number, copied = play["play"], first if play["play"] == 1 else None
+            src = cell.folder / "plays" / str(number) / "transcript.jsonl"
+            if number > 1 and src.is_file() and src.stat().st_size <= MAX_COPY_BYTES:
+                copied = f"{cell.slug}.play-{number}.transcript.jsonl"
+                self.files[f"cells/{copied}"] = src.read_bytes()
+            out.append((number, str(play.get("verdict")), copied))
+        return out
+
     def render_all(self) -> dict[str, bytes]:
         data = self.data
         for cell in data.cells:
@@ -239,6 +259,7 @@ class Renderer:
                 transcript,
                 _tail(cell.folder / "client.stderr"),
                 copied,
+                self._plays(cell, copied),
             )
             variant = f" ~{cell.variant}" if cell.variant else ""
             self.page(

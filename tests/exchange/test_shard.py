@@ -218,6 +218,9 @@ def test_the_commands_end_to_end_shards_merge_and_report_progress(tmp_path: Path
         "failed": 0,
         "errored": 0,
         "not_run": 2,
+        "unstable": 0,
+        "replayed": 0,
+        "replayed_unstable": 0,
     }
     shards = []
     for i in (1, 2):

@@ -7,13 +7,14 @@ its root. ``good`` answers everything per spec (so verdicts can be ``pass``); ``
 speaks 2026-07-28 (server/discover, per-request _meta, InputRequiredResult retries). The other
 modes are faults the real clients will not produce on demand: garbage, wrong ids, silence,
 floods, a 10 MB line, a crash (after the handshake, or ``exit-early`` before it), a client
-that refuses the server's version by stopping its server (``refuse``), and a client that
-never exits (ignoring SIGTERM, with a grandchild in a session of its own). The wire hygiene
-faults: ``double-answer`` answers each server request twice, ``reuse-id`` sends two pings
-with one id in one write (the second while the first is pending), ``answer-notifications``
-answers every notification with an id-less error, ``stray-progress`` sends progress for a
-token no request carried, ``modern-answer`` speaks 2026-07-28 and writes a response, which
-that revision forbids a stdio client.
+that refuses the server's version by stopping its server (``refuse``), a client that
+never exits (ignoring SIGTERM, with a grandchild in a session of its own), and one that is
+``good`` and ``wrong-ids`` on alternate runs (``flaky``, counting runs in ``--counter FILE``).
+The wire hygiene faults: ``double-answer`` answers each server request twice, ``reuse-id``
+sends two pings with one id in one write (the second while the first is pending),
+``answer-notifications`` answers every notification with an id-less error, ``stray-progress``
+sends progress for a token no request carried, ``modern-answer`` speaks 2026-07-28 and writes
+a response, which that revision forbids a stdio client.
 """
 
 from __future__ import annotations
@@ -225,6 +226,13 @@ def main() -> int:
     split = args.index("--")
     opts, server = args[:split], args[split + 1 :]
     mode = opts[opts.index("--mode") + 1]
+    if mode == "flaky":
+        # Alternate plays differ on purpose: odd plays (by the counter file) answer as
+        # ``good``, even ones as ``wrong-ids``, so a repeated cell's outcome changes.
+        counter = Path(opts[opts.index("--counter") + 1])
+        plays = int(counter.read_text() or "0") + 1 if counter.exists() else 1
+        counter.write_text(str(plays))
+        mode = "good" if plays % 2 else "wrong-ids"
     control = opts[opts.index("--control") + 1] if "--control" in opts else None
     client = Client(server, mode, control, roots="--no-roots" not in opts)
     if mode == "hang":
