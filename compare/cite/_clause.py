@@ -317,7 +317,8 @@ def whole_clause(lines: list[str], start: int, end: int, quote: str) -> Clause:
     # the blocks after the cited ones, so a fix can run on into a lead-in's list
     following = _list_after(every, cited[-1])
     stream = _stream(cited + tuple(following))
-    places, running_on = [], []
+    places: list[tuple[int, int]] = []
+    running_on: list[tuple[int, int]] = []
     at = stream.text.find(wanted)
     while at != -1:
         z = at + len(wanted) - 1

@@ -158,12 +158,20 @@ def verify(cit: Citation, source: Source | None = None) -> Result:
     span = max(size, quote.count("\n") + 1)
     # A window counts only if the quote needs its first line; otherwise one occurrence inside a
     # wide window would be found again by each neighbouring window that still covers it.
-    firsts = [
+    matching = [
         first
         for first in range(1, max(len(lines) - span + 2, 1))
         if _match(quote, _window(lines, first, span)) is not None
-        and (span == 1 or _match(quote, _window(lines, first + 1, span - 1)) is None)
     ]
+    firsts = [
+        first
+        for first in matching
+        if span == 1 or _match(quote, _window(lines, first + 1, span - 1)) is None
+    ]
+    if matching and not firsts:
+        # A range that starts with blank lines: no window needs its first line, yet the quote
+        # is there; its first matching window is where the range moved to.
+        firsts = matching[:1]
     if len(firsts) == 1:
         new = firsts[0]
         where = f"line {new}" if size == 1 else f"lines {new}-{new + size - 1}"
