@@ -179,12 +179,14 @@ checks:
       version-refused: {verdict: informational, means: refused}
     refs:
       - cite: "docs/specification/2025-06-18/client/roots.mdx:142-144"
-        quote: "Clients **SHOULD** return standard JSON-RPC errors for common failure cases: - Client does not support roots: `-32601` (Method not found)"
+        quote: "Clients **SHOULD** return standard JSON-RPC errors for common failure cases:
+          - Client does not support roots: `-32601` (Method not found)"
         from: "2025-06-18"
         until: "2025-11-25"
         supports: [invalid-request]
       - cite: "docs/specification/2025-06-18/basic/index.mdx:27-28"
-        quote: "All messages between MCP clients and servers **MUST** follow the JSON-RPC 2.0 specification."
+        quote: "All messages between MCP clients and servers **MUST** follow the
+          JSON-RPC 2.0 specification."
         from: "2025-06-18"
         until: "2025-11-25"
         supports: [silence]
@@ -235,10 +237,13 @@ STDIN_WHOLE = (
     '{cite: "docs/specification/2025-06-18/basic/transports.mdx:32-33", quote: "The client'
     " **MUST NOT** write anything to the server's `stdin` that is not a valid MCP message.\"}"
 )
-LEAD_IN = '{cite: "docs/specification/2025-06-18/basic/lifecycle.mdx:175", quote: "Both parties **MUST**:"}'
+LEAD_IN = (
+    '{cite: "docs/specification/2025-06-18/basic/lifecycle.mdx:175", quote: "Both parties'
+    ' **MUST**:"}'
+)
 LEAD_IN_ITEM = (
     '{cite: "docs/specification/2025-06-18/basic/lifecycle.mdx:175-178", quote: "Both parties'
-    ' **MUST**: - Respect the negotiated protocol version - Only use capabilities that were'
+    " **MUST**: - Respect the negotiated protocol version - Only use capabilities that were"
     ' successfully negotiated"}'
 )
 ITEM_ONLY = (
@@ -250,8 +255,10 @@ ITEM_ONLY = (
 def _grounded_by(tmp_path: Path, *refs: str) -> Scenario:
     """The demo scenario with its silence fail resting on ``refs`` alone (every revision)."""
     head, _, _ = SCENARIO.partition("    refs:\n")
-    body = "".join(f"      - {r[:-1]}, from: \"2025-06-18\", until: null, supports: [silence]}}\n" for r in refs)
-    invalid = "      invalid-request: {verdict: non-strict, means: \"-32600\"}"
+    body = "".join(
+        f'      - {r[:-1]}, from: "2025-06-18", until: null, supports: [silence]}}\n' for r in refs
+    )
+    invalid = '      invalid-request: {verdict: non-strict, means: "-32600"}'
     text = head.replace(invalid, invalid.replace("non-strict", "informational")) + "    refs:\n"
     return _load(tmp_path, text + body)
 
