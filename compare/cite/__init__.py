@@ -17,7 +17,7 @@ from compare.cite._fix import Edit, apply_edits, fix_one, relocated
 from compare.cite._lookup import Lookup, lookup
 from compare.cite._parse import Citation, parse_citation
 from compare.cite._refs import RefResult, standalone_problem, verify_refs
-from compare.cite._sources import Source, clone_dir, go_link, open_source
+from compare.cite._sources import Source, clone_dir, go_link, open_source, split_lines
 from compare.cite._text import joined, normalise
 from compare.cite._verify import STATUSES, Result, Status, verify
 
@@ -45,6 +45,7 @@ __all__ = [
     "open_source",
     "parse_citation",
     "relocated",
+    "split_lines",
     "standalone_problem",
     "verify",
     "verify_refs",

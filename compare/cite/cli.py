@@ -124,7 +124,11 @@ def _show(ref: str, as_json: bool, console: Console) -> None:
         console.print(Text.assemble((found.result.status, style), ": ", found.result.message))
     clause = found.clause
     if clause is not None and clause.problem is None:
-        console.print(Text.assemble(("whole clause", "green"), ": the quote is a whole sentence"))
+        console.print(
+            Text.assemble(
+                ("whole clause", "green"), ": the quote runs from a sentence start to its end"
+            )
+        )
     elif clause is not None:
         console.print(
             Text.assemble(("cut clause", "yellow"), f": {clause.problem}"), soft_wrap=True

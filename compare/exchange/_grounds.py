@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from compare.cite import MUST, SHOULD
 
 if TYPE_CHECKING:
+    from compare.cite import Clause
     from compare.exchange._scenarios import Check
 
 #: verdict → (pattern the quote must match, how the message names it)
@@ -48,24 +50,37 @@ def grounds(ref: dict[str, Any], outcome: str) -> bool:
 ClauseCheck = Callable[[str, str], str | None]
 
 
-def pinned_clause() -> ClauseCheck:
-    """A :data:`ClauseCheck` reading the cited pinned files (each once per returned check).
+@lru_cache(maxsize=1024)
+def _clause_at(path: str, _state: tuple[int, int, int], start: int, end: int, quote: str) -> Clause:
+    """The clause verdict on one quote, once per state of the verified cached file (the
+    common checks' refs are judged again for every scenario file that loads)."""
+    from compare.cite import split_lines, whole_clause
+    from compare.pin import pinned_text
 
-    A ref it cannot parse or read is not judged here: the loader's other checks and
-    ``cite --check`` say what is wrong with it.
+    return whole_clause(split_lines(pinned_text(path)), start, end, quote)
+
+
+def pinned_clause() -> ClauseCheck:
+    """A :data:`ClauseCheck` reading the cited pinned spec files (markdown prose only).
+
+    A ref it cannot parse, or whose file is not pinned or not fetched, is not judged here:
+    the loader's other checks and ``cite --check`` say what is wrong with it.
     """
     from compare._errors import CompareError
-    from compare.cite import SourceCache, parse_citation
-
-    cache = SourceCache()
+    from compare.cite import parse_citation
+    from compare.pin import pinned_path
 
     def check(cite: str, quote: str) -> str | None:
         try:
             cit = parse_citation(f"{cite.strip()} “{quote}”")
-        except CompareError:
+            if cit.kind != "spec" or not cit.path.endswith((".md", ".mdx")):
+                return None
+            stat = pinned_path(cit.path).stat()  # verified against the pins
+            state = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            found = _clause_at(cit.path, state, cit.start, cit.end, cit.quote or "")
+        except (CompareError, OSError):
             return None
-        found = cache.clause(cit)
-        if found is None or found.problem is None:
+        if found.problem is None:
             return None
         if found.sentence is None:
             return found.problem
