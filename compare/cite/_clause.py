@@ -311,9 +311,10 @@ def whole_clause(lines: list[str], start: int, end: int, quote: str) -> Clause:
     wanted = normalise(quote)
     cited = tuple(b for b in every if b.last >= start and b.first <= end)
     if not wanted or not cited:
-        if not cited and wanted:
+        here = normalise(" ".join(lines[start - 1 : end]))
+        if wanted and wanted in here:  # found there, but in code, a table or markup
             return Clause("the cited lines hold no prose (a code block, a table or markup)")
-        return Clause(None)
+        return Clause(None)  # not there at all: the verifier's question
     # the blocks after the cited ones, so a fix can run on into a lead-in's list
     following = _list_after(every, cited[-1])
     stream = _stream(cited + tuple(following))

@@ -118,6 +118,8 @@ def test_a_quote_from_code_is_no_prose_and_a_quote_elsewhere_is_not_judged() -> 
     assert judge(14, 14, '"Code **MUST** not count."') is not None
     assert "no prose" in (judge(14, 14, '"Code **MUST** not count."') or "")
     assert judge(1, 1, "not anywhere in the file") is None  # where it is: the verifier's call
+    assert judge(999, 999, "past the end of the file") is None
+    assert judge(13, 15, "not in the code block either") is None
 
 
 def test_the_verifier_matches_a_wrapped_sentence_exactly_on_its_joined_lines() -> None:
