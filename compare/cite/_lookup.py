@@ -2,7 +2,9 @@
 
 A bare ``path:LINE`` (no quote) is accepted here, unlike in area files: a reviewer looks a
 line up before deciding what to quote. So are short spec paths (``2025-11-25/client/roots.mdx:78``,
-see ``_short``) and an elided quote (``“…”``), which shows the line without comparing.
+see ``_short``) and an elided quote (``“…”``), which shows the line without comparing. A
+quote of markdown prose is also judged by the whole-clause rule (``_clause``), so a reviewer
+sees at once whether it could ground a fail, and the whole sentence to quote if not.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compare._errors import CompareError
+from compare.cite._clause import Clause, whole_clause
 from compare.cite._parse import Citation, parse_citation
 from compare.cite._short import PLACEHOLDERS, expand
 from compare.cite._sources import open_source
@@ -28,6 +31,8 @@ class Lookup:
     link: str | None
     lines: list[tuple[int, str, bool]]  # (number, text, cited?)
     result: Result | None
+    #: Whether the quote holds a whole clause (markdown prose only; None when not judged).
+    clause: Clause | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -41,6 +46,14 @@ class Lookup:
             "lines": [{"n": n, "text": t, "cited": c} for n, t, c in self.lines],
             "status": self.result.status if self.result else None,
             "message": self.result.message if self.result else None,
+            "clause": None
+            if self.clause is None
+            else {
+                "whole": self.clause.problem is None,
+                "problem": self.clause.problem,
+                "lines": self.clause.lines,
+                "sentence": self.clause.sentence,
+            },
         }
 
 
@@ -77,4 +90,7 @@ def lookup(ref: str, context: int = CONTEXT_LINES) -> Lookup:
     last = min(len(src.lines), cit.end + context)
     shown = [(n, src.lines[n - 1], cit.start <= n <= cit.end) for n in range(first, last + 1)]
     result = verify(cit, src) if cit.quote is not None else None
-    return Lookup(cit, src.provenance, src.link, shown, result)
+    clause = None
+    if cit.quote is not None and cit.path.endswith((".md", ".mdx")):
+        clause = whole_clause(src.lines, cit.start, cit.end, cit.quote)
+    return Lookup(cit, src.provenance, src.link, shown, result, clause)

@@ -1,7 +1,9 @@
 """Tell apart the ways a citation can be right or wrong.
 
 A plain pass/fail hides the cases a reviewer must act on differently: a quote that only
-matches once markdown emphasis or backticks are dropped (fine, but say so), a line that
+matches once markdown emphasis, backticks or link markup are dropped (fine, but say so; a
+sentence that wraps over the cited lines, quoted on one line, is matched exactly against the
+lines joined with single spaces), a line that
 moved (fixable by ``cite --fix``), a quote that occurs on several lines (the reader cannot
 tell which was meant), and a quote that is simply not there.
 """
@@ -14,6 +16,7 @@ from typing import Literal
 
 from compare.cite._parse import Citation
 from compare.cite._sources import Source, open_source
+from compare.cite._text import LINK, joined, normalise
 
 Status = Literal["verified", "verified-normalised", "moved", "ambiguous", "mismatch", "unavailable"]
 STATUSES: tuple[Status, ...] = (
@@ -29,11 +32,6 @@ _WS = re.compile(r"\s+")
 _EMPHASIS = re.compile(r"[*_]")
 
 
-def normalise(text: str) -> str:
-    """Drop markdown emphasis (``*``, ``_``) and backticks, collapse whitespace."""
-    return _WS.sub(" ", _EMPHASIS.sub("", text.replace("`", ""))).strip()
-
-
 def _differences(quote: str, text: str) -> list[str]:
     """Which normalisations were needed for ``quote`` to match ``text`` (for the message)."""
 
@@ -46,14 +44,18 @@ def _differences(quote: str, text: str) -> list[str]:
     def emph(x: str) -> str:
         return _EMPHASIS.sub("", x)
 
+    def links(x: str) -> str:
+        return LINK.sub(r"\1", x)
+
     for kinds, fn in (
         (["whitespace"], ws),
         (["backticks"], lambda x: ws(ticks(x))),
         (["markdown emphasis"], lambda x: ws(emph(x))),
+        (["link markup"], lambda x: ws(links(x))),
     ):
         if fn(quote) in fn(text):
             return kinds
-    return ["markdown emphasis", "backticks"]
+    return ["markdown emphasis", "backticks", "link markup"]
 
 
 @dataclass
@@ -75,7 +77,11 @@ def _window(lines: list[str], start: int, size: int) -> str:
 
 
 def _match(quote: str, text: str) -> Literal["exact", "normalised"] | None:
-    if quote in text:
+    """How ``quote`` is found in ``text`` (lines joined by newlines): as written, on the
+    lines joined into one text (:func:`joined`) with each markdown link read as its text, or
+    only once normalised (emphasis and backticks dropped)."""
+    one = joined(text.split("\n"))
+    if quote in text or quote in one or quote in LINK.sub(r"\1", one):
         return "exact"
     if normalise(quote) and normalise(quote) in normalise(text):
         return "normalised"
@@ -152,12 +158,20 @@ def verify(cit: Citation, source: Source | None = None) -> Result:
     span = max(size, quote.count("\n") + 1)
     # A window counts only if the quote needs its first line; otherwise one occurrence inside a
     # wide window would be found again by each neighbouring window that still covers it.
-    firsts = [
+    matching = [
         first
         for first in range(1, max(len(lines) - span + 2, 1))
         if _match(quote, _window(lines, first, span)) is not None
-        and (span == 1 or _match(quote, _window(lines, first + 1, span - 1)) is None)
     ]
+    firsts = [
+        first
+        for first in matching
+        if span == 1 or _match(quote, _window(lines, first + 1, span - 1)) is None
+    ]
+    if matching and not firsts:
+        # A range that starts with blank lines: no window needs its first line, yet the quote
+        # is there; its first matching window is where the range moved to.
+        firsts = matching[:1]
     if len(firsts) == 1:
         new = firsts[0]
         where = f"line {new}" if size == 1 else f"lines {new}-{new + size - 1}"

@@ -47,7 +47,9 @@ def register(app: typer.Typer) -> None:
         """Show a cited place (lines, pin, upstream link) or check all citations.
 
         REF may shorten a spec path to its tail when one pinned file ends with it
-        (2025-11-25/client/roots.mdx:78). --check verifies the rows' citations and the
+        (2025-11-25/client/roots.mdx:78); a quote of spec prose is also judged whole or cut
+        (a fail or non-strict must quote its whole sentence; a sentence that wraps is cited
+        by its line range, path:L1-L2). --check verifies the rows' citations and the
         scenarios' refs (each ref's quote must be a clause: 3+ words, 15+ characters);
         it writes build/citations.json and exits 1 on mismatch, ambiguity, a spec or
         package source that cannot be read, or (unless --allow-moved) a moved line. An
@@ -120,3 +122,17 @@ def _show(ref: str, as_json: bool, console: Console) -> None:
     if found.result:
         style = _STYLE.get(found.result.status, "red")
         console.print(Text.assemble((found.result.status, style), ": ", found.result.message))
+    clause = found.clause
+    if clause is not None and clause.problem is None:
+        console.print(
+            Text.assemble(
+                ("whole clause", "green"), ": the quote runs from a sentence start to its end"
+            )
+        )
+    elif clause is not None:
+        console.print(
+            Text.assemble(("cut clause", "yellow"), f": {clause.problem}"), soft_wrap=True
+        )
+        if clause.sentence is not None:
+            whole = f"{found.citation.source}:{clause.lines} “{clause.sentence}”"
+            console.print(f"whole sentence: {whole}", soft_wrap=True)

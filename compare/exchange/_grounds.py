@@ -5,23 +5,33 @@ A **fail** must rest on a MUST / MUST NOT of the revision the cell ran at, and a
 leaves open is informational. Grading is data, so this rule is enforced on the data: a
 scenario whose fail or non-strict outcome has no such reference at some revision it plays
 does not load, and the message names the check, the outcome and the revision.
+
+The quote must also hold the **whole clause** that makes the behaviour a breach: each ref
+that grounds such a grade and holds its keyword runs from the start of a sentence (or list
+item) to its end, and a lead-in ("Both parties **MUST**:") comes with the list item it
+governs, the cited range covering both (the rule is ``compare.cite._clause``'s). A cut quote
+is refused with the whole sentence as the source spells it, ready to paste. That part reads
+the cited pinned file; where it cannot be read (the spec not fetched yet), the loader cannot
+judge the clause and ``cite --check`` refuses the unreadable source instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from compare.cite import MUST, SHOULD
+
 if TYPE_CHECKING:
+    from compare.cite import Clause
     from compare.exchange._scenarios import Check
 
-_MUST = re.compile(r"\b(MUST|SHALL|REQUIRED)\b")
-_SHOULD = re.compile(r"\b(SHOULD|RECOMMENDED)\b")
 #: verdict → (pattern the quote must match, how the message names it)
 NEEDS: dict[str, tuple[re.Pattern[str], str]] = {
-    "fail": (_MUST, "MUST or MUST NOT"),
-    "non-strict": (_SHOULD, "SHOULD or SHOULD NOT"),
+    "fail": (MUST, "MUST or MUST NOT"),
+    "non-strict": (SHOULD, "SHOULD or SHOULD NOT"),
 }
 
 
@@ -36,10 +46,61 @@ def grounds(ref: dict[str, Any], outcome: str) -> bool:
     return not supports or outcome in supports
 
 
+#: ``(cite, quote)`` → why the quote is not a whole clause (with its fix), or None.
+ClauseCheck = Callable[[str, str], str | None]
+
+
+@lru_cache(maxsize=1024)
+def _clause_at(path: str, _state: tuple[int, int, int], start: int, end: int, quote: str) -> Clause:
+    """The clause verdict on one quote, once per state of the verified cached file (the
+    common checks' refs are judged again for every scenario file that loads)."""
+    from compare.cite import split_lines, whole_clause
+    from compare.pin import pinned_text
+
+    return whole_clause(split_lines(pinned_text(path)), start, end, quote)
+
+
+def pinned_clause() -> ClauseCheck:
+    """A :data:`ClauseCheck` reading the cited pinned spec files (markdown prose only).
+
+    A ref it cannot parse, or whose file is not pinned or not fetched, is not judged here:
+    the loader's other checks and ``cite --check`` say what is wrong with it.
+    """
+    from compare._errors import CompareError
+    from compare.cite import parse_citation
+    from compare.pin import pinned_path
+
+    def check(cite: str, quote: str) -> str | None:
+        try:
+            cit = parse_citation(f"{cite.strip()} “{quote}”")
+            if cit.kind != "spec" or not cit.path.endswith((".md", ".mdx")):
+                return None
+            stat = pinned_path(cit.path).stat()  # verified against the pins
+            state = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            found = _clause_at(cit.path, state, cit.start, cit.end, cit.quote or "")
+        except (CompareError, OSError):
+            return None
+        if found.problem is None:
+            return None
+        if found.sentence is None:
+            return found.problem
+        where = f"{cit.source}:{found.lines}"
+        return (
+            f"{found.problem}; quote the whole sentence, as the source has it:"
+            f' {{cite: "{where}", quote: "{found.sentence}"}}'
+        )
+
+    return check
+
+
 def ungrounded(
-    check: Check, revisions: Iterable[str], plays: Any = lambda revision: True
+    check: Check,
+    revisions: Iterable[str],
+    plays: Any = lambda revision: True,
+    clause: ClauseCheck | None = None,
 ) -> list[str]:
-    """Each (outcome, revision) whose grade lacks its normative reference, as a sentence.
+    """Each (outcome, revision) whose grade lacks its normative reference, as a sentence,
+    and (given ``clause``) each ref grounding such a grade whose quote is cut.
 
     ``revisions`` are the pinned ones; ``plays(revision)`` says whether the scenario (and so
     this check) runs at it.
@@ -47,6 +108,7 @@ def ungrounded(
     from compare.exchange._scenarios import in_window
 
     problems: list[str] = []
+    judged: set[tuple[str, str]] = set()
     for outcome, grade in check.outcomes.items():
         need = NEEDS.get(str(grade.get("verdict")))
         if need is None:
@@ -58,9 +120,21 @@ def ungrounded(
             ):
                 continue
             refs = [r for r in check.refs_for(revision) if grounds(r, outcome)]
-            if not any(pattern.search(_plain(str(r.get("quote", "")))) for r in refs):
+            keyed = [r for r in refs if pattern.search(_plain(str(r.get("quote", ""))))]
+            if not keyed:
                 problems.append(
                     f"check {check.id}: outcome {outcome} is graded {grade['verdict']} but no"
                     f" reference for {revision} quotes a {words}"
                 )
+            for ref in keyed:
+                place = (str(ref.get("cite", "")), str(ref.get("quote", "")))
+                if clause is None or place in judged:
+                    continue
+                judged.add(place)
+                cut = clause(*place)
+                if cut is not None:
+                    problems.append(
+                        f"check {check.id}: outcome {outcome} ({grade['verdict']}) rests on"
+                        f" {place[0]} “{place[1]}”, which is not a whole clause: {cut}"
+                    )
     return problems

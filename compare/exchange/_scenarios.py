@@ -192,14 +192,15 @@ def _lint_grounds(
     checks: list[Check], window: dict[str, Any], source: Path, side: str = "client"
 ) -> None:
     """Refuse a scenario whose fail / non-strict grades lack normative text (see _grounds)."""
-    from compare.exchange._grounds import ungrounded
+    from compare.exchange._grounds import pinned_clause, ungrounded
     from compare.pin import load_pins
 
     revisions = [r.name for r in load_pins().revisions]
+    clause = pinned_clause()
     problems = [
         p
         for check in [*checks, *common_checks(side)]
-        for p in ungrounded(check, revisions, lambda rev: in_window(rev, window))
+        for p in ungrounded(check, revisions, lambda rev: in_window(rev, window), clause)
     ]
     if problems:
         shown = "; ".join(problems[:5]) + (
@@ -208,8 +209,9 @@ def _lint_grounds(
         raise CompareError(
             f"{source}: {shown}",
             "cite the MUST (for fail) or SHOULD (for non-strict) sentence of that revision in the"
-            " check's refs (its quote must hold the keyword; `supports:` names the outcomes a ref"
-            " grounds), or grade the outcome informational",
+            " check's refs (its quote must hold the keyword and the whole sentence, a lead-in with"
+            " its list item; a wrapped sentence cites its line range path:L1-L2; `supports:`"
+            " names the outcomes a ref grounds), or grade the outcome informational",
         )
 
 

@@ -31,8 +31,8 @@ from compare.rows._evidence import FORMAT, Checked, Report, display_path
 from compare.rows._load import area_files
 
 _TIP = (
-    "tip: quote the whole clause the check rests on, copied from the cited line (the "
-    "sentence with its MUST/SHOULD), and cite the line it starts on"
+    "tip: quote the whole clause the check rests on, copied from the cited lines (the "
+    "sentence with its MUST/SHOULD, on one line), and cite the lines it spans (path:L1-L2)"
 )
 _CITE_CODE = PROJECT_ROOT / "compare" / "cite"
 #: Host programs of ours: their locks (go.sum, Cargo.lock, deps.lock) fix the versions the

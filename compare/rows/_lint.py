@@ -16,6 +16,7 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare._yaml import load_yaml
+from compare.cite import SourceCache, normative
 from compare.rows._citations import placed_citations
 from compare.rows._citecheck import check_area_files
 from compare.rows._context import Known
@@ -188,13 +189,39 @@ def _lint_where(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
     return issues
 
 
-def lint_citations(area: dict[str, Any], file: str, verified: dict[str, Any]) -> list[Issue]:
-    """Rows need one verified quote; open-question quotes must say so.
+def _clause_issue(file: str, where: str, result: Any, cache: SourceCache) -> Issue | None:
+    """A spec quote that states a requirement must hold its whole clause (the rule the
+    scenario loader applies to a fail's or non-strict's refs: ``compare.cite._clause``).
+
+    Row sources ground no verdict themselves (a state comes from cells, whose checks cite
+    their own refs, or from a cited column's code), but a quoted MUST or SHOULD is shown as
+    the requirement the row is about, and a cut one misstates it just as a verdict's would;
+    a quote without a keyword illustrates the prose and may be a phrase.
+    """
+    cit = result.citation
+    if result.status not in _GOOD or not cit.quote or not normative(cit.quote):
+        return None
+    clause = cache.clause(cit)
+    if clause is None or clause.problem is None:
+        return None
+    tip = "quote the whole sentence (a lead-in with its list), and cite its line range"
+    if clause.sentence is not None:
+        tip = f"cite the whole sentence, as the source has it: {cit.source}:{clause.lines} “"
+        tip += f"{clause.sentence}”"
+    return Issue(file, where, f"the quote is not a whole clause: {clause.problem}", tip)
+
+
+def lint_citations(
+    area: dict[str, Any], file: str, verified: dict[str, Any], cache: SourceCache | None = None
+) -> list[Issue]:
+    """Rows need one verified quote; open-question quotes must say so; a quoted requirement
+    holds its whole clause.
 
     ``verified`` maps a citation string to its ``compare.cite.Result`` (or ``None`` when it
     does not parse), so the caller decides how sources are read and cached.
     """
     issues = []
+    sources = cache or SourceCache()
     good: Counter[str] = Counter()
     for placed in placed_citations(area):
         result = verified.get(placed.ref)
@@ -202,6 +229,9 @@ def lint_citations(area: dict[str, Any], file: str, verified: dict[str, Any]) ->
             tip = "write path:LINE “quote” or path:START-END (see `mcp-compare cite --help`)"
             issues.append(Issue(file, f"{placed.row}/{placed.field}", "unparseable citation", tip))
             continue
+        cut = _clause_issue(file, f"{placed.row}/{placed.field}", result, sources)
+        if cut is not None:
+            issues.append(cut)
         if result.status in _GOOD and result.citation.quote and placed.field.startswith("sources"):
             good[placed.row] += 1
         if result.open_question and placed.context != "open-question":

@@ -121,6 +121,24 @@ def test_lookup_json_marks_the_cited_lines_and_verifies_a_quote(isolated: Path) 
     assert data["link"].endswith("schema.json#L1837")
 
 
+def test_lookup_of_a_range_shows_its_lines_and_whether_the_quote_is_a_whole_clause(
+    isolated: Path,
+) -> None:
+    head = "The client **MUST NOT** write anything to the server's `stdin` that is not a valid MCP"
+    path = "docs/specification/2025-11-25/basic/transports.mdx"
+    done = _cli("cite", f"{path}:34-35 “{head} message.”", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert [line["n"] for line in data["lines"] if line["cited"]] == [34, 35]
+    assert data["status"] == "verified"  # the two lines read as one text
+    assert data["link"].endswith("transports.mdx#L34-L35")
+    assert data["clause"]["whole"] is True
+    cut = json.loads(_cli("cite", f"{path}:34 “{head}”", "--json").stdout)["clause"]
+    assert (cut["whole"], cut["lines"], cut["sentence"]) == (False, "34-35", f"{head} message.")
+    shown = _cli("cite", f"{path}:34 “{head}”").stdout.replace("\n", " ")
+    assert "cut clause" in shown and f"{path}:34-35" in shown
+
+
 def test_lookup_of_a_line_past_the_end_is_a_clean_error(isolated: Path) -> None:
     done = _cli("cite", "docs/specification/2025-11-25/client/roots.mdx:9999")
     assert done.returncode == 2

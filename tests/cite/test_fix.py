@@ -142,3 +142,20 @@ def test_fix_follows_a_one_line_range(tools: Path) -> None:
     )
     fix_moved(check_files([area]))
     assert "doc.md:5-5 “the moved line”" in area.read_text()
+
+
+def test_fix_moves_a_wrapped_sentence_range_and_keeps_its_size(tools: Path) -> None:
+    """A sentence quoted whole over the two lines it wraps over, after two lines were added
+    above it: the range moves as one and the quote still matches the lines joined."""
+    doc = tools / "tools" / "node_modules" / "fakepkg" / "doc.md"
+    doc.write_text("new\nnew\none\nThe client MUST NOT write\n  anything invalid.\nafter\n")
+    area = tools / "demo.yaml"
+    area.write_text(
+        "area: demo\nrows:\n  - id: DEMO-01\n"
+        "    sources: ['npm:fakepkg@1.0.0/doc.md:2-3 “The client MUST NOT write anything"
+        " invalid.”']\n"
+    )
+    assert [c.status for c in check_files([area]).checked] == ["moved"]
+    fix_moved(check_files([area]))
+    assert "doc.md:4-5 “The client MUST NOT write anything invalid.”" in area.read_text()
+    assert [c.status for c in check_files([area]).checked] == ["verified"]

@@ -127,7 +127,7 @@ def test_all_good_roots_list_passes_with_refs(
     result = _roots_list(tmp_path, scenarios["roots-list"], GOOD_URI)
     assert result["verdict"] == "pass", result["reason"]
     refs = result["checks"]["root-uri-encoding"]["refs"]
-    assert [r["cite"] for r in refs] == ["docs/specification/2025-11-25/client/roots.mdx:110"]
+    assert [r["cite"] for r in refs] == ["docs/specification/2025-11-25/client/roots.mdx:110-111"]
     assert result["facts"]["client_info"] == {"name": "crafted", "version": "1"}
 
 

@@ -180,7 +180,8 @@ def test_handshake_refusal_cites_the_lifecycle_should_disconnect(
 ) -> None:
     result = _judge(_refusing_tape(), tmp_path, scenarios["handshake"], "2025-11-25", HARNESS_ENDED)
     refs = result["checks"]["initialized-sent"]["refs"]
-    assert any(r["cite"] == "docs/specification/2025-11-25/basic/lifecycle.mdx:174" for r in refs)
+    disconnect = "docs/specification/2025-11-25/basic/lifecycle.mdx:174-175"
+    assert any(r["cite"] == disconnect for r in refs)
 
 
 def test_version_window_still_measures_the_refusal_per_revision(

@@ -135,16 +135,18 @@ def test_every_shipped_fail_and_non_strict_rests_on_normative_text(
     scenarios: dict[str, Scenario],
 ) -> None:
     """Loading already enforces it; this pins that the shipped files were checked at all."""
-    from compare.exchange._grounds import ungrounded
+    from compare.exchange._grounds import pinned_clause, ungrounded
     from compare.exchange._scenarios import common_checks, in_window
     from compare.pin import load_pins
 
     revisions = [r.name for r in load_pins().revisions]
+    clause = pinned_clause()  # and each quote holds its whole clause
     graded = 0
     for scenario in scenarios.values():
-        for check in [*scenario.checks, *common_checks()]:
+        for check in [*scenario.checks, *common_checks(scenario.side)]:
             window = scenario.revisions
-            assert ungrounded(check, revisions, lambda r, w=window: in_window(r, w)) == []
+            plays = lambda r, w=window: in_window(r, w)  # noqa: E731 - one line, read once
+            assert ungrounded(check, revisions, plays, clause) == []
             graded += sum(o["verdict"] in ("fail", "non-strict") for o in check.outcomes.values())
     assert graded > 10
 
@@ -176,13 +178,15 @@ checks:
       exited-before-initialize: {verdict: informational, means: exited}
       version-refused: {verdict: informational, means: refused}
     refs:
-      - cite: "docs/specification/2025-06-18/client/roots.mdx:142"
-        quote: "Clients **SHOULD** return standard JSON-RPC errors"
+      - cite: "docs/specification/2025-06-18/client/roots.mdx:142-144"
+        quote: "Clients **SHOULD** return standard JSON-RPC errors for common failure cases:
+          - Client does not support roots: `-32601` (Method not found)"
         from: "2025-06-18"
         until: "2025-11-25"
         supports: [invalid-request]
-      - cite: "docs/specification/2025-06-18/basic/index.mdx:27"
-        quote: "All messages between MCP clients and servers **MUST** follow the"
+      - cite: "docs/specification/2025-06-18/basic/index.mdx:27-28"
+        quote: "All messages between MCP clients and servers **MUST** follow the
+          JSON-RPC 2.0 specification."
         from: "2025-06-18"
         until: "2025-11-25"
         supports: [silence]
@@ -222,6 +226,89 @@ def test_a_fail_or_non_strict_without_its_keyword_does_not_load(
         _load(tmp_path, SCENARIO.replace(old, new))
     assert said in err.value.message
     assert "check answer" in err.value.message
+
+
+# -- whole clauses (issue 21): a quote holds the sentence that makes the behaviour a breach ----
+STDIN_CUT = (
+    '{cite: "docs/specification/2025-06-18/basic/transports.mdx:32", quote: "The client'
+    " **MUST NOT** write anything to the server's `stdin` that is not a valid MCP\"}"
+)
+STDIN_WHOLE = (
+    '{cite: "docs/specification/2025-06-18/basic/transports.mdx:32-33", quote: "The client'
+    " **MUST NOT** write anything to the server's `stdin` that is not a valid MCP message.\"}"
+)
+LEAD_IN = (
+    '{cite: "docs/specification/2025-06-18/basic/lifecycle.mdx:175", quote: "Both parties'
+    ' **MUST**:"}'
+)
+LEAD_IN_ITEM = (
+    '{cite: "docs/specification/2025-06-18/basic/lifecycle.mdx:175-178", quote: "Both parties'
+    " **MUST**: - Respect the negotiated protocol version - Only use capabilities that were"
+    ' successfully negotiated"}'
+)
+ITEM_ONLY = (
+    '{cite: "docs/specification/2025-06-18/basic/lifecycle.mdx:178", quote: "Only use'
+    ' capabilities that were successfully negotiated"}'
+)
+
+
+def _grounded_by(tmp_path: Path, *refs: str) -> Scenario:
+    """The demo scenario with its silence fail resting on ``refs`` alone (every revision)."""
+    head, _, _ = SCENARIO.partition("    refs:\n")
+    body = "".join(
+        f'      - {r[:-1]}, from: "2025-06-18", until: null, supports: [silence]}}\n' for r in refs
+    )
+    invalid = '      invalid-request: {verdict: non-strict, means: "-32600"}'
+    text = head.replace(invalid, invalid.replace("non-strict", "informational")) + "    refs:\n"
+    return _load(tmp_path, text + body)
+
+
+def test_a_cut_quote_is_refused_with_the_whole_sentence_as_its_fix(tmp_path: Path) -> None:
+    """The stdin sentence cut where the source wraps it: "that is not a valid MCP" stops
+    before "message", the word that makes an invalid line a breach."""
+    with pytest.raises(CompareError) as err:
+        _grounded_by(tmp_path, STDIN_CUT)
+    message = err.value.message
+    assert "check answer: outcome silence (fail) rests on" in message
+    assert "docs/specification/2025-06-18/basic/transports.mdx:32 “The client" in message
+    assert "stops before the end of its sentence" in message
+    assert (
+        '{cite: "docs/specification/2025-06-18/basic/transports.mdx:32-33", quote: "The client'
+        " **MUST NOT** write anything to the server's `stdin` that is not a valid MCP"
+        ' message."}' in message
+    )
+
+
+def test_the_whole_stdin_sentence_over_its_two_lines_is_accepted(tmp_path: Path) -> None:
+    assert _grounded_by(tmp_path, STDIN_WHOLE).id == "demo"
+
+
+def test_a_cut_quote_is_refused_even_beside_a_whole_one(tmp_path: Path) -> None:
+    with pytest.raises(CompareError) as err:
+        _grounded_by(tmp_path, STDIN_WHOLE, STDIN_CUT)
+    assert "transports.mdx:32 “" in err.value.message
+    assert "transports.mdx:32-33 “" not in err.value.message.split("which is not")[0]
+
+
+def test_a_lead_in_is_accepted_only_with_its_list_item(tmp_path: Path) -> None:
+    with pytest.raises(CompareError) as alone:
+        _grounded_by(tmp_path, LEAD_IN)
+    assert "a lead-in" in alone.value.message
+    assert "lifecycle.mdx:175-178" in alone.value.message  # the fix covers the list
+    with pytest.raises(CompareError) as item:  # the item holds no MUST of its own
+        _grounded_by(tmp_path, ITEM_ONLY)
+    assert "quotes a MUST or MUST NOT" in item.value.message
+    with pytest.raises(CompareError):  # side by side they are still a cut lead-in
+        _grounded_by(tmp_path, LEAD_IN, ITEM_ONLY)
+    assert _grounded_by(tmp_path, LEAD_IN_ITEM).id == "demo"
+
+
+def test_a_wrapped_sentence_cited_by_its_first_line_only_is_refused(tmp_path: Path) -> None:
+    """The quote must lie inside the cited lines: path:32 for a sentence over 32-33 is cut."""
+    one_line = STDIN_WHOLE.replace(":32-33", ":32")
+    with pytest.raises(CompareError) as err:
+        _grounded_by(tmp_path, one_line)
+    assert "transports.mdx:32-33" in err.value.message
 
 
 # -- 2. the documented roots form: a finding only where the target says it is measured ----------

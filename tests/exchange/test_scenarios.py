@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from compare._errors import CompareError
+from compare.cite import parse_citation, verify
+from compare.cite._sources import Source
 from compare.exchange._rules import RULES
 from compare.exchange._scenarios import common_checks, load_scenario_file, load_scenarios
 
@@ -47,8 +49,10 @@ def test_every_ref_points_at_a_line_holding_its_quote(shared_spec: Path) -> None
         first, _, end = line.partition("-")
         last = int(end or first)
         assert 1 <= int(first) <= last <= len(lines), ref
-        if "quote" in ref:  # a range quotes its lines exactly, joined by line breaks
-            assert ref["quote"] in "\n".join(lines[int(first) - 1 : last]), ref
+        if "quote" in ref:  # a range quotes its lines as one text (the verifier's rule)
+            cit = parse_citation(f"{ref['cite']} “{ref['quote']}”")
+            result = verify(cit, Source(lines, "spec", None, None, True))
+            assert result.status == "verified", (ref, result.message)
 
 
 def test_check_ids_are_unique_per_scenario() -> None:
@@ -86,8 +90,9 @@ checks:
       exited-before-initialize: {verdict: informational, means: exited}
       version-refused: {verdict: informational, means: refused}
     refs:
-      - cite: "docs/specification/2024-11-05/basic/index.mdx:5"
-        quote: "All messages between MCP clients and servers **MUST** follow the"
+      - cite: "docs/specification/2024-11-05/basic/index.mdx:5-6"
+        quote: "All messages between MCP clients and servers **MUST** follow the
+          JSON-RPC 2.0 specification."
         from: "2024-11-05"
         until: "2025-11-25"
 """

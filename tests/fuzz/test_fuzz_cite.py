@@ -145,3 +145,93 @@ def test_short_paths_expand_or_are_refused(text: str) -> None:
         assert err.message and err.hint
         return
     assert isinstance(out, str)
+
+
+# -- line ranges: a wrapped sentence verified as one text, a moved range fixed in its form ------
+prose_word = st.sampled_from(
+    ["the", "client", "**MUST**", "`stdin`", "e.g.", "2.0", "message.", "[link](/a)", "-", "x:"]
+)
+prose_line = st.lists(prose_word, min_size=0, max_size=6).map(" ".join)
+indent = st.sampled_from(["", "  ", "- ", "1. ", "\t"])
+prose = st.lists(
+    st.builds(lambda i, t: (i + t).rstrip(), indent, prose_line), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=400)
+@given(prose, st.data())
+def test_a_range_quoted_as_its_joined_lines_is_verified_exactly(
+    lines: list[str], data: st.DataObject
+) -> None:
+    """Any range, quoted as its lines joined with single spaces, verifies at that range."""
+    from compare.cite import joined, verify
+    from compare.cite._sources import Source
+
+    EXAMPLES["cite: range quoted as one text"] += 1
+    start = data.draw(st.integers(1, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    quote = joined(lines[start - 1 : end])
+    if not quote:
+        return
+    cit = parse_citation(f"docs/x.mdx:{start}-{end} “{quote}”")
+    assert (cit.start, cit.end, cit.quote) == (start, end, quote)
+    result = verify(cit, Source(lines, "test", None, None, True))
+    assert result.status == "verified", (lines, start, end, result.message)
+
+
+@settings(max_examples=300)
+@given(prose, st.data(), st.integers(1, 5))
+def test_a_moved_range_is_fixed_to_a_range_of_the_same_size_that_verifies(
+    lines: list[str], data: st.DataObject, shift: int
+) -> None:
+    from compare.cite import apply_edits, fix_one, joined, verify
+    from compare.cite._sources import Source
+
+    EXAMPLES["cite: moved range fixed"] += 1
+    start = data.draw(st.integers(1, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    quote = joined(lines[start - 1 : end])
+    if not quote or len(quote) < 8:
+        return
+    text = f"sources: ['docs/x.mdx:{start}-{end} “{quote}”']"
+    cit = parse_citation(text[len("sources: ['") : -2])
+    moved = ["filler line zz"] * shift + lines
+    result = verify(cit, Source(moved, "test", None, None, True))
+    if result.status != "moved":  # the quote also occurs elsewhere: ambiguous, nothing to fix
+        assert result.status in ("ambiguous", "verified", "verified-normalised"), result.message
+        return
+    edit = fix_one(text, 0, len(text), result)
+    assert edit is not None
+    fixed = parse_citation(apply_edits(text, [edit])[len("sources: ['") : -2])
+    assert fixed.ranged and fixed.end - fixed.start == end - start
+    assert verify(fixed, Source(moved, "test", None, None, True)).status == "verified"
+
+
+@settings(max_examples=600)
+@given(prose, st.data())
+def test_the_clause_rule_never_crashes_and_its_fix_is_itself_whole(
+    lines: list[str], data: st.DataObject
+) -> None:
+    """Any quote of any range gets a verdict; the whole sentence it offers verifies where it
+    says and is whole by the same rule, so following the fix always ends the refusal."""
+    from compare.cite import verify, whole_clause
+    from compare.cite._sources import Source
+
+    EXAMPLES["cite: whole-clause rule"] += 1
+    start = data.draw(st.integers(1, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    words = " ".join(lines[start - 1 : end]).split()
+    if not words:
+        return
+    a = data.draw(st.integers(0, len(words) - 1))
+    z = data.draw(st.integers(a + 1, len(words)))
+    quote = " ".join(words[a:z])
+    clause = whole_clause(lines, start, end, quote)
+    assert clause.problem is None or clause.problem
+    if clause.sentence is None or clause.first is None or clause.last is None:
+        return
+    again = whole_clause(lines, clause.first, clause.last, clause.sentence)
+    assert again.problem is None, (lines, quote, clause, again)
+    cit = parse_citation(f"docs/x.mdx:{clause.first}-{clause.last} “{clause.sentence}”")
+    status = verify(cit, Source(lines, "test", None, None, True)).status
+    assert status in ("verified", "verified-normalised"), (lines, clause)

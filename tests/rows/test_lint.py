@@ -138,6 +138,25 @@ def test_open_question_quote_must_say_so(isolated: Path, tmp_path: Path) -> None
     assert lint(tmp_path, area(rows=[row(sources=[GOOD_CITE, marked])])) == []
 
 
+def test_a_cut_requirement_in_a_row_source_names_the_whole_sentence(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """A quoted MUST is shown as the row's requirement: cut, it misstates it (issue 21)."""
+    cut = "docs/specification/2025-11-25/client/roots.mdx:110 “This **MUST** be a `file://` URI”"
+    issue = only(lint(tmp_path, area(rows=[row(sources=[GOOD_CITE, cut])])), "whole clause")
+    assert "ROOT-01/sources[1]" in issue.where
+    assert issue.tip.endswith(
+        "roots.mdx:110-111 “This **MUST** be a `file://` URI in the current specification.”"
+    )
+    whole = (
+        "docs/specification/2025-11-25/client/roots.mdx:110-111 “This **MUST** be a `file://`"
+        " URI in the current specification.”"
+    )
+    assert lint(tmp_path, area(rows=[row(sources=[GOOD_CITE, whole])])) == []
+    # a phrase without a keyword illustrates the prose; it may stay a phrase
+    assert lint(tmp_path, area(rows=[row(sources=[GOOD_CITE])])) == []
+
+
 def test_garbage_yaml_is_one_issue_not_a_traceback(isolated: Path, tmp_path: Path) -> None:
     path = tmp_path / "roots.yaml"
     path.write_text("rows: [unclosed\n  - : :\n")

@@ -93,7 +93,10 @@ def write_cell(
                     "evidence": [5],
                     "refs": [
                         {
-                            "cite": f"docs/specification/{revision}/client/roots.mdx:110",
+                            # a sentence that wraps: cited by its line range, quoted whole
+                            "cite": f"docs/specification/{revision}/client/roots.mdx:110-111",
+                            "quote": "This **MUST** be a `file://` URI in the current"
+                            " specification.",
                             "from": "2024-11-05",
                             "until": None,
                         }
