@@ -53,6 +53,9 @@ class Selection:
     targets: tuple[str, ...] = ()
     scenarios: tuple[str, ...] = ()
     revisions: tuple[str, ...] = ()
+    #: Play every selected cell again instead of reusing its cache (``run --force``): how a
+    #: maintainer checks that the published verdicts hold on a fresh play, not only on disk.
+    replay: bool = False
 
     def args(self) -> tuple[str, ...]:
         named = [
@@ -60,7 +63,8 @@ class Selection:
             ("--scenario", self.scenarios),
             ("--revision", self.revisions),
         ]
-        return tuple(a for option, values in named for v in values for a in (option, v))
+        picked = tuple(a for option, values in named for v in values for a in (option, v))
+        return (*picked, "--force") if self.replay else picked
 
 
 def _run_outputs(chosen: Selection) -> list[Path]:
@@ -187,10 +191,14 @@ def _run_stages(
 ) -> tuple[list[Outcome], int]:
     outcomes: list[Outcome] = []
     _stamp.forget()  # a tree hashed by an earlier call in this process may have changed since
+    replay = chosen is not None and chosen.replay
     for stage in stages(jobs, chosen):
         started = time.perf_counter()
         inputs = stage.inputs()
-        why = "--force" if force else _stamp.why_stale(stage.name, inputs)
+        if force or (replay and stage.name == "run"):
+            why: str | None = "--force" if force else "--replay"
+        else:
+            why = _stamp.why_stale(stage.name, inputs)
         if why is None and stage.reusable():
             say(_skip_line(stage, "unchanged inputs"))
             outcomes.append(Outcome(stage.name, "skipped", "unchanged inputs", _since(started)))

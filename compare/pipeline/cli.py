@@ -1,4 +1,4 @@
-"""``mcp-compare compare [--force] [--jobs N] [--timings FILE]``: the pipeline in one process."""
+"""``mcp-compare compare [--force] [--replay] [--jobs N]``: the pipeline in one process."""
 
 from __future__ import annotations
 
@@ -18,7 +18,15 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--force",
                 help="Run every stage even when its stamp says nothing changed (cells still "
-                "come from their cache: `mcp-compare run --force` replays them).",
+                "come from their cache: add --replay to play them again).",
+            ),
+        ] = False,
+        replay: Annotated[
+            bool,
+            typer.Option(
+                "--replay",
+                help="Play every selected cell again (`run --force`), newly doubtful ones "
+                "until they have 3 plays, then judge and publish as usual.",
             ),
         ] = False,
         jobs: Annotated[
@@ -59,7 +67,9 @@ def register(app: typer.Typer) -> None:
         def say(line: str) -> None:
             typer.echo(line)
 
-        chosen = Selection(tuple(target or ()), tuple(scenario or ()), tuple(revision or ()))
+        chosen = Selection(
+            tuple(target or ()), tuple(scenario or ()), tuple(revision or ()), replay=replay
+        )
         outcomes, code = run_pipeline(
             jobs=jobs or usable_cores(), force=force, chosen=chosen, say=say, wait=not no_wait
         )

@@ -236,6 +236,22 @@ def test_force_runs_every_stage(env: Env) -> None:
     env.settle()
 
 
+def test_replay_plays_every_selected_cell_again(env: Env) -> None:
+    """``compare --replay`` runs the run stage with ``--force``: the cell's verdict is written
+    by a new play (its start time moves on), not taken from the cache."""
+    env.settle()
+    verdict = _cell_file(env, "verdict.json")
+    before = json.loads(verdict.read_text("utf-8"))["started_at"]
+    replayed = Selection(CHOSEN.targets, CHOSEN.scenarios, CHOSEN.revisions, replay=True)
+    lines: list[str] = []
+    outcomes, code = run_pipeline(jobs=1, chosen=replayed, say=lines.append)
+    assert code == 0, "\n".join(lines)
+    done = {o.stage: o for o in outcomes}
+    assert done["run"].status == "ran" and done["run"].why == "--replay"
+    assert done["pin"].status == "skipped"
+    assert json.loads(verdict.read_text("utf-8"))["started_at"] != before
+
+
 def test_a_failing_stage_stops_the_pipeline_with_its_exit_code(
     env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
