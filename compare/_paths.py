@@ -60,3 +60,14 @@ def areas_dir() -> Path:
     point the whole pipeline at a folder of its own areas.
     """
     return _env_path("MCP_COMPARE_AREAS", PROJECT_ROOT / "compare" / "rows" / "areas")
+
+
+def implementations_file() -> Path:
+    """The implementations registry: every cited (not run) column, declared once for all areas.
+
+    Beside the areas rather than in their folder (it is not an area); a test moves it with
+    ``MCP_COMPARE_IMPLEMENTATIONS``.
+    """
+    return _env_path(
+        "MCP_COMPARE_IMPLEMENTATIONS", PROJECT_ROOT / "compare" / "rows" / "implementations.yaml"
+    )

@@ -221,22 +221,22 @@ def _status(
                 "note_state": note.get("state"),
             }
         out[target] = column
-    for impl in area.get("implementations") or []:
-        cited = (spec.get("cited") or {}).get(impl["id"])
+    for impl in known.implementations().resolve(area, "")[0]:
+        cited = (spec.get("cited") or {}).get(impl.id)
         if cited is None:
-            out[impl["id"]] = {
+            out[impl.id] = {
                 "state": "cited",
                 "label": STATE_LABELS["cited"],
                 "cited_state": "unknown",
-                "reason": f"not run, because {impl['why_not_run']}; no citation for this row",
+                "reason": f"not run, because {impl.why_not_run}; no citation for this row",
             }
             continue
-        out[impl["id"]] = {
+        out[impl.id] = {
             "state": "cited",
             "label": STATE_LABELS["cited"],
             "cited_state": cited["state"],
             "note": cited.get("note"),
-            "reason": f"not run, because {impl['why_not_run']}",
+            "reason": f"not run, because {impl.why_not_run}",
             "sources": [_source(s, verified) for s in cited.get("sources") or []],
         }
     return out
@@ -301,15 +301,8 @@ def compute(
         if area is None or schema_issues(area, path.name):
             continue  # the issues say what to fix; computing a malformed file would guess
         parsed.append((path.name, area))
-        for impl in area.get("implementations") or []:
-            implementations[impl["id"]] = {
-                "id": impl["id"],
-                "name": impl["name"],
-                "kind": "cited",
-                "version": None,
-                "repository": impl.get("repository"),
-                "why_not_run": impl["why_not_run"],
-            }
+        for impl in known.implementations().resolve(area, path.name)[0]:
+            implementations[impl.id] = impl.as_row()
         rows = []
         for row in area.get("rows") or []:
             status = _status(row, area, known, cells, root, verified)

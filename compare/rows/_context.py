@@ -19,6 +19,7 @@ from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
 from compare.diff import diff_shape
 from compare.exchange import common_checks, load_scenarios, load_targets, pinned_versions
+from compare.rows._implementations import Registry, load_registry
 
 #: The exchange stage's folder (its data files are read only through its loaders above).
 EXCHANGE_DIR = PROJECT_ROOT / "compare" / "exchange"
@@ -38,6 +39,13 @@ class Known:
     #: Scenario id -> check id -> the grades its outcomes can give (common checks included),
     #: so a lint can tell a row whose checks can never fail.
     grades: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    #: The implementations registry (cited columns, declared once for every area); None
+    #: until :func:`gather` reads it (an unreadable registry is an error, not a reason).
+    registry: Registry | None = None
+
+    def implementations(self) -> Registry:
+        """The registry :func:`gather` read, or the default file's when built by hand."""
+        return self.registry if self.registry is not None else load_registry()
 
 
 def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -108,4 +116,5 @@ def gather(
         known.diff = load_diff(diff)
     except CompareError as err:
         known.missing["diff"] = err.message
+    known.registry = load_registry()
     return known

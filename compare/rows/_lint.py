@@ -21,6 +21,7 @@ from compare.rows._citations import placed_citations
 from compare.rows._citecheck import check_area_files
 from compare.rows._context import Known
 from compare.rows._evidence import Report
+from compare.rows._implementations import declare_issues
 from compare.rows._load import Issue, area_diff, area_files, query_checks, schema_issues
 from compare.rows._notes import lint_note_versions
 from compare.rows._where import lint_where_text
@@ -69,10 +70,11 @@ def _lint_ids(area: dict[str, Any], file: str, path: Path) -> list[Issue]:
 
 
 def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
-    issues = []
-    cited_ids = {str(i.get("id")) for i in area.get("implementations") or [] if isinstance(i, dict)}
+    registry = known.implementations()
+    shown, issues = registry.resolve(area, file)
+    cited_ids = {impl.id for impl in shown}
     for cid in sorted(cited_ids & set(known.targets)):
-        tip = "a cited-only column must not also be a run target; drop it from implementations"
+        tip = f"a cited-only column must not also be a run target; drop it from {registry.file}"
         issues.append(Issue(file, f"implementations/{cid}", f"{cid} is also a run target", tip))
     for row in area.get("rows") or []:
         if not isinstance(row, dict) or not isinstance(row.get("status"), dict):
@@ -82,7 +84,7 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
         for impl, column in (status.get("cited") or {}).items():
             where = f"{rid}/status/cited/{impl}"
             if impl not in cited_ids:
-                tip = "declare it under implementations (id, name, why_not_run) first"
+                tip = "list its id under implementations (declared once in implementations.yaml)"
                 issues.append(Issue(file, where, f"cited column {impl!r} is not declared", tip))
             if (
                 isinstance(column, dict)
@@ -302,11 +304,15 @@ def lint_areas(
     verified here."""
     paths = files or area_files()
     report = citations if citations is not None else check_area_files(paths, skip_unreadable=True)
+    loaded: list[tuple[Path, Any]] = []
     for path in paths:
         try:
-            area = load_yaml(path)
+            loaded.append((path, load_yaml(path)))
         except CompareError:
-            area = None  # lint_file reports it with its fix
+            loaded.append((path, None))  # lint_file reports it with its fix
+    # across files: an implementation an area declares itself, named with the other file
+    declared = declare_issues(((p.name, a) for p, a in loaded), known.implementations())
+    for path, area in loaded:
         verified = report.verified_in(path)
-        issues = lint_file(path, known, verified)
+        issues = [i for i in declared if i.file == path.name] + lint_file(path, known, verified)
         yield LintedArea(path, area if isinstance(area, dict) else None, verified, issues)

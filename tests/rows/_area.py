@@ -10,6 +10,7 @@ from typing import Any
 from _revisions import first_after_initialize, latest_initialize_era, revisions
 
 from compare.rows import Known
+from compare.rows._implementations import Implementation, Registry
 
 GOOD_CITE = (
     "docs/specification/2025-11-25/client/roots.mdx:47 “servers send a `roots/list` request”"
@@ -39,7 +40,7 @@ AREA: dict[str, Any] = {
     "title": "Roots",
     "summary": "s",
     "id_prefix": "ROOT",
-    "implementations": [{"id": "mcpx", "name": "mcpx", "why_not_run": "no package"}],
+    "implementations": ["mcpx"],  # declared once, in REGISTRY
     "rows": [ROW],
 }
 
@@ -95,8 +96,16 @@ def diff() -> dict[str, Any]:
     }
 
 
+#: The crafted areas' registry: their one cited column, declared once.
+REGISTRY = Registry(
+    Path("implementations.yaml"),
+    {"mcpx": Implementation("mcpx", "mcpx", "cited", "no package")},
+)
+
+
 def known() -> Known:
     return Known(
+        registry=REGISTRY,
         targets={
             "ts-sdk": {"id": "ts-sdk", "name": "TypeScript SDK"},
             "codex": {"id": "codex", "name": "Codex"},

@@ -50,8 +50,12 @@ def test_the_mcpx_column_is_dezren39s_mcpx() -> None:
     (path,) = [p for p in area_files() if p.name == "roots.yaml"]
     area = load_yaml(path)
     assert isinstance(area, dict)
-    (mcpx,) = [i for i in area["implementations"] if i["id"] == "mcpx"]
-    assert mcpx["repository"] == "dezren39/nix"
+    from compare.rows._implementations import load_registry
+
+    assert "mcpx" in area["implementations"]
+    registry = load_registry()
+    assert registry.by_id["mcpx"].repository == "dezren39/nix"
+    assert "lydakis/mcpx@" not in registry.file.read_text(encoding="utf-8")
     cited = [
         source if isinstance(source, str) else source["cite"]
         for row in area["rows"]
