@@ -37,6 +37,7 @@ from compare.exchange._swap import swap_in
 from compare.exchange._targets import Expansion
 from compare.exchange.peer import is_modern
 from compare.models import first_modern
+from compare.pin import release_order
 
 HERE = Path(__file__).resolve().parent
 #: The peer is a folder with a ``__main__.py``: ``python -I -S <folder>`` runs it (see there).
@@ -106,7 +107,7 @@ def _base_verdict(cell: Cell, key: str) -> dict[str, Any]:
 def newest_dated(known: list[str]) -> str:
     """The newest dated revision known (what the draft speaks on the wire); ``draft`` itself
     when no dated revision is pinned."""
-    return max((r for r in known if r != "draft"), default="draft")
+    return max((r for r in known if r != "draft"), default="draft", key=release_order)
 
 
 def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[str, Any]:

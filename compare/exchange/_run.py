@@ -18,6 +18,7 @@ from compare.exchange._shard import declared_waits
 from compare.exchange._swap import sweep
 from compare.exchange._targets import Target, command_target, load_targets
 from compare.exchange._verdicts import VERDICT_SYMBOLS
+from compare.pin import release_order
 
 
 def _pick(kind: str, wanted: list[str], known: dict[str, Any]) -> list[Any]:
@@ -181,7 +182,7 @@ def summary(verdicts: list[dict[str, Any]]) -> dict[str, Any]:
             revisions.append(v["revision"])
     return {
         "counts": counts,
-        "revisions": sorted(revisions),
+        "revisions": sorted(revisions, key=release_order),
         "rows": [
             {"target": t, "version": ver, "variant": var, "scenario": s, "verdicts": cells}
             for (t, ver, var, s), cells in rows.items()

@@ -17,6 +17,7 @@ from typing import Any
 from compare._errors import CompareError
 from compare.exchange._rules import RULES
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
+from compare.pin import release_order
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS_DIR = HERE / "scenarios"
@@ -24,11 +25,12 @@ SCENARIO_SCHEMA = HERE / "scenario.schema.json"
 
 
 def in_window(revision: str, window: dict[str, Any] | None) -> bool:
-    """Whether ``revision`` lies in ``{from, until}`` (inclusive); dated names sort, draft last."""
+    """Whether ``revision`` lies in ``{from, until}`` (inclusive), in release order."""
     if not window:
         return True
     until = window.get("until")
-    return bool(window["from"] <= revision and (until is None or revision <= until))
+    at = release_order(revision)
+    return release_order(window["from"]) <= at and (until is None or at <= release_order(until))
 
 
 @dataclass(frozen=True)

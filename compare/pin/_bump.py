@@ -25,7 +25,7 @@ import git
 
 from compare._errors import CompareError
 from compare.pin._fetch import fetch_files, sha256_bytes, spec_cache
-from compare.pin._pins import PinnedFile, Pins, dump_pins, parse_pins, write_pins
+from compare.pin._pins import PinnedFile, Pins, dump_pins, parse_pins, release_order, write_pins
 from compare.pin._source import (
     _URL,
     GIT_TIMEOUT_S,
@@ -176,7 +176,7 @@ def revision_folders(repo: git.Repo, commit: str) -> list[str]:
     for sub in schema.trees:
         if _REVISION.match(sub.name) and any(b.name == "schema.json" for b in sub.blobs):
             names.append(sub.name)
-    return sorted(names, key=lambda n: (n == "draft", n))
+    return sorted(names, key=release_order)
 
 
 def _add_command(name: str, spec: str | None) -> str:

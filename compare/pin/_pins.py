@@ -95,7 +95,12 @@ def pins_file() -> Path:
 
 
 def release_order(name: str) -> tuple[int, str]:
-    """Sort key: dated revisions by date, ``draft`` after all of them."""
+    """Sort key: dated revisions by date, ``draft`` after all of them.
+
+    The one order of revisions: the pins are kept in it, and every stage that sorts or
+    compares revision names (scenario windows, the run summary, rows, the site, the era
+    boundary) uses this key rather than an order of its own.
+    """
     return (1, name) if name == "draft" else (0, name)
 
 

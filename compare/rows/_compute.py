@@ -15,6 +15,7 @@ from typing import Any
 
 from compare._paths import results_dir
 from compare.exchange import severity, version_key
+from compare.pin import release_order
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._evidence import Report
@@ -94,7 +95,7 @@ def _target_status(
     # A cell whose plays differed (``unstable``) is counted like an error: no play of it
     # may speak for the row, even when the named checks were the same in every play.
     doubt = {"error": 0, "unstable": 0}
-    for cell in sorted(mine, key=lambda c: (c.revision, c.variant or "")):
+    for cell in sorted(mine, key=lambda c: (release_order(c.revision), c.variant or "")):
         entry: dict[str, Any] = {"cell": _display(cell.path, root)}
         got = {one: cell.checks.get(one) for one in checks}
         found = [(one, check) for one, check in got.items() if check is not None]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from compare.pin import release_order
 from compare.site._cells import Cell
 
 
@@ -96,7 +97,8 @@ def enforcement_matrices(cells: list[Cell]) -> list[Matrix]:
     current = [c for c in cells if c.current and _probes(c)]
     for scenario in sorted({c.scenario for c in current}):
         for cell in sorted(
-            (c for c in current if c.scenario == scenario), key=lambda c: (c.variant, c.revision)
+            (c for c in current if c.scenario == scenario),
+            key=lambda c: (c.variant, release_order(c.revision)),
         ):
             matrix = _matrix(cell, _probes(cell))
             twin = next((m for m in out if m.scenario == scenario and _same(m, matrix)), None)

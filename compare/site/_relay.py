@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compare.pin import release_order
 from compare.site._cells import Cell, Check
 
 
@@ -50,7 +51,7 @@ def relay_tables(cells: list[Cell], proxy_scenarios: set[str]) -> list[RelayTabl
     for scenario in sorted({c.scenario for c in current}):
         table = RelayTable(scenario)
         for cell in sorted(
-            (c for c in current if c.scenario == scenario), key=lambda c: c.revision
+            (c for c in current if c.scenario == scenario), key=lambda c: release_order(c.revision)
         ):
             for check in cell.checks:
                 if (check.id, check.title) not in table.rows:

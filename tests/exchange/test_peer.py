@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _revisions import first_after_initialize
+
 from compare.exchange._harness import peer_argv
 
 INIT = (
@@ -27,6 +29,7 @@ def _plan(tmp_path: Path, **extra: Any) -> Path:
     plan = {
         "revision": "2025-06-18",
         "answer_revision": "2025-06-18",
+        "first_modern": first_after_initialize(),
         "control": str(tmp_path / "control"),
         "steps": [],
         "linger_s": 0.1,
@@ -337,8 +340,24 @@ def test_the_peer_takes_the_era_boundary_from_the_plan(tmp_path: Path) -> None:
     data = (json.dumps(line) + "\n").encode()
     _, later = _run(tmp_path, data, revision="2026-07-28", first_modern="2099-01-01")
     assert json.loads(later[0])["error"]["code"] == -32601
-    _, fallback = _run(tmp_path, data, revision="2026-07-28")  # an old plan: the constant
-    assert json.loads(fallback[0])["result"]["supportedVersions"] == ["2026-07-28"]
+    _, pinned = _run(tmp_path, data, revision="2026-07-28")  # the pins' boundary
+    assert json.loads(pinned[0])["result"]["supportedVersions"] == ["2026-07-28"]
+
+
+def test_a_plan_without_the_era_boundary_is_refused_not_defaulted(tmp_path: Path) -> None:
+    """The peer once fell back to a typed boundary for a plan without ``first_modern``, so a
+    pin that moved the boundary left a stale copy in the peer. Now it is a clean error."""
+    for value in ("absent", 20260728):
+        plan = json.loads(_plan(tmp_path).read_text(encoding="utf-8"))
+        if value == "absent":
+            del plan["first_modern"]
+        else:
+            plan["first_modern"] = value
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(plan), encoding="utf-8")
+        done = subprocess.run(peer_argv(path), input=b"", capture_output=True, timeout=30)
+        assert done.returncode == 2 and b"Traceback" not in done.stderr
+        assert b"first_modern" in done.stderr
 
 
 def test_the_peer_also_runs_as_a_module(tmp_path: Path) -> None:

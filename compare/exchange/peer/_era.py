@@ -4,17 +4,21 @@ An era boundary is the first revision that carries protocol metadata per request
 ``initialize`` handshake. It is not typed here: the harness derives it from the pins (the
 first pinned revision whose generated models have no ``InitializeRequest``,
 ``compare.models.first_modern``) and writes it into the plan, and the judge asks the same
-function. ``FIRST_MODERN`` is only the peer's fallback for a plan that predates the field.
+function. A plan without it is refused when it is loaded (``_main.load_plan``): the boundary
+has no default here, so pinning a revision that moves it cannot leave a stale copy behind.
+
+Release order itself is ``compare.pin.release_order``; this process, which imports nothing
+outside its folder, compares a dated name to the plan's boundary as the date it spells
+(``draft`` after every date), and ``tests/exchange/test_revision_order.py`` holds the two to
+the same answer for every pinned revision.
 """
 
 from __future__ import annotations
 
-#: Fallback boundary for a plan without ``first_modern`` (what the pins said when it was written).
-FIRST_MODERN = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 
 
-def is_modern(version: object, first_modern: str | None = FIRST_MODERN) -> bool:
+def is_modern(version: object, first_modern: str | None) -> bool:
     """A dated revision from ``first_modern`` on (or draft); anything else, junk included, is not.
 
     ``first_modern`` None means no known revision is past the handshake era, so nothing is.

@@ -164,7 +164,9 @@ def load_plan(
     argv: list[str] | None, who: str, required: tuple[str, ...], files: dict[str, str]
 ) -> dict[str, Any] | int:
     """The plan named by ``--plan`` (shared by the peer and the scripted client), or the exit
-    code after saying on stderr why it cannot be used. File names in the plan (``files``:
+    code after saying on stderr why it cannot be used. Every plan carries ``first_modern``, the
+    era boundary the harness read from the pins (null: no pinned revision is past the
+    handshake); there is no default for a plan without it. File names in the plan (``files``:
     key -> default) are relative to the plan's own folder, so a cell folder can be moved (the
     harness runs in a staging folder and swaps it into place) without rewriting them."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -184,6 +186,10 @@ def load_plan(
     if missing:
         sys.stderr.write(f"{who}: plan {args[1]} lacks {', '.join(missing)}\n")
         return 2
+    boundary = plan["first_modern"]
+    if boundary is not None and not isinstance(boundary, str):
+        sys.stderr.write(f"{who}: plan {args[1]}: first_modern is not a revision name or null\n")
+        return 2
     base = os.path.dirname(os.path.abspath(args[1]))
     for key, name in files.items():
         plan[key] = os.path.join(base, plan.get(key, name))
@@ -194,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = load_plan(
         argv,
         "peer",
-        ("revision", "answer_revision", "control"),
+        ("revision", "answer_revision", "control", "first_modern"),
         {"transcript": "transcript.jsonl", "done": "done.json"},
     )
     if isinstance(plan, int):

@@ -15,7 +15,7 @@ import queue
 import threading
 import time
 
-from ._era import FIRST_MODERN, META_VERSION, is_modern
+from ._era import META_VERSION, is_modern
 from ._record import EOF_MARK, Transcript
 from ._steps import StepWaits
 
@@ -39,8 +39,8 @@ class Peer(StepWaits):
         self.tx = transcript
         self.inbox: queue.Queue[Any] = queue.Queue(maxsize=1000)
         self.revision: str = plan["revision"]
-        #: The era boundary the harness derived from the pins (older plans lack it).
-        self.first_modern: str | None = plan.get("first_modern", FIRST_MODERN)
+        #: The era boundary the harness derived from the pins (``load_plan`` requires it).
+        self.first_modern: str | None = plan["first_modern"]
         self.modern = is_modern(self.revision, self.first_modern)
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}

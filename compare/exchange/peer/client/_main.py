@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = load_plan(
         argv,
         "client",
-        ("revision", "server_argv"),
+        ("revision", "server_argv", "first_modern"),
         {"transcript": "transcript.jsonl", "done": "done.json", "server_stderr": "server.stderr"},
     )
     return plan if isinstance(plan, int) else run(plan)

@@ -23,7 +23,7 @@ era test.
 
 from __future__ import annotations
 
-from .._era import FIRST_MODERN, META_VERSION, is_modern
+from .._era import META_VERSION, is_modern
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ DISCOVER = "discover"
 
 def plays_modern(plan: dict[str, Any]) -> bool:
     """Whether the plan's revision is past the handshake era, by the pins' boundary."""
-    return is_modern(plan.get("revision"), plan.get("first_modern", FIRST_MODERN))
+    return is_modern(plan.get("revision"), plan["first_modern"])
 
 
 def capabilities(plan: dict[str, Any]) -> dict[str, Any]:
