@@ -15,7 +15,7 @@ from typing import Any
 from compare.exchange import _integrity
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
-from compare.exchange._verdicts import VERDICTS
+from compare.exchange._verdict import Verdict, VerdictError, parse_verdict, read_verdict
 
 #: Bumped when the harness changes how a cell is played; invalidates cached cells.
 HARNESS_VERSION = "1"
@@ -167,8 +167,10 @@ class Cell:
         stored = _integrity.inspect(self.folder(results))
         if stored.verdict is None or stored.damage:
             return None
-        verdict = stored.verdict.get("verdict")
-        return verdict if isinstance(verdict, str) else None
+        try:
+            return parse_verdict(stored.verdict).verdict
+        except VerdictError:
+            return None
 
     def not_run_reason(self) -> str | None:
         """Why this cell cannot be played, phrased "not run, because …"; None when it can."""
@@ -216,45 +218,32 @@ def plan_cells(
     return cells
 
 
-#: A verdict file larger than this is not read: a flooding client must not stall later stages.
-MAX_VERDICT_BYTES = 4 * 1024 * 1024
-#: What deciding the current version needs; without them a verdict file is unreadable.
-_IDENTITY = ("target", "target_version")
-#: What placing a cell in the matrix needs besides its identity (see ``CellResult.unplaced``).
-_PLACE = ("scenario", "revision", "verdict")
-
-
 @dataclass(frozen=True)
 class CellResult:
-    """One ``verdict.json`` as read back; ``current`` marks the pinned (or newest) version of
-    its target, the other versions being history."""
+    """One ``verdict.json`` as read back (``compare.exchange._verdict``, the one reader);
+    ``current`` marks the pinned (or newest) version of its target, the other versions being
+    history."""
 
     path: Path
-    verdict: dict[str, Any]
+    record: Verdict
     current: bool
 
     @property
+    def verdict(self) -> dict[str, Any]:
+        """The verdict object as written."""
+        return self.record.raw
+
+    @property
     def target(self) -> str:
-        return str(self.verdict.get("target"))
+        return self.record.target
 
     @property
     def version(self) -> str:
-        return str(self.verdict.get("target_version"))
+        return self.record.target_version
 
     @property
     def folder(self) -> Path:
         return self.path.parent
-
-    def unplaced(self) -> str | None:
-        """Why this cell cannot be placed in the matrix (no scenario, revision or known
-        verdict), phrased for a reader; None when it can. The later stages list such a cell
-        as unreadable instead of guessing where it belongs."""
-        for key in _PLACE:
-            if not isinstance(self.verdict.get(key), str) or not self.verdict[key]:
-                return f"missing or non-string {key!r}"
-        if self.verdict["verdict"] not in VERDICTS:
-            return f"unknown verdict {self.verdict['verdict']!r}"
-        return None
 
 
 @dataclass(frozen=True)
@@ -278,19 +267,6 @@ def version_key(version: str) -> tuple[tuple[int, str], ...]:
     return tuple((int(p), "") if p.isdigit() else (-1, p) for p in re.split(r"[.+-]", version))
 
 
-def _read_verdict(path: Path) -> dict[str, Any]:
-    """Parse and check one verdict file; raises ``ValueError`` saying what is wrong."""
-    if path.stat().st_size > MAX_VERDICT_BYTES:
-        raise ValueError(f"larger than {MAX_VERDICT_BYTES} bytes")
-    value = json.loads(path.read_bytes().decode("utf-8"))
-    if not isinstance(value, dict) or value.get("format") != 1:
-        raise ValueError("not a format-1 verdict object")
-    for key in _IDENTITY:
-        if not isinstance(value.get(key), str) or not value[key]:
-            raise ValueError(f"missing or non-string {key!r}")
-    return value
-
-
 def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
     """Every ``verdict.json`` under ``results`` (a missing folder is no cells), each either a
     cell or an unreadable file with the reason — never raised, so one damaged file cannot
@@ -302,13 +278,13 @@ def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
     newest version found — a pinned downgrade must not leave the newer cells current.
     """
     scan = CellScan()
-    found: list[tuple[Path, dict[str, Any]]] = []
+    found: list[tuple[Path, Verdict]] = []
     for path in sorted(results.glob("*/*/*/*/verdict.json")):
         if any(part.startswith(".") or ".old-" in part for part in path.parts[-5:-1]):
             continue  # a staging or superseded folder left by an interrupted run
         try:
-            value = _read_verdict(path)
-        except (OSError, ValueError) as err:  # UnicodeDecodeError is a ValueError
+            value = read_verdict(path)
+        except (OSError, VerdictError) as err:
             scan.unreadable.append(Unreadable(path, str(err)))
             continue
         damage = _integrity.inspect(path.parent).damage
@@ -320,13 +296,11 @@ def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
         found.append((path, value))
     newest: dict[str, str] = {}
     for _, v in found:
-        target, version = str(v["target"]), str(v["target_version"])
+        target, version = v.target, v.target_version
         if target not in newest or version_key(version) > version_key(newest[target]):
             newest[target] = version
     newest.update(pinned or {})
-    scan.cells = [
-        CellResult(p, v, newest.get(str(v["target"])) == str(v["target_version"])) for p, v in found
-    ]
+    scan.cells = [CellResult(p, v, newest.get(v.target) == v.target_version) for p, v in found]
     return scan
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from compare import _seal
+from compare.exchange._verdict import VerdictError, load_object
 
 #: Keys a verdict carries in memory only (never written, so never sealed).
 IN_MEMORY = frozenset({"cached", "replayed"})
@@ -134,16 +135,16 @@ def inspect(folder: Path, *, max_bytes: int = 4 * 1024 * 1024) -> Stored:
     """Read ``folder/verdict.json`` and check it and the files it records; never raises."""
     path = folder / VERDICT
     try:
-        if path.stat().st_size > max_bytes:
-            return Stored(None, [Damage(path, f"is larger than {max_bytes} bytes")])
-        value = json.loads(path.read_bytes().decode("utf-8"))
+        value = load_object(path, max_bytes)
     except FileNotFoundError:
         return Stored(None)
-    except (OSError, ValueError) as err:  # UnicodeDecodeError is a ValueError
-        why = err.strerror if isinstance(err, OSError) else f"not readable JSON: {err}"
-        return Stored(None, [Damage(path, f"is damaged ({why})")])
-    if not isinstance(value, dict):
-        return Stored(None, [Damage(path, "is damaged (not a JSON object)")])
+    except VerdictError as err:
+        why = str(err)
+        return Stored(
+            None, [Damage(path, f"is {why}" if why.startswith("larger") else f"is damaged ({why})")]
+        )
+    except OSError as err:
+        return Stored(None, [Damage(path, f"is damaged ({err.strerror})")])
     if "seal" not in value and "written" not in value:
         return Stored(value, legacy=True)
     damage = (

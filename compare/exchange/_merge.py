@@ -17,12 +17,12 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from compare import _lock
 from compare._errors import CompareError
 from compare.exchange._integrity import inspect
 from compare.exchange._swap import swap_in
+from compare.exchange._verdict import VerdictError, parse_verdict
 
 #: A cell folder, relative to its results folder: target/version/scenario/revision[~variant].
 _DEPTH = 4
@@ -34,8 +34,8 @@ class Found:
 
     folder: Path
     rel: Path
-    key: Any
-    verdict: Any
+    key: str
+    verdict: str
 
 
 @dataclass
@@ -60,10 +60,13 @@ def _cells(source: Path) -> list[Found]:
             raise CompareError(
                 f"{first.path} {first.what}", "re-run that shard (nothing was merged)"
             )
-        data = stored.verdict
-        if not isinstance(data, dict) or "key" not in data or "verdict" not in data:
-            raise CompareError(f"{path} is not a cell verdict (no key or verdict)", None)
-        found.append(Found(path.parent, rel, data["key"], data["verdict"]))
+        try:  # the one verdict reader's rule, then what a merge needs besides: the key
+            record = parse_verdict(stored.verdict)
+        except VerdictError as err:
+            raise CompareError(f"{path} is not a usable cell verdict: {err}", None) from err
+        if record.key is None:
+            raise CompareError(f"{path} is not a cell verdict (no key)", None)
+        found.append(Found(path.parent, rel, record.key, record.verdict))
     return found
 
 

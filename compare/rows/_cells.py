@@ -1,10 +1,10 @@
 """Exchange verdicts as the rows stage needs them: each cell's checks by id.
 
-Which ``verdict.json`` files exist and which version of a target is current is decided by
-``compare.exchange.scan_cells`` — the same reader the site uses — so the two stages cannot
-disagree about what is current. What stays here is the rows' own reading of a cell: its
-checks, each with an id and a known verdict. A file that cannot be used is recorded as
-broken and skipped, never a crash and never a pass.
+Which ``verdict.json`` files exist, which can be used and which version of a target is
+current is decided by ``compare.exchange.scan_cells`` with the one verdict reader
+(``compare.exchange._verdict``) — the same the site uses — so the two stages cannot disagree
+about what is current or what is broken. A file that cannot be used is recorded as broken
+and skipped, never a crash and never a pass.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare.exchange import VERDICTS, CellResult, play_count, scan_cells
+from compare.exchange import CellResult, scan_cells
 
 
 @dataclass(frozen=True)
@@ -47,30 +47,19 @@ class Cells:
 
 
 def _cell(result: CellResult) -> Cell:
-    data = result.verdict
-    why = result.unplaced()
-    if why:
-        raise ValueError(why)
-    checks: dict[str, dict[str, Any]] = {}
-    for check in data.get("checks") or []:
-        if not isinstance(check, dict) or not isinstance(check.get("id"), str):
-            raise ValueError("a check without an id")
-        if check.get("verdict") not in VERDICTS:
-            raise ValueError(f"check {check['id']}: unknown verdict {check.get('verdict')!r}")
-        checks[check["id"]] = check
-    variant = data.get("variant")
+    record = result.record
     return Cell(
         path=result.folder,
-        target=result.target,
-        version=result.version,
-        variant=variant if isinstance(variant, str) and variant else None,
-        scenario=data["scenario"],
-        revision=data["revision"],
-        verdict=data["verdict"],
-        reason=str(data.get("reason") or ""),
-        checks=checks,
+        target=record.target,
+        version=record.target_version,
+        variant=record.variant or None,
+        scenario=record.scenario,
+        revision=record.revision,
+        verdict=record.verdict,
+        reason=record.reason,
+        checks={check.id: check.raw for check in record.checks},
         current=result.current,
-        plays=max(1, play_count(data)),
+        plays=max(1, record.play_count),
     )
 
 
@@ -78,11 +67,6 @@ def read_cells(results: Path, pinned: dict[str, str] | None = None) -> Cells:
     """Every cell under ``results`` (a missing folder is simply no cells); ``pinned`` as in
     ``compare.exchange.scan_cells``."""
     scan = scan_cells(results, pinned)
-    out = Cells(broken=[f"{u.path}: {u.why}" for u in scan.unreadable])
-    for result in scan.cells:
-        try:
-            out.cells.append(_cell(result))
-        except ValueError as err:
-            out.broken.append(f"{result.path}: {err}")
-    out.broken.sort()
+    out = Cells(broken=sorted(f"{u.path}: {u.why}" for u in scan.unreadable))
+    out.cells = [_cell(result) for result in scan.cells]
     return out

@@ -19,6 +19,8 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange import CellResult, load_targets, pinned_versions, read_records, scan_cells
+from compare.exchange._verdict import Check as VerdictCheck
+from compare.exchange._verdict import Play, Verdict
 from compare.site._escape import slug
 
 #: How much of a transcript a page shows: a flooding client must not make a 1 GB page.
@@ -66,6 +68,8 @@ class Cell:
     data: dict[str, Any]
     current: bool = False
     suffix: str = ""  # set only when two folders would share one page name
+    #: The typed verdict (``compare.exchange._verdict``); None only for a hand-built cell.
+    record: Verdict | None = None
 
     @property
     def slug(self) -> str:
@@ -76,6 +80,16 @@ class Cell:
         if self.suffix:
             parts.append(self.suffix)
         return "--".join(slug(p) for p in parts)
+
+    @property
+    def plays(self) -> tuple[Play, ...]:
+        """The plays of a cell played several times (play 1 first); empty when played once."""
+        return self.record.plays if self.record is not None else ()
+
+    @property
+    def differed(self) -> tuple[str, ...]:
+        """The checks whose outcome differed between plays (an unstable cell)."""
+        return self.record.differed if self.record is not None else ()
 
     @property
     def column(self) -> str:
@@ -111,48 +125,44 @@ def _str(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _check(raw: object) -> Check:
-    item = raw if isinstance(raw, dict) else {}
+def _check(item: VerdictCheck) -> Check:
     refs = []
-    for ref in item.get("refs") or []:
+    for ref in item.refs:
         if isinstance(ref, dict):
             quote = _str(ref.get("quote"))
             refs.append(_str(ref.get("cite")) + (f" “{quote}”" if quote else ""))
         else:
             refs.append(_str(ref))
-    evidence = tuple(e for e in item.get("evidence") or [] if isinstance(e, int))
     return Check(
-        id=_str(item.get("id")),
-        verdict=_str(item.get("verdict")),
-        expected=_str(item.get("expected")),
-        observed=_str(item.get("observed")),
-        reason=_str(item.get("reason")),
-        evidence=evidence,
+        id=item.id,
+        verdict=item.verdict,
+        expected=item.expected,
+        observed=item.observed,
+        reason=item.reason,
+        evidence=item.evidence,
         refs=tuple(refs),
-        title=_str(item.get("title")),
-        outcome=_str(item.get("outcome")),
+        title=item.title,
+        outcome=_str(item.outcome),
     )
 
 
 def _site_cell(result: CellResult, root: Path) -> Cell:
-    """The site's view of one cell; raises ``ValueError`` when it cannot be placed."""
-    why = result.unplaced()
-    if why:
-        raise ValueError(why)
-    data = result.verdict
+    """The site's view of one cell, from the one verdict reader's typed record."""
+    record = result.record
     return Cell(
         rel=result.folder.relative_to(root).as_posix(),
         folder=result.folder,
-        target=result.target,
-        version=result.version,
-        variant=_str(data.get("variant")),
-        scenario=data["scenario"],
-        revision=data["revision"],
-        verdict=data["verdict"],
-        reason=_str(data.get("reason")),
-        checks=[_check(c) for c in data.get("checks") or [] if isinstance(c, dict)],
-        data=data,
+        target=record.target,
+        version=record.target_version,
+        variant=record.variant,
+        scenario=record.scenario,
+        revision=record.revision,
+        verdict=record.verdict,
+        reason=record.reason,
+        checks=[_check(c) for c in record.checks],
+        data=record.raw,
         current=result.current,
+        record=record,
     )
 
 
@@ -177,11 +187,7 @@ def load_cells(results: Path) -> tuple[list[Cell], list[Problem]]:
     problems: list[Problem] = []
     scan = scan_cells(results, _pinned(problems))
     bad = [(u.path, u.why) for u in scan.unreadable]
-    for result in scan.cells:
-        try:
-            cells.append(_site_cell(result, results))
-        except ValueError as err:
-            bad.append((result.path, str(err)))
+    cells += [_site_cell(result, results) for result in scan.cells]
     for path, why in sorted(bad):
         where = path.relative_to(results).as_posix()
         kind = "unreadable verdict" if path.name == "verdict.json" else "damaged cell file"

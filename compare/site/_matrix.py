@@ -166,7 +166,7 @@ def _cell(cell: Cell) -> dict[str, Any]:
         if isinstance(cell.data.get("started_at"), str)
         else None,
         "plays": _plays(cell),
-        "differed": [str(c) for c in cell.data.get("differed") or [] if isinstance(c, str)],
+        "differed": list(cell.differed),
     }
 
 
@@ -175,17 +175,10 @@ def _plays(cell: Cell) -> list[dict[str, Any]]:
     a cell played once is its own single play, a not-run cell has none."""
     if cell.verdict == "not-run":
         return []
-    listed = cell.data.get("plays")
-    if not isinstance(listed, list) or not listed:
-        listed = [{"play": 1, "verdict": cell.verdict, "transcript": "transcript.jsonl"}]
+    listed = [(p.number, p.verdict, p.transcript) for p in cell.plays]
     return [
-        {
-            "play": int(p["play"]),
-            "verdict": str(p.get("verdict")),
-            "transcript": f"results/{cell.rel}/{p.get('transcript')}",
-        }
-        for p in listed
-        if isinstance(p, dict) and isinstance(p.get("play"), int)
+        {"play": number, "verdict": verdict, "transcript": f"results/{cell.rel}/{transcript}"}
+        for number, verdict, transcript in listed or [(1, cell.verdict, "transcript.jsonl")]
     ]
 
 

@@ -228,19 +228,16 @@ class Renderer:
 
     def _plays(self, cell: Cell, first: str | None) -> list[tuple[int, str, str | None]]:
         """Each play of a repeated cell, its transcript copied beside the page like play 1's."""
-        listed = cell.data.get("plays")
-        if not isinstance(listed, list) or len(listed) < 2:
+        if len(cell.plays) < 2:
             return []
         out: list[tuple[int, str, str | None]] = []
-        for play in listed:
-            if not isinstance(play, dict) or not isinstance(play.get("play"), int):
-                continue
-            number, copied = play["play"], first if play["play"] == 1 else None
+        for play in cell.plays:
+            number, copied = play.number, first if play.number == 1 else None
             src = cell.folder / "plays" / str(number) / "transcript.jsonl"
             if number > 1 and src.is_file() and src.stat().st_size <= MAX_COPY_BYTES:
                 copied = f"{cell.slug}.play-{number}.transcript.jsonl"
                 self.files[f"cells/{copied}"] = src.read_bytes()
-            out.append((number, str(play.get("verdict")), copied))
+            out.append((number, play.verdict, copied))
         return out
 
     def render_all(self) -> dict[str, bytes]:
