@@ -49,11 +49,22 @@ class Implementation:
 
 
 @dataclass(frozen=True)
+class Kind:
+    """How pages group implementations of one kind: the group's title and its filter word."""
+
+    kind: str
+    group: str
+    key: str
+
+
+@dataclass(frozen=True)
 class Registry:
-    """Every declared implementation by id, and the file they came from."""
+    """Every declared implementation by id, the kinds pages group them by, and their file."""
 
     file: Path
     by_id: dict[str, Implementation] = field(default_factory=dict)
+    #: In page order; two kinds may share a group (``cli`` and ``command``).
+    kinds: tuple[Kind, ...] = ()
 
     def resolve(
         self, area: dict[str, Any], area_file: str
@@ -92,6 +103,10 @@ def load_registry(path: Path | None = None) -> Registry:
         first = errors[0]
         where = "/".join(str(p) for p in first.absolute_path) or "(top)"
         raise CompareError(f"{file}: {where}: {first.message}", f"see {SCHEMA_PATH}")
+    kinds = tuple(Kind(k["kind"], k["group"], k["key"]) for k in data["kinds"])
+    seen = [k.kind for k in kinds]
+    if len(set(seen)) != len(seen):
+        raise CompareError(f"{file}: a kind is listed twice", "list each kind once under kinds")
     by_id: dict[str, Implementation] = {}
     for raw in data["implementations"]:
         if raw["id"] in by_id:
@@ -106,7 +121,19 @@ def load_registry(path: Path | None = None) -> Registry:
             why_not_run=raw["why_not_run"],
             repository=raw.get("repository"),
         )
-    return Registry(file, by_id)
+    for impl in by_id.values():
+        if impl.kind not in seen:
+            raise CompareError(
+                f"{file}: implementation {impl.id!r} has kind {impl.kind!r}, not under kinds",
+                "add the kind under kinds (its group and key), or use a listed one",
+            )
+    return Registry(file, by_id, kinds)
+
+
+@cache
+def shipped_kinds() -> tuple[Kind, ...]:
+    """The kinds of the registry this process reads (the site groups its pages by them)."""
+    return load_registry().kinds
 
 
 def declare_issues(areas: Iterable[tuple[str, Any]], registry: Registry) -> list[Issue]:

@@ -16,6 +16,7 @@ import jsonschema
 
 from compare._errors import CompareError
 from compare.cite import go_link, parse_citation
+from compare.rows._implementations import shipped_kinds
 from compare.site._cells import Cell
 from compare.site._inputs import Citation, SiteData
 
@@ -100,16 +101,9 @@ def _template_only(data: SiteData, name: str) -> bool:
     return template and not any(c.target == name for c in data.cells)
 
 
-#: How the pages group implementations, in this order: target kind → group title.
-KIND_GROUPS: dict[str, str] = {
-    "sdk-host": "SDKs",
-    "cli": "CLI clients",
-    "command": "CLI clients",
-    "server": "Servers",
-    "proxy": "Proxies",
-    "cited": "Cited, not run",
-}
-GROUP_ORDER = list(dict.fromkeys(KIND_GROUPS.values()))
+def kind_groups() -> dict[str, str]:
+    """Target kind → group title, in page order (the implementations registry's ``kinds``)."""
+    return {k.kind: k.group for k in shipped_kinds()}
 
 
 def kind_group(data: SiteData, name: str) -> str:
@@ -117,7 +111,7 @@ def kind_group(data: SiteData, name: str) -> str:
     kind = str((data.targets.get(name) or {}).get("kind") or "")
     if not kind and (data.impl_info.get(name) or {}).get("kind") == "cited":
         kind = "cited"
-    return KIND_GROUPS.get(kind, "Other")
+    return kind_groups().get(kind, "Other")
 
 
 def implementations(data: SiteData) -> list[str]:
@@ -134,7 +128,7 @@ def implementations(data: SiteData) -> list[str]:
         for name in row.status:
             seen.setdefault(name, None)
     names = [name for name in seen if not _template_only(data, name)]
-    order = {group: i for i, group in enumerate(GROUP_ORDER)}
+    order = {group: i for i, group in enumerate(dict.fromkeys(kind_groups().values()))}
     return sorted(names, key=lambda n: order.get(kind_group(data, n), len(order)))
 
 

@@ -13,20 +13,18 @@ from __future__ import annotations
 
 import re
 
+from compare.rows._implementations import shipped_kinds
 from compare.site._escape import Md, _page_target, esc, slug
 from compare.site._inputs import Row
 from compare.site._links import Links
 from compare.site._matrix import kind_group
 from compare.site._symbols import SYMBOLS
 
-#: Group title (``kind_group``) → the short word the filters and ``data-kind`` use.
-KIND_KEYS = {
-    "SDKs": "sdk",
-    "CLI clients": "cli",
-    "Servers": "server",
-    "Proxies": "proxy",
-    "Cited, not run": "cited",
-}
+
+def kind_keys() -> dict[str, str]:
+    """Group title (``kind_group``) → the short word the filters and ``data-kind`` use (the
+    implementations registry's ``kinds``)."""
+    return {k.group: k.key for k in shipped_kinds()}
 
 
 def href(target: str) -> str:
@@ -97,7 +95,7 @@ def status_matrix(L: Links, rows: list[Row], columns: list[str]) -> Md:
     group = None
     for impl in columns:
         title = kind_group(L.data, impl)
-        key = KIND_KEYS.get(title, "other")
+        key = kind_keys().get(title, "other")
         if title != group:
             group = title
             body.append(
@@ -182,7 +180,7 @@ def filters(L: Links, columns: list[str], revisions: list[str]) -> Md:
     kinds = list(dict.fromkeys(kind_group(L.data, impl) for impl in columns))
     parts = ['<div class="mc-filters" data-mc-filters hidden>']
     for legend, attr, items in (
-        ("Show kinds", "kind", [(KIND_KEYS.get(k, "other"), k) for k in kinds]),
+        ("Show kinds", "kind", [(kind_keys().get(k, "other"), k) for k in kinds]),
         ("Show revisions", "rev", [(r, r) for r in revisions]),
     ):
         if not items:

@@ -60,7 +60,8 @@ def test_an_unknown_implementation_id_is_refused_naming_the_registry(
 def test_a_registry_declaring_an_id_twice_does_not_load(tmp_path: Path) -> None:
     entry = "  - {id: a, name: A, kind: cited, why_not_run: x}\n"
     path = tmp_path / "implementations.yaml"
-    path.write_text("%YAML 1.2\n---\nimplementations:\n" + entry + entry, encoding="utf-8")
+    kinds = "kinds: [{kind: cited, group: Cited, key: cited}]\n"
+    path.write_text(kinds + "implementations:\n" + entry + entry, encoding="utf-8")
     with pytest.raises(CompareError, match="'a' is declared twice") as err:
         load_registry(path)
     assert str(path) in err.value.message
@@ -68,7 +69,9 @@ def test_a_registry_declaring_an_id_twice_does_not_load(tmp_path: Path) -> None:
 
 def test_a_registry_entry_without_why_not_run_breaks_its_schema(tmp_path: Path) -> None:
     path = tmp_path / "implementations.yaml"
-    path.write_text("implementations:\n  - {id: a, name: A, kind: cited}\n", encoding="utf-8")
+    path.write_text(
+        "kinds: []\nimplementations:\n  - {id: a, name: A, kind: cited}\n", encoding="utf-8"
+    )
     with pytest.raises(CompareError, match="why_not_run"):
         load_registry(path)
 
@@ -83,3 +86,33 @@ def test_the_shipped_registry_holds_every_cited_column_of_the_shipped_areas() ->
         assert all(isinstance(i, str) for i in data.get("implementations") or []), path
         for impl in data.get("implementations") or []:
             assert impl in registry.by_id, (path, impl)
+
+
+def test_every_target_kind_has_its_group_in_the_registry() -> None:
+    """The site groups implementations by the registry's kinds (it kept its own tables
+    before): every shipped target's kind, and every cited implementation's, is listed."""
+    from compare.exchange import load_targets
+
+    kinds = {k.kind for k in load_registry().kinds}
+    assert {t.kind for t in load_targets()} <= kinds
+    assert {i.kind for i in load_registry().by_id.values()} <= kinds
+
+
+def test_the_site_groups_and_filter_words_come_from_the_registry() -> None:
+    from compare.site._matrix import kind_groups
+    from compare.site._matrix_html import kind_keys
+
+    registry = load_registry()
+    assert list(kind_groups()) == [k.kind for k in registry.kinds]
+    assert set(kind_keys()) == {k.group for k in registry.kinds}
+
+
+def test_an_implementation_of_an_unlisted_kind_does_not_load(tmp_path: Path) -> None:
+    path = tmp_path / "implementations.yaml"
+    path.write_text(
+        "kinds: [{kind: cli, group: CLI, key: cli}]\n"
+        "implementations: [{id: a, name: A, kind: cited, why_not_run: x}]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(CompareError, match="not under kinds"):
+        load_registry(path)
