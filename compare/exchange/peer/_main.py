@@ -54,7 +54,17 @@ def run(plan: dict[str, Any]) -> int:
         revision=plan["revision"],
         clock=round(tx.started, 6),
     )
-    peer = Peer(plan, sys.stdout.buffer, tx)
+    transport = plan.get("transport") or {}
+    upstream: Any = None
+    if transport.get("kind") in ("http", "sse"):
+        # Behind a proxy that connects over HTTP: serve it on 127.0.0.1 (``_http_server``).
+        from ._http_server import Out, Upstream
+
+        upstream = Upstream(transport, tx, None)
+        peer = Peer(plan, Out(upstream), tx)
+        upstream.inbox = peer.inbox
+    else:
+        peer = Peer(plan, sys.stdout.buffer, tx)
     done_lock = threading.Lock()
     done_written: list[bool] = [False]
 
@@ -101,7 +111,14 @@ def run(plan: dict[str, Any]) -> int:
             state["finishing"] = False
 
     threading.Thread(target=watchdog, name="peer-watchdog", daemon=True).start()
-    Reader(sys.stdin.fileno(), tx, peer.inbox).start()
+    if upstream is not None:
+        try:
+            upstream.start()
+        except OSError as err:
+            finish(f"peer cannot listen on 127.0.0.1:{transport.get('port')}: {err}")
+            return 0
+    else:
+        Reader(sys.stdin.fileno(), tx, peer.inbox).start()
     signalled: str | None = None
     try:
         try:
@@ -120,6 +137,8 @@ def run(plan: dict[str, Any]) -> int:
         tx.note(event="signal", signal=sig.name)
     if state["pending"] is not None:
         tx.note(event="signal", signal=state["pending"])
+    if upstream is not None:
+        upstream.close()
     tx.note(event="exit")
     try:  # noqa: SIM105 - contextlib would cost start-up time
         sys.stdout.buffer.close()
