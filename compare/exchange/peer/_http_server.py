@@ -103,7 +103,14 @@ class Upstream:
         class Handler(_Handler):
             upstream = owner
 
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        tx = self.tx
+
+        class Server(http.server.ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                # a proxy that drops a connection is an event, not a traceback on stderr
+                tx.note(event="http-connection-error", client=list(client_address))
+
+        server = Server(("127.0.0.1", self.port), Handler)
         server.daemon_threads = True
         self.server = server
         self.port = int(server.server_address[1])
