@@ -79,7 +79,9 @@ def _play(tmp_path: Path, kind: str, get_stream: bool) -> tuple[list[Any], list[
     )
     assert done.returncode == 0, done.stderr
     host = [json.loads(x) for x in (tmp_path / "transcript.jsonl").read_text().splitlines()]
-    up = [json.loads(x) for x in (tmp_path / "server.jsonl").read_text().splitlines()]
+    # the peer keeps one record per session (the process's own holds no wire line)
+    (session,) = sorted(tmp_path.glob("server-s*.jsonl"))
+    up = [json.loads(x) for x in session.read_text().splitlines()]
     return host, up, mark
 
 

@@ -13,6 +13,7 @@ import json
 import queue
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -31,9 +32,18 @@ class Served:
         self.tx = Transcript(str(tmp_path / "t.jsonl"), 1000, 1 << 20)
         self.path = tmp_path / "t.jsonl"
         self.inbox: queue.Queue[Any] = queue.Queue()
-        self.up = Upstream({"kind": "http", **transport}, self.tx, self.inbox)
+        self.up = Upstream({"kind": "http", **transport}, self.tx, self.open)
         self.port = self.up.start()
-        self.out = Out(self.up)
+        self.sid = ""
+
+    def open(self, sid: str) -> Any:
+        """What the peer process does per session; here every session shares one record."""
+        self.sid = sid
+        return SimpleNamespace(tx=self.tx, inbox=self.inbox, closed=False)
+
+    @property
+    def out(self) -> Out:
+        return Out(self.up, self.sid)
 
     def post(self, body: bytes, session: str | None = None) -> http.client.HTTPResponse:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
@@ -96,7 +106,8 @@ def test_a_request_gets_an_sse_response_and_a_session_id_its_bytes_recorded(serv
     assert served.notes("http-post")[0]["new_session"]
 
 
-def test_after_initialize_a_post_needs_the_session(served: Any) -> None:
+def test_every_post_but_initialize_needs_a_session_of_ours(served: Any) -> None:
+    assert served.post(INITIALIZED).status == 400  # before any session, too
     sid = _initialize(served)
     assert served.post(INITIALIZED).status == 400
     assert served.post(INITIALIZED, "not-it").status == 404
@@ -171,7 +182,13 @@ def test_json_response_mode_answers_with_one_json_body(tmp_path: Path) -> None:
 def test_legacy_sse_sends_the_endpoint_then_messages_on_its_stream(tmp_path: Path) -> None:
     tx = Transcript(str(tmp_path / "t.jsonl"), 1000, 1 << 20)
     inbox: queue.Queue[Any] = queue.Queue()
-    up = Upstream({"kind": "sse"}, tx, inbox)
+    opened: list[str] = []
+
+    def open_(sid: str) -> Any:
+        opened.append(sid)
+        return SimpleNamespace(tx=tx, inbox=inbox, closed=False)
+
+    up = Upstream({"kind": "sse"}, tx, open_)
     port = up.start()
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -185,7 +202,7 @@ def test_legacy_sse_sends_the_endpoint_then_messages_on_its_stream(tmp_path: Pat
                      headers={"Content-Type": "application/json"})  # fmt: skip
         assert post.getresponse().status == 202
         assert inbox.get(timeout=5)[1]["method"] == "initialize"
-        Out(up).write(b'{"jsonrpc":"2.0","id":0,"result":{}}\n')
+        Out(up, opened[0]).write(b'{"jsonrpc":"2.0","id":0,"result":{}}\n')
         assert next(events)[1] == b'{"jsonrpc":"2.0","id":0,"result":{}}'
     finally:
         up.close()

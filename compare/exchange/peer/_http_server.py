@@ -43,8 +43,11 @@ SESSION_HEADER = "Mcp-Session-Id"
 class Stream:
     """One open response stream: a POST's (SSE or JSON), the standalone GET's, or legacy SSE."""
 
-    def __init__(self, handler: Any, kind: str, label: str, ids: list[Any], sse: bool) -> None:
+    def __init__(
+        self, handler: Any, kind: str, label: str, ids: list[Any], sse: bool, session: str
+    ) -> None:
         self.handler = handler
+        self.session = session
         self.kind = kind
         self.label = label
         self.pending = list(ids)
@@ -76,24 +79,35 @@ class Stream:
 class Upstream:
     """The HTTP server and its routing state; one per peer process."""
 
-    def __init__(
-        self, transport: dict[str, Any], tx: Transcript, inbox: queue.Queue[Any] | None
-    ) -> None:
+    def __init__(self, transport: dict[str, Any], tx: Transcript, on_session: Any) -> None:
         self.kind = str(transport.get("kind", "http"))
         self.path = str(transport.get("path") or ("/sse" if self.kind == "sse" else "/mcp"))
         self.json_response = transport.get("response") == "json"
         self.allow_get = bool(transport.get("get_stream", True))
-        self.stateful = bool(transport.get("sessions", True))
         self.port = int(transport.get("port", 0))
+        #: The process's own record (listening, requests of no session); each session has its
+        #: own peer and transcript, as each start of a stdio peer has (``on_session`` makes
+        #: them: session id -> an object with ``tx``, ``inbox`` and ``closed``).
         self.tx = tx
-        self.inbox = inbox
+        self.on_session = on_session
         self.lock = threading.Lock()
-        self.sessions: set[str] = set()
+        self.sessions: dict[str, Any] = {}
         self.streams: list[Stream] = []
-        self.held: list[bytes] = []
+        self.held: dict[str, list[bytes]] = {}
         self.closing = threading.Event()
         self.posts = 0
         self.server: http.server.ThreadingHTTPServer | None = None
+
+    def session(self, sid: str) -> Any:
+        """Open a session: its own peer (and transcript), made by ``on_session``."""
+        peer = self.on_session(sid)
+        with self.lock:
+            self.sessions[sid] = peer
+        return peer
+
+    def tx_of(self, sid: str | None) -> Transcript:
+        peer = self.sessions.get(sid) if sid is not None else None
+        return peer.tx if peer is not None else self.tx
 
     # -- life -----------------------------------------------------------------------------
     def start(self) -> int:
@@ -108,7 +122,10 @@ class Upstream:
         class Server(http.server.ThreadingHTTPServer):
             def handle_error(self, request: Any, client_address: Any) -> None:
                 # a proxy that drops a connection is an event, not a traceback on stderr
-                tx.note(event="http-connection-error", client=list(client_address))
+                try:  # noqa: SIM105 - contextlib would cost start-up time
+                    tx.note(event="http-connection-error", client=list(client_address))
+                except ValueError:  # the record is closed: the peer is leaving
+                    pass
 
         server = Server(("127.0.0.1", self.port), Handler)
         server.daemon_threads = True
@@ -125,48 +142,51 @@ class Upstream:
             streams, self.streams = list(self.streams), []
         for stream in streams:
             stream.done.set()
-        if self.held:
-            self.tx.note(event="held-never-delivered", count=len(self.held))
+        for sid, held in self.held.items():
+            if held:
+                self.tx_of(sid).note(event="held-never-delivered", count=len(held))
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
 
     # -- routing --------------------------------------------------------------------------
-    def route(self, data: bytes) -> None:
-        """Put one message the peer wrote on the stream it belongs to (see the module doc)."""
+    def route(self, data: bytes, sid: str) -> None:
+        """Put one message session ``sid``'s peer wrote on the stream it belongs to."""
+        tx = self.tx_of(sid)
         try:
             msg = json.loads(data)
         except ValueError:
             msg = None
         is_response = isinstance(msg, dict) and "method" not in msg and "id" in msg
+        what = _what(msg)
         with self.lock:
+            mine = [s for s in self.streams if s.session == sid]
             target: Stream | None = None
             if is_response and isinstance(msg, dict):
                 rid = msg.get("id")
-                for stream in reversed(self.streams):
+                for stream in reversed(mine):
                     if any(type(p) is type(rid) and p == rid for p in stream.pending):
                         target = stream
                         break
                 if target is not None and not target.sse:
                     target.bodies.append(data)
                     target.answered(rid)
-                    self.tx.note(event="routed", to=target.label, id=rid)
+                    tx.note(event="routed", to=target.label, **what)
                     return
             if target is None:
-                target = self._stream_for_request()
-            what = _what(msg)
+                target = self._stream_for_request(mine)
             if target is None:
-                self.held.append(data)
-                self.tx.note(event="routed", to="held", **what,
-                             why="no stream open toward the proxy to send it on")  # fmt: skip
+                self.held.setdefault(sid, []).append(data)
+                tx.note(event="routed", to="held", **what,
+                        why="no stream open toward the proxy to send it on")  # fmt: skip
                 return
         ok = target.send(data)
-        self.tx.note(event="routed", to=target.label, delivered=ok, **what)
+        tx.note(event="routed", to=target.label, delivered=ok, **what)
         if is_response and isinstance(msg, dict) and target.kind == "post":
             target.answered(msg.get("id"))
 
-    def _stream_for_request(self) -> Stream | None:
-        live = [s for s in self.streams if not s.broken and not s.done.is_set()]
+    def _stream_for_request(self, mine: list[Stream]) -> Stream | None:
+        live = [s for s in mine if not s.broken and not s.done.is_set()]
         if self.kind == "http":
             posts = [s for s in live if s.kind == "post" and s.sse and s.pending]
             if posts:
@@ -175,28 +195,28 @@ class Upstream:
         return gets[-1] if gets else None
 
     def opened(self, stream: Stream) -> None:
-        """A stream joins; a GET or legacy SSE stream takes every held message, in order."""
+        """A stream joins; a GET or legacy SSE stream takes its session's held messages."""
         with self.lock:
             self.streams.append(stream)
-            held = self.held if stream.kind in ("get", "sse") else []
-            if held:
-                self.held = []
+            held = self.held.pop(stream.session, []) if stream.kind in ("get", "sse") else []
+        tx = self.tx_of(stream.session)
         for data in held:
             ok = stream.send(data)
             try:
                 what = _what(json.loads(data))
             except ValueError:
                 what = {}
-            self.tx.note(event="routed", to=stream.label, delivered=ok, was_held=True, **what)
+            tx.note(event="routed", to=stream.label, delivered=ok, was_held=True, **what)
 
     def closed(self, stream: Stream) -> None:
         with self.lock:
             if stream in self.streams:
                 self.streams.remove(stream)
 
-    def feed(self, body: bytes, cap: int) -> int:
-        assert self.inbox is not None
-        return emit(self.tx, self.inbox, body[:cap], len(body), partial=False)
+    def feed(self, body: bytes, sid: str) -> int:
+        peer = self.sessions[sid]
+        cap = int(peer.tx.max_line_bytes)
+        return emit(peer.tx, peer.inbox, body[:cap], len(body), partial=False)
 
 
 def _what(msg: Any) -> dict[str, Any]:
@@ -256,7 +276,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
         up.closed(stream)
         self._end_chunks(stream)
-        up.tx.note(event="stream-closed", stream=stream.label, broken=stream.broken)
+        up.tx_of(stream.session).note(event="stream-closed", stream=stream.label,
+                                      broken=stream.broken)  # fmt: skip
 
     def _end_chunks(self, stream: Stream) -> None:
         with stream.lock:
@@ -267,24 +288,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             except (OSError, ValueError):
                 stream.broken = True
 
-    def _session_of(self) -> tuple[str | None, str | None]:
-        """(session id sent, why it is refused or None)."""
-        up = self.upstream
+    def _session_of(self) -> tuple[str, str | None]:
+        """(session id sent, why it is refused or None): every request but initialize needs
+        the id of a session this server opened."""
         sid = self.headers.get(SESSION_HEADER)
-        if not up.stateful or not up.sessions:
-            return sid, None
         if sid is None:
-            return None, "400: no Mcp-Session-Id on a request after initialize"
-        if sid not in up.sessions:
+            return "", "400: no Mcp-Session-Id on a request other than initialize"
+        if sid not in self.upstream.sessions:
             return sid, "404: unknown Mcp-Session-Id"
         return sid, None
+
+    def _refuse(self, tx: Transcript, note: dict[str, Any], refused: str, body: bytes) -> None:
+        tx.note(**note, status=int(refused[:3]), refused=refused[5:],
+                body=body[:500].decode("utf-8", "replace"))  # fmt: skip
+        self._plain(int(refused[:3]), refused[5:])
 
     # -- verbs ----------------------------------------------------------------------------
     def do_POST(self) -> None:  # noqa: N802 - the base class's name
         up = self.upstream
         url = urllib.parse.urlsplit(self.path)
         body = self._body()
-        cap = int(up.tx.max_line_bytes)
         common = {
             "event": "http-post",
             "path": self.path,
@@ -294,18 +317,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             "protocol_version": self.headers.get("MCP-Protocol-Version"),
         }
         if up.kind == "sse":
-            sid = urllib.parse.parse_qs(url.query).get("sessionId", [None])[0]
-            known = sid in up.sessions
-            up.tx.note(**common, status=202 if known else 404)
-            if not known:
-                self._plain(404, "unknown sessionId")
+            sid = urllib.parse.parse_qs(url.query).get("sessionId", [""])[0]
+            if sid not in up.sessions:
+                self._refuse(up.tx, common, "404: unknown sessionId", body)
                 return
-            up.feed(body, cap)
+            up.tx_of(sid).note(**common, status=202)
+            up.feed(body, sid)
             self._plain(202, "Accepted")
             return
         if url.path != up.path:
-            up.tx.note(**common, status=404)
-            self._plain(404, "not found")
+            self._refuse(up.tx, common, "404: not found", body)
             return
         try:
             parsed = json.loads(body)
@@ -313,43 +334,40 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             parsed = None
         items = parsed if isinstance(parsed, list) else [parsed]
         requests = [m for m in items if isinstance(m, dict) and "method" in m and "id" in m]
-        initialize = any(m.get("method") == "initialize" for m in requests)
         extra: dict[str, str] = {}
-        if initialize and up.stateful:
+        if any(m.get("method") == "initialize" for m in requests):
             sid = secrets.token_hex(16)
-            up.sessions.add(sid)
+            up.session(sid)
             extra[SESSION_HEADER] = sid
         else:
-            _sid, refused = self._session_of()
+            sid, refused = self._session_of()
             if refused is not None:
-                up.tx.note(**common, status=int(refused[:3]), refused=refused[5:],
-                           body=body[:500].decode("utf-8", "replace"))  # fmt: skip
-                self._plain(int(refused[:3]), refused[5:])
+                self._refuse(up.tx_of(sid), common, refused, body)
                 return
+        tx = up.tx_of(sid)
         if not requests:
-            up.tx.note(**common, status=202)
-            up.feed(body, cap)
+            tx.note(**common, status=202)
+            up.feed(body, sid)
             self._plain(202, "")
             return
         up.posts += 1
         label = f"post-{up.posts}"
         sse = not up.json_response
-        stream = Stream(self, "post", label, [m["id"] for m in requests], sse)
-        up.tx.note(**common, status=200, stream=label, response="sse" if sse else "json",
-                   new_session=extra.get(SESSION_HEADER))  # fmt: skip
+        stream = Stream(self, "post", label, [m["id"] for m in requests], sse, sid)
+        tx.note(**common, status=200, stream=label, response="sse" if sse else "json",
+                new_session=extra.get(SESSION_HEADER))  # fmt: skip
         if sse:
             self._open_sse(extra)
         up.opened(stream)
-        up.feed(body, cap)
+        up.feed(body, sid)
         stream.done.wait(POST_WAIT_S)
         up.closed(stream)
         if sse:
             self._end_chunks(stream)
         else:
             bodies = stream.bodies
-            data = bodies[0] if len(bodies) == 1 and not isinstance(parsed, list) else (
-                b"[" + b",".join(bodies) + b"]"
-            )
+            one = len(bodies) == 1 and not isinstance(parsed, list)
+            data = bodies[0] if one else b"[" + b",".join(bodies) + b"]"
             self.send_response(200)
             for key, value in extra.items():
                 self.send_header(key, value)
@@ -357,7 +375,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
-        up.tx.note(event="stream-closed", stream=label, unanswered=stream.pending)
+        tx.note(event="stream-closed", stream=label, unanswered=stream.pending)
 
     def do_GET(self) -> None:  # noqa: N802 - the base class's name
         up = self.upstream
@@ -366,57 +384,54 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         note = {"event": "http-get", "path": self.path, "accept": accept,
                 "session": self.headers.get(SESSION_HEADER)}  # fmt: skip
         if url.path != up.path:
-            up.tx.note(**note, status=404)
-            self._plain(404, "not found")
+            self._refuse(up.tx, note, "404: not found", b"")
             return
         if up.kind == "sse":
             sid = secrets.token_hex(16)
-            up.sessions.add(sid)
-            up.tx.note(**note, status=200, stream="sse", new_session=sid)
+            up.session(sid)
+            up.tx_of(sid).note(**note, status=200, stream="sse", new_session=sid)
             self._open_sse({})
-            stream = Stream(self, "sse", "sse-stream", [], True)
+            stream = Stream(self, "sse", "sse-stream", [], True, sid)
             endpoint = f"{up.path.rsplit('/', 1)[0]}/messages?sessionId={sid}".encode()
             with stream.lock:
                 self.wfile.write(_sse.chunk(_sse.event(endpoint, "endpoint")))
                 self.wfile.flush()
             self._hold_open(stream)
             return
+        sid, refused = self._session_of()
+        if refused is not None:
+            self._refuse(up.tx_of(sid), note, refused, b"")
+            return
         if not up.allow_get or "text/event-stream" not in accept:
-            up.tx.note(**note, status=405)
+            up.tx_of(sid).note(**note, status=405)
             self._plain(405, "no standalone stream here", {"Allow": "POST, DELETE"})
             return
-        _sid, refused = self._session_of()
-        if refused is not None:
-            up.tx.note(**note, status=int(refused[:3]), refused=refused[5:])
-            self._plain(int(refused[:3]), refused[5:])
-            return
-        up.tx.note(**note, status=200, stream="get-stream")
+        up.tx_of(sid).note(**note, status=200, stream="get-stream")
         self._open_sse({})
-        self._hold_open(Stream(self, "get", "get-stream", [], True))
+        self._hold_open(Stream(self, "get", "get-stream", [], True, sid))
 
     def do_DELETE(self) -> None:  # noqa: N802 - the base class's name
         up = self.upstream
-        sid = self.headers.get(SESSION_HEADER)
-        known = sid in up.sessions
-        up.tx.note(event="session-deleted" if known else "http-delete", session=sid,
-                   status=200 if known else 404)  # fmt: skip
-        if known and sid is not None:
-            up.sessions.discard(sid)
-        self._plain(200 if known else 404, "")
+        sid, refused = self._session_of()
+        if refused is not None:
+            self._refuse(up.tx_of(sid), {"event": "http-delete", "session": sid}, refused, b"")
+            return
+        peer = up.sessions[sid]
+        peer.tx.note(event="session-deleted", session=sid, status=200)
+        peer.closed = True  # the session's end, as a closed stdin is a stdio peer's
+        self._plain(200, "")
 
 
 class Out:
-    """Stands where the peer's stdout stood: each written line is routed to an HTTP stream."""
+    """Stands where a session's peer's stdout stood: each line goes to that session's streams."""
 
-    def __init__(self, upstream: Upstream) -> None:
+    def __init__(self, upstream: Upstream, sid: str) -> None:
         self.upstream = upstream
+        self.sid = sid
 
     def write(self, data: bytes) -> int:
-        self.upstream.route(data.rstrip(b"\n"))
+        self.upstream.route(data.rstrip(b"\n"), self.sid)
         return len(data)
 
     def flush(self) -> None:
         return
-
-    def close(self) -> None:
-        self.upstream.close()

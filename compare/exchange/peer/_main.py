@@ -54,17 +54,7 @@ def run(plan: dict[str, Any]) -> int:
         revision=plan["revision"],
         clock=round(tx.started, 6),
     )
-    transport = plan.get("transport") or {}
-    upstream: Any = None
-    if transport.get("kind") in ("http", "sse"):
-        # Behind a proxy that connects over HTTP: serve it on 127.0.0.1 (``_http_server``).
-        from ._http_server import Out, Upstream
-
-        upstream = Upstream(transport, tx, None)
-        peer = Peer(plan, Out(upstream), tx)
-        upstream.inbox = peer.inbox
-    else:
-        peer = Peer(plan, sys.stdout.buffer, tx)
+    peer = Peer(plan, sys.stdout.buffer, tx)
     done_lock = threading.Lock()
     done_written: list[bool] = [False]
 
@@ -111,14 +101,7 @@ def run(plan: dict[str, Any]) -> int:
             state["finishing"] = False
 
     threading.Thread(target=watchdog, name="peer-watchdog", daemon=True).start()
-    if upstream is not None:
-        try:
-            upstream.start()
-        except OSError as err:
-            finish(f"peer cannot listen on 127.0.0.1:{transport.get('port')}: {err}")
-            return 0
-    else:
-        Reader(sys.stdin.fileno(), tx, peer.inbox).start()
+    Reader(sys.stdin.fileno(), tx, peer.inbox).start()
     signalled: str | None = None
     try:
         try:
@@ -137,8 +120,6 @@ def run(plan: dict[str, Any]) -> int:
         tx.note(event="signal", signal=sig.name)
     if state["pending"] is not None:
         tx.note(event="signal", signal=state["pending"])
-    if upstream is not None:
-        upstream.close()
     tx.note(event="exit")
     try:  # noqa: SIM105 - contextlib would cost start-up time
         sys.stdout.buffer.close()
@@ -224,4 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         # transcript and done file, named by its pid, instead of writing into one another's.
         for key in ("transcript", "done"):
             plan[key] = plan[key].replace("{pid}", str(os.getpid()))
+    if (plan.get("transport") or {}).get("kind") in ("http", "sse"):
+        # Behind a proxy that connects over HTTP: serve it on 127.0.0.1, a peer per session.
+        from ._http_main import run_http
+
+        return run_http(plan)
     return run(plan)
