@@ -64,10 +64,18 @@ def _play(tmp_path: Path, kind: str, get_stream: bool) -> tuple[list[Any], list[
         "server_argv": peer_argv(server),
         "capabilities": {"roots": {}},
         "roots": [{"uri": "file:///tmp/x", "name": "x"}],
-        "transport": {"kind": kind, "url": f"http://127.0.0.1:{port}{path}", "port": port,
-                      "get_stream": get_stream},  # fmt: skip
-        "upstream": {"kind": "http", "argv": peer_argv(spare), "port": up_port,
-                     "stderr": str(tmp_path / "spare.stderr")},  # fmt: skip
+        "transport": {
+            "kind": kind,
+            "url": f"http://127.0.0.1:{port}{path}",
+            "port": port,
+            "get_stream": get_stream,
+        },
+        "upstream": {
+            "kind": "http",
+            "argv": peer_argv(spare),
+            "port": up_port,
+            "stderr": str(tmp_path / "spare.stderr"),
+        },
         "steps": [{"request": "tools/list", "timeout_s": 5}, {"observe_s": 2.5}],
         "hard_deadline_s": 40,
     }

@@ -63,7 +63,7 @@ class Served:
 
     def answer_next(self, result: dict[str, Any] | None = None) -> Any:
         """What the peer's main loop does: take the next message, write its response."""
-        n, msg, _error, _blank = self.inbox.get(timeout=5)
+        _n, msg, _error, _blank = self.inbox.get(timeout=5)
         reply = {"jsonrpc": "2.0", "id": msg["id"], "result": result or {}}
         self.out.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
         return msg

@@ -29,6 +29,17 @@ from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 
 #: The rule modules, imported for their registrations (each ``@rule`` adds to ``RULES``).
-MODULES = (handshake, roots, notify, mrtr, server, server_modern, enforce, relay, relay_stream, wire)
+MODULES = (
+    handshake,
+    roots,
+    notify,
+    mrtr,
+    server,
+    server_modern,
+    enforce,
+    relay,
+    relay_stream,
+    wire,
+)
 
 __all__ = ["EARLY", "MODULES", "RULES", "Context", "Outcome", "Rule", "rule"]

@@ -59,9 +59,9 @@ def held_back(ctx: Context) -> set[int]:
             and note.get("method") == x.method
             and _same_id(note.get("id"), x.obj.get("id"))
         ]
-        if mine and mine[0].get("to") == "held":
-            if not any(note.get("was_held") and note.get("delivered") for note in mine[1:]):
-                out.add(x.n)
+        delivered = any(note.get("was_held") and note.get("delivered") for note in mine[1:])
+        if mine and mine[0].get("to") == "held" and not delivered:
+            out.add(x.n)
     return out
 
 

@@ -38,8 +38,10 @@ class Session:
             int(plan.get("max_lines", 20000)),
             int(plan.get("max_line_bytes", 1 << 20)),
         )
-        self.tx.note(event="start", pid=os.getpid(), scenario=plan.get("scenario"),
-                     revision=plan["revision"], session=sid, clock=round(self.tx.started, 6))  # fmt: skip
+        self.tx.note(
+            event="start", pid=os.getpid(), scenario=plan.get("scenario"),
+            revision=plan["revision"], session=sid, clock=round(self.tx.started, 6),
+        )  # fmt: skip
         self.peer = Peer(plan, Out(upstream, sid), self.tx)
         self.inbox = self.peer.inbox
         self.lock = threading.Lock()
@@ -84,9 +86,9 @@ def run_http(plan: dict[str, Any]) -> int:
 
     def open_session(sid: str) -> Session:
         session = Session(plan, upstream, sid, len(sessions) + 1)
+        session.thread.start()  # alive before it is counted: the main loop ends on none alive
         sessions.append(session)
         tx.note(event="session-opened", session=sid, index=len(sessions))
-        session.thread.start()
         return session
 
     upstream = Upstream(plan["transport"], tx, open_session)

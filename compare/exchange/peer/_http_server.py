@@ -30,7 +30,6 @@ from ._record import emit
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
-    import queue
     from typing import Any
 
     from ._record import Transcript
@@ -233,7 +232,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "mcp-compare-peer"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         return  # the transcript notes are the log
 
     def _body(self) -> bytes:
@@ -304,7 +303,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._plain(int(refused[:3]), refused[5:])
 
     # -- verbs ----------------------------------------------------------------------------
-    def do_POST(self) -> None:  # noqa: N802 - the base class's name
+    def do_POST(self) -> None:
         up = self.upstream
         url = urllib.parse.urlsplit(self.path)
         body = self._body()
@@ -377,7 +376,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(data)
         tx.note(event="stream-closed", stream=label, unanswered=stream.pending)
 
-    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+    def do_GET(self) -> None:
         up = self.upstream
         url = urllib.parse.urlsplit(self.path)
         accept = self.headers.get("Accept") or ""
@@ -410,7 +409,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._open_sse({})
         self._hold_open(Stream(self, "get", "get-stream", [], True, sid))
 
-    def do_DELETE(self) -> None:  # noqa: N802 - the base class's name
+    def do_DELETE(self) -> None:
         up = self.upstream
         sid, refused = self._session_of()
         if refused is not None:

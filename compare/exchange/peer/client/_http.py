@@ -228,6 +228,7 @@ class Out:
     def close(self) -> None:
         """End the session (DELETE, noted) and every connection of ours."""
         if self.kind == "http" and self.session is not None:
+            status: int | str
             try:
                 conn = http.client.HTTPConnection(self.host, self.port, timeout=2)
                 conn.request("DELETE", urllib.parse.urlsplit(self.url).path or "/",
