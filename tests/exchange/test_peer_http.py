@@ -12,6 +12,7 @@ import http.client
 import json
 import queue
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -116,7 +117,7 @@ def test_every_post_but_initialize_needs_a_session_of_ours(served: Any) -> None:
     assert served.inbox.get(timeout=5)[1]["method"] == "notifications/initialized"
 
 
-def test_a_request_of_ours_rides_the_pending_posts_stream_before_its_response(
+def test_a_request_of_ours_rides_a_pending_tool_calls_stream_before_its_response(
     served: Any,
 ) -> None:
     sid = _initialize(served)
@@ -141,14 +142,24 @@ def test_a_request_of_ours_rides_the_pending_posts_stream_before_its_response(
 
 def test_with_no_stream_open_a_request_is_held_until_a_get_stream_opens(served: Any) -> None:
     sid = _initialize(served)
-    served.out.write(ASK + b"\n")
+    listing = threading.Thread(
+        target=lambda: served.post(b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}', sid)
+    )
+    listing.start()
+    served.inbox.get(timeout=5)
+    served.out.write(ASK + b"\n")  # a pending tools/list is no stream for an unrelated ask
     assert served.notes("routed")[-1]["to"] == "held"
+    served.out.write(b'{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}\n')
+    listing.join(5)
     conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
     conn.request("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": sid})
     resp = conn.getresponse()
     assert resp.status == 200
     name, data, _ = next(_sse.Parser().events(resp))
     assert (name, data) == ("message", ASK)
+    deadline = time.monotonic() + 5  # the note follows the write the client just read
+    while not served.notes("routed")[-1].get("was_held") and time.monotonic() < deadline:
+        time.sleep(0.01)
     last = served.notes("routed")[-1]
     assert last["to"] == "get-stream" and last["was_held"] and last["delivered"]
 

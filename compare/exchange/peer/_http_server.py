@@ -10,9 +10,10 @@ went) are notes beside the lines, so the judge reads an HTTP leg like a stdio le
 
 Routing, Streamable HTTP: a response goes on the stream of the POST that carried its request
 (an SSE stream, or a JSON body when the plan asks for JSON responses); a request or
-notification of ours goes on the newest POST stream still waiting for a response (the
-transport lets a server send requests there before its response), else on the standalone GET
-stream, else it is *held* (noted) until a GET stream opens. Legacy SSE: everything goes on the
+notification of ours goes on the stream of the newest ``tools/call`` still waiting for its
+response (the transport lets a server send requests there before its response, and says they
+SHOULD relate to that request), else on the standalone GET stream, else it is *held* (noted)
+until a GET stream opens. Legacy SSE: everything goes on the
 session's event stream, held until one is open. Holding, rather than dropping, keeps our end
 from being the one that loses a message.
 """
@@ -50,6 +51,8 @@ class Stream:
         self.kind = kind
         self.label = label
         self.pending = list(ids)
+        #: whether the POST carried a tools/call (set by the handler)
+        self.calls = False
         self.sse = sse
         self.bodies: list[bytes] = []
         self.lock = threading.Lock()
@@ -187,7 +190,10 @@ class Upstream:
     def _stream_for_request(self, mine: list[Stream]) -> Stream | None:
         live = [s for s in mine if not s.broken and not s.done.is_set()]
         if self.kind == "http":
-            posts = [s for s in live if s.kind == "post" and s.sse and s.pending]
+            # a request of ours is about the tool call it is asked inside: the transport says
+            # messages on a POST's stream SHOULD relate to its request, so only a pending
+            # tools/call's stream carries them; anything else goes on the GET stream
+            posts = [s for s in live if s.kind == "post" and s.sse and s.pending and s.calls]
             if posts:
                 return posts[-1]
         gets = [s for s in live if s.kind in ("get", "sse")]
@@ -353,6 +359,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         label = f"post-{up.posts}"
         sse = not up.json_response
         stream = Stream(self, "post", label, [m["id"] for m in requests], sse, sid)
+        stream.calls = any(m.get("method") == "tools/call" for m in requests)
         tx.note(**common, status=200, stream=label, response="sse" if sse else "json",
                 new_session=extra.get(SESSION_HEADER))  # fmt: skip
         if sse:

@@ -3,10 +3,11 @@ scenarios and ``relay-no-stream`` at one or two revisions.
 
 No verdict is written down here. Each test reads the evidence a check rests on and asserts
 that it belongs where the outcome says: which leg a line travelled, which transport each of
-our ends spoke (the HTTP notes of our own ends), and which program spoke to our upstream (its
-``clientInfo`` is the proxy's, not another gateway's: no chain holds a second third-party
-program). For ``relay-no-stream`` it asserts that the moment was really created (our HTTP
-host opened no GET stream and had no POST in flight when the upstream asked).
+our ends spoke (the HTTP notes of our own ends), and that the host started one program, the
+proxy, while our upstream was started by the proxy (stdio) or by our host (HTTP): no chain
+holds a second third-party program. For ``relay-no-stream`` it asserts that the moment was
+really created (our HTTP host opened no GET stream and had no POST in flight when the
+upstream asked).
 """
 
 from __future__ import annotations
@@ -26,21 +27,21 @@ from ..test_faults import _marked_processes
 
 pytestmark = pytest.mark.clients
 
-#: Which program a proxy's initialize to our upstream names (its ``clientInfo.name``).
-CLIENT_NAMES = {
-    "fastmcp-proxy": "fastmcp",
-    "mcp-proxy-client": "mcp",
-    "mcp-proxy-server": "mcp",
-    "mcp-remote": "mcp-remote",
-    "mcp-remote-sse": "mcp-remote",
-    "supergateway-http-to-stdio": "supergateway",
-    "supergateway-sse-to-stdio": "supergateway",
-    "supergateway-stdio-to-http": "mcp-compare-client",  # passes our host's initialize on
-    "supergateway-stdio-to-sse": "mcp-compare-client",
+#: The one third-party program each proxy target starts (how its launch line's first item ends).
+PROGRAMS = {
+    "fastmcp-proxy": "/venvs/fastmcp-proxy/bin/python",
+    "mcp-proxy-client": "/venvs/mcp-proxy-client/bin/python",
+    "mcp-proxy-server": "/venvs/mcp-proxy-server/bin/python",
+    "mcp-remote": "/.bin/mcp-remote",
+    "mcp-remote-sse": "/.bin/mcp-remote",
+    "supergateway-http-to-stdio": "/.bin/supergateway",
+    "supergateway-sse-to-stdio": "/.bin/supergateway",
+    "supergateway-stdio-to-http": "/.bin/supergateway",
+    "supergateway-stdio-to-sse": "/.bin/supergateway",
 }
 CELLS = [
-    *[(t, "relay-no-stream", r) for t in CLIENT_NAMES for r in ("2025-03-26", "2025-11-25")],
-    *[(t, "relay-roots", "2025-06-18") for t in CLIENT_NAMES],
+    *[(t, "relay-no-stream", r) for t in PROGRAMS for r in ("2025-03-26", "2025-11-25")],
+    *[(t, "relay-roots", "2025-06-18") for t in PROGRAMS],
 ]
 
 
@@ -86,7 +87,7 @@ def _notes(tx: Transcript, leg: str, event: str) -> list[tuple[int, dict[str, An
 
 
 def test_the_shipped_proxies_are_the_ones_measured(alone_run: dict[str, Any]) -> None:
-    assert set(alone_run["targets"]) == set(CLIENT_NAMES)
+    assert set(alone_run["targets"]) == set(PROGRAMS)
     assert set(alone_run["by"]) == set(CELLS)
     for key, v in alone_run["by"].items():
         assert v["verdict"] != "error", (key, v["reason"])
@@ -108,12 +109,18 @@ def test_one_third_party_program_and_our_transports_on_each_leg(
     if listening:
         assert listening[0][1]["host"] == "127.0.0.1"
         assert listening[0][1]["transport"] == ends["upstream"]
-    # our upstream was initialized by the proxy itself, not by a second gateway
+    # the host started one program, the proxy; over HTTP our host started our upstream too,
+    # over stdio the proxy did: no second third-party program anywhere in the chain
+    (started,) = [x for _, x in _notes(tx, "host", "server-started")]
+    assert started["argv"][0].endswith(PROGRAMS[key[0]]), started["argv"]
+    ours = _notes(tx, "host", "upstream-started")
+    assert bool(ours) == (ends["upstream"] != "stdio")
+    if ours:
+        assert ours[0][1]["listening"] is True
+        assert "{upstream_url}" not in " ".join(started["argv"])
     inits = [x for x in tx.lines if x.leg == "upstream" and x.dir == "in"
              and x.method == "initialize"]  # fmt: skip
     assert inits, "the proxy never reached our upstream"
-    name = inits[0].params["clientInfo"]["name"]
-    assert name.startswith(CLIENT_NAMES[key[0]]), name
 
 
 @pytest.mark.parametrize("key", [c for c in CELLS if c[1] == "relay-no-stream"], ids="-".join)
