@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import first_after_initialize
 
 from compare.exchange._harness import peer_argv
 from compare.exchange._server_plan import client_argv
@@ -36,6 +37,7 @@ def _peer_plan(folder: Path, name: str, transport: dict[str, Any]) -> Path:
     plan = {
         "revision": "2025-06-18",
         "answer_revision": "2025-06-18",
+        "first_modern": first_after_initialize(),
         "control": str(folder / "control"),
         "transcript": f"{name}.jsonl",
         "done": f"{name}.done.json",
@@ -61,6 +63,7 @@ def _play(tmp_path: Path, kind: str, get_stream: bool) -> tuple[list[Any], list[
     plan = {
         "revision": "2025-06-18",
         "wire_version": "2025-06-18",
+        "first_modern": first_after_initialize(),
         "server_argv": peer_argv(server),
         "capabilities": {"roots": {}},
         "roots": [{"uri": "file:///tmp/x", "name": "x"}],
