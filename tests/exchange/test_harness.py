@@ -131,6 +131,7 @@ def test_load_cells_marks_the_newest_version_current(tmp_path: Path) -> None:
         folder = results / "t" / version / "handshake" / "2025-11-25"
         folder.mkdir(parents=True)
         verdict = {"format": 1, "target": "t", "target_version": version, "verdict": "pass"}
+        verdict |= {"scenario": "handshake", "revision": "2025-11-25"}  # placeable, so read
         (folder / "verdict.json").write_text(json.dumps(verdict))
     stage = results / "t" / "2.0.0" / "handshake" / ".2025-11-25.stage-abc"
     stage.mkdir(parents=True)

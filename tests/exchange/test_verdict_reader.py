@@ -152,3 +152,18 @@ def test_every_real_verdict_matches_the_schema_and_reads() -> None:
         problems += [f"{path}: {e.json_path}: {e.message}" for e in validator.iter_errors(value)]
         read_verdict(path)
     assert problems == []
+
+
+def test_a_refused_verdict_does_not_decide_which_version_is_current(tmp_path: Path) -> None:
+    """The exchange's scan counted any verdict with a target and version towards "newest",
+    so a newer version's verdict that rows and site then refused made every good cell of the
+    older version history. A refused verdict now counts for nothing."""
+    results = tmp_path / "results"
+    _write(results, GOOD)
+    newer = results / "t" / "2.0.0" / "s" / "2025-06-18"
+    newer.mkdir(parents=True)
+    broken = {k: v for k, v in GOOD.items() if k != "scenario"} | {"target_version": "2.0.0"}
+    (newer / "verdict.json").write_text(json.dumps(broken), encoding="utf-8")
+    scan = scan_cells(results)
+    assert [(c.version, c.current) for c in scan.cells] == [("1.0.0", True)]
+    assert [u.path.parent for u in scan.unreadable] == [newer]
