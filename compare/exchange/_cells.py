@@ -82,7 +82,7 @@ _HOST_FILE = re.compile(r"\{hosts\}/([\w.-]+)")
 def host_version(target_id: str, entry: str) -> str | None:
     """sha256 of the host program behind a target (None when it has none): a changed host
     plays differently, so it re-runs that target's cells. A Node host counts every ``*.mjs``
-    beside it (``chain.mjs`` preloads ``loopback.mjs``). ``entry`` is the target's entry as
+    beside it (a target may preload ``loopback.mjs``). ``entry`` is the target's entry as
     JSON (memoised per process, as :func:`harness_version`)."""
     files: set[Path] = set()
     for name in _HOST_FILE.findall(entry):

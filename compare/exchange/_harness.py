@@ -31,7 +31,13 @@ from compare.exchange._cellenv import cell_env, write_files
 from compare.exchange._cells import Cell
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import Ended, run_process
-from compare.exchange._proxy import UPSTREAM_PLAN, host_plan, merge_legs, upstream_plan
+from compare.exchange._proxy import (
+    UPSTREAM_PLAN,
+    host_plan,
+    merge_legs,
+    proxy_ports,
+    upstream_plan,
+)
 from compare.exchange._server_plan import client_argv, server_plan
 from compare.exchange._swap import swap_in
 from compare.exchange._targets import Expansion
@@ -184,8 +190,10 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         # A proxy's upstream is the peer, with a plan of its own; the host is our client.
         peer_plan = stage / UPSTREAM_PLAN if target.side == "proxy" else plan_path
         tools = settings.tools or tools_dir()
+        ports = proxy_ports(target) if target.side == "proxy" else {}
         exp = Expansion(
             server_argv=[] if target.side == "server" else peer_argv(peer_plan),
+            **ports,
             workspace=workspace,
             home=home,
             tools=tools,
@@ -205,8 +213,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
         elif target.side == "proxy":
             # Both ends are ours: the scripted client starts the proxy, the proxy the peer.
             base = _plan(cell, workspace, control, settings.known_revisions)
-            _atomic.write_json(peer_plan, upstream_plan(base, cell))
-            _atomic.write_json(plan_path, host_plan(cell, exp, version, boundary))
+            _atomic.write_json(peer_plan, upstream_plan(base, cell, exp))
+            _atomic.write_json(plan_path, host_plan(cell, exp, version, boundary, peer_plan))
             launch = client_argv(plan_path)
         else:
             _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))

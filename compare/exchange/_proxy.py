@@ -15,43 +15,94 @@ and which upstream connection it belongs to, so a relay (or its absence) reads l
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from compare import _atomic
 from compare.exchange._cells import Cell
 from compare.exchange._server_plan import server_plan
-from compare.exchange._targets import Expansion
+from compare.exchange._targets import Expansion, Target
 
 #: File names inside a proxy cell's folder.
 HOST_TRANSCRIPT = "host.jsonl"
 UPSTREAM_PLAN = "upstream-plan.json"
 UPSTREAM_GLOB = "upstream-*.jsonl"
 PROXY_STDERR = "proxy.stderr"
+#: The upstream peer's own output, when our client starts it (a proxy that connects over HTTP).
+UPSTREAM_STDERR = "upstream.stderr"
 #: How long the upstream peer keeps serving after its steps, at most: it must not leave
 #: before the host is done, and the host ends the proxy (and so the peer) when it is.
 UPSTREAM_LINGER_S = 30.0
 
 
+def _free_port() -> int:
+    """A port nothing listens on now, on 127.0.0.1 (the kernel's pick; the socket is closed
+    again, so the program told to listen there can bind it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def proxy_ports(target: Target) -> dict[str, Any]:
+    """The placeholders of a proxy's HTTP ends: ``port`` (where it listens for our host) and
+    ``upstream_url`` (where our peer listens for it); none for a stdio end."""
+    out: dict[str, Any] = {}
+    if target.transports["host"] != "stdio":
+        out["port"] = _free_port()
+    kind = target.transports["upstream"]
+    if kind != "stdio":
+        out["upstream_url"] = f"http://127.0.0.1:{_free_port()}/{'sse' if kind == 'sse' else 'mcp'}"
+    return out
+
+
 def host_plan(
-    cell: Cell, exp: Expansion, wire_version: str, first_modern: str | None
+    cell: Cell, exp: Expansion, wire_version: str, first_modern: str | None, peer_plan: Path
 ) -> dict[str, Any]:
-    """The scripted client's plan: a server plan whose server is the proxy's launch line."""
+    """The scripted client's plan: a server plan whose server is the proxy's launch line;
+    over HTTP also how to reach the proxy (``transport``) and the upstream peer it must start
+    first (``upstream``)."""
     plan = server_plan(cell, exp, wire_version, first_modern)
     # A chain of gateways takes a few seconds to start before it can answer initialize.
     plan.update(side="host", transcript=HOST_TRANSCRIPT, server_stderr=PROXY_STDERR)
     plan["init_timeout_s"] = 20
+    ends = cell.target.transports
+    if ends["host"] != "stdio":
+        get_stream = cell.scenario.raw.get("host_get_stream", ends.get("get_stream", True))
+        plan["transport"] = {
+            "kind": ends["host"],
+            "url": exp.text(str(ends["host_url"])),
+            "port": exp.port,
+            "get_stream": bool(get_stream),
+            "ready_timeout_s": 20,
+        }
+    if ends["upstream"] != "stdio":
+        plan["upstream"] = {
+            "kind": ends["upstream"],
+            "argv": list(exp.server_argv),
+            "port": int(urlsplit(exp.upstream_url).port or 0),
+            "stderr": str(peer_plan.parent / UPSTREAM_STDERR),
+            "ready_timeout_s": 10,
+        }
     return plan
 
 
-def upstream_plan(base: dict[str, Any], cell: Cell) -> dict[str, Any]:
+def upstream_plan(base: dict[str, Any], cell: Cell, exp: Expansion) -> dict[str, Any]:
     """The peer's plan behind the proxy, from a client cell's plan (``base``): the scenario's
     ``upstream_steps`` instead of its host steps, one file pair per start, and a linger long
-    enough that the peer outlives its steps until the proxy is ended."""
+    enough that the peer outlives its steps until the proxy is ended. Behind a proxy that
+    connects over HTTP, ``transport`` says where the peer listens."""
     steps = list(cell.scenario.raw.get("upstream_steps") or [])
     bound = sum(float(s.get("timeout_s", 10)) + float(s.get("observe_s", 0)) for s in steps)
+    kind = cell.target.transports["upstream"]
+    transport = None
+    if kind != "stdio":
+        url = urlsplit(exp.upstream_url)
+        transport = {"kind": kind, "port": url.port, "path": url.path}
     return {
         **base,
+        "transport": transport,
         "steps": steps,
         "transcript": "upstream-{pid}.jsonl",
         "done": "upstream-{pid}.done.json",

@@ -26,8 +26,10 @@ TARGET_SCHEMA = HERE / "target.schema.json"
 
 #: Placeholders replaced inside a string; ``{python:ID}`` and ``{node_bin:NAME}`` take an argument.
 SIMPLE_PLACEHOLDERS = frozenset(
-    {"server", "workspace", "home", "tools", "hosts", "control", "cell"}
+    {"server", "workspace", "home", "tools", "hosts", "control", "cell", "port", "upstream_url"}
 )
+#: A proxy's transports when its file names none: stdio toward both of our ends.
+STDIO_BOTH = {"host": "stdio", "upstream": "stdio"}
 #: Placeholders that must be a whole list item: they expand to several items.
 SPLAT_PLACEHOLDERS = frozenset({"server_argv", "variant_args"})
 #: The launch line of the generic ``command`` and ``server-command`` targets, filled from
@@ -65,6 +67,8 @@ class Target:
     speaks: list[str] = field(default_factory=list)
     not_run: dict[str, str] = field(default_factory=dict)
     cites: list[dict[str, str]] = field(default_factory=list)
+    #: A proxy's two ends (``transports`` in its file; stdio both ways when absent).
+    transports: dict[str, Any] = field(default_factory=lambda: dict(STDIO_BOTH))
 
     @property
     def version(self) -> str:
@@ -133,7 +137,8 @@ def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> N
         raise CompareError(
             f"{source}: key {where}: unknown placeholder {text!r}",
             "known: {server} {server_argv} {variant_args} {workspace} {home} {tools} {hosts} "
-            "{control} {cell} {python:<target-id>} {node_bin:<name>}; write {{ }} for braces",
+            "{control} {cell} {port} {upstream_url} {python:<target-id>} {node_bin:<name>}; "
+            "write {{ }} for braces",
         )
 
 
@@ -195,10 +200,28 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
             f"{source}: key variants: declared but launch.argv has no {{variant_args}} item",
             "add '{variant_args}' where the variant's extra arguments go",
         )
+    transports = {**STDIO_BOTH, **(data.get("transports") or {})}
+    if data.get("transports") and data["kind"] != "proxy":
+        raise CompareError(f"{source}: key transports: only a proxy has two ends", None)
+    for end, placeholder in (("host", "{port}"), ("upstream", "{upstream_url}")):
+        named = any(placeholder in item for item in argv)
+        if (transports[end] != "stdio") != named:
+            says = "names" if named else "lacks"
+            raise CompareError(
+                f"{source}: key launch.argv: {says} {placeholder}, "
+                f"but transports.{end} is {transports[end]}",
+                f"put {placeholder} in launch.argv exactly when transports.{end} is http or sse",
+            )
+    if transports["host"] != "stdio" and not data["transports"].get("host_url"):
+        raise CompareError(f"{source}: key transports.host_url: needed for an HTTP host", None)
     if (
         not open_slot
         and data["kind"] not in ("cited", "server")
-        and not any("{server" in item for cmd in [argv, *data.get("setup", [])] for item in cmd)
+        and not any(
+            "{server" in item or "{upstream_url}" in item
+            for cmd in [argv, *data.get("setup", [])]
+            for item in cmd
+        )
         and not data.get("files")
     ):
         raise CompareError(
@@ -224,6 +247,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         speaks=list(data.get("speaks", [])),
         not_run=dict(data.get("not_run") or {}),
         cites=list(data.get("cites", [])),
+        transports=transports,
     )
 
 
@@ -281,6 +305,10 @@ class Expansion:
     control: Path
     cell: Path
     variant_args: list[str] = field(default_factory=list)
+    #: A proxy's HTTP ends: the free 127.0.0.1 port it listens on for our host, and the URL
+    #: our upstream listens at (empty when that end is stdio).
+    port: int = 0
+    upstream_url: str = ""
 
     def scalar(self, name: str, arg: str | None) -> str:
         if name == "server":
@@ -289,7 +317,7 @@ class Expansion:
             return str(self.tools / "venvs" / str(arg) / "bin" / "python")
         if name == "node_bin":
             return str(self.tools / "node_modules" / ".bin" / str(arg))
-        value: Path = getattr(self, name)
+        value: Path | int | str = getattr(self, name)
         return str(value)
 
     def text(self, template: str) -> str:

@@ -1,6 +1,6 @@
 """A SIGKILLed harness takes the real processes of proxy and server cells with it: the proxy
-chain (``mcp-remote`` reaches the peer through an HTTP gateway) down to the upstream peer it
-started, and a real server under our scripted client. Before the watchdog they ran on until
+(``mcp-remote``, and the upstream peer our scripted client started for it to reach over
+HTTP), and a real server under our scripted client. Before the watchdog they ran on until
 their own time bounds."""
 
 from __future__ import annotations

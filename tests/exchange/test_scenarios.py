@@ -31,6 +31,8 @@ ISSUE_SCENARIOS = {
     # issue 10: played by both scripted ends around proxy targets
     "relay-roots",
     "relay-roots-undeclared",
+    # issue 21: a request of the upstream while no stream toward the host is open
+    "relay-no-stream",
 }
 
 

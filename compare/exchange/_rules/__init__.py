@@ -22,6 +22,7 @@ from compare.exchange._rules import (
     notify,
     relay,
     relay_calls,
+    relay_stream,
     roots,
     server,
     server_modern,
@@ -32,8 +33,8 @@ from compare.exchange._rules._registry import EARLY, RULES, Outcome, Rule, rule
 
 #: The rule modules, imported for their registrations (each ``@rule`` adds to ``RULES``).
 MODULES = (
-    handshake, roots, notify, mrtr, server, server_modern, enforce, relay, relay_calls, wire,
-    hygiene,
+    handshake, roots, notify, mrtr, server, server_modern, enforce, relay, relay_calls,
+    relay_stream, wire, hygiene,
 )  # fmt: skip
 
 __all__ = ["EARLY", "MODULES", "RULES", "Context", "Outcome", "Rule", "rule"]

@@ -17,7 +17,7 @@ LIST = "roots/list"
 CALL = "tools/call"
 CHANGED = "notifications/roots/list_changed"
 #: Notes that say a recorder's connection ended.
-_ENDED = ("stdin-closed", "signal", "write-failed", "server-closed")
+_ENDED = ("stdin-closed", "signal", "write-failed", "server-closed", "session-deleted")
 
 
 def on_leg(ctx: Context, leg: str) -> list[Line]:
@@ -32,10 +32,39 @@ def host_declared(ctx: Context) -> dict[str, Any] | None:
 
 
 def upstream_asks(ctx: Context) -> list[Line]:
-    """The peer's roots/list requests to the proxy, in order."""
-    return [
+    """The peer's roots/list requests to the proxy, in order; a request our HTTP upstream
+    held back and never delivered (no stream toward the proxy was open, see
+    ``peer/_http_server``) never left our end, so it is no question the proxy lost."""
+    asks = [
         x for x in on_leg(ctx, "upstream") if x.dir == "out" and x.is_request and x.method == LIST
     ]
+    held = held_back(ctx)
+    return [x for x in asks if x.n not in held]
+
+
+def held_back(ctx: Context) -> set[int]:
+    """Upstream requests our HTTP end held for want of a stream and never delivered."""
+    routed = [
+        (n, note)
+        for n, note in ctx.tx.notes
+        if note.get("leg") == "upstream" and note.get("event") == "routed" and "method" in note
+    ]
+    out: set[int] = set()
+    for x in on_leg(ctx, "upstream"):
+        if x.dir != "out" or not x.is_request:
+            continue
+        mine = [
+            note
+            for n, note in routed
+            if n > x.n
+            and note.get("conn") == x.conn
+            and note.get("method") == x.method
+            and _same_id(note.get("id"), x.obj.get("id"))
+        ]
+        delivered = any(note.get("was_held") and note.get("delivered") for note in mine[1:])
+        if mine and mine[0].get("to") == "held" and not delivered:
+            out.add(x.n)
+    return out
 
 
 def host_asks(ctx: Context) -> list[Line]:
@@ -91,6 +120,12 @@ def main_conn(ctx: Context) -> int | None:
         return asks[0].conn
     inits = upstream_inits(ctx)
     return inits[0].conn if inits else None
+
+
+def main_asks(ctx: Context) -> list[Line]:
+    """The upstream's roots/list requests on the connection that carries the host's session."""
+    conn = main_conn(ctx)
+    return [x for x in upstream_asks(ctx) if x.conn == conn]
 
 
 def _ask_end(ctx: Context, ask: Line) -> float:

@@ -205,4 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         # transcript and done file, named by its pid, instead of writing into one another's.
         for key in ("transcript", "done"):
             plan[key] = plan[key].replace("{pid}", str(os.getpid()))
+    if (plan.get("transport") or {}).get("kind") in ("http", "sse"):
+        # Behind a proxy that connects over HTTP: serve it on 127.0.0.1, a peer per session.
+        from ._http_main import run_http
+
+        return run_http(plan)
     return run(plan)

@@ -142,19 +142,30 @@ class Reader(threading.Thread):
                 start = nl + 1
 
     def _emit(self, data: bytes, total: int, *, partial: bool) -> None:
-        message: Any = None
-        error: str | None = None
-        if total > len(data):
-            error = f"line of {total} bytes exceeds the {len(data)}-byte cap; not parsed"
-        elif not data.strip():
-            error = "blank line"
-        else:
-            try:
-                message = json.loads(data)
-            except (UnicodeDecodeError, ValueError) as err:
-                error = f"{type(err).__name__}: {err}"
-        if partial:
-            error = (error + "; " if error else "") + "no newline before end of input"
-        response = isinstance(message, dict) and "method" not in message
-        n = self.transcript.line("in", data, total=total, parse_error=error, keep=response)
-        self.inbox.put((n, message, error, data.strip() == b""))
+        emit(self.transcript, self.inbox, data, total, partial=partial)
+
+
+def emit(
+    transcript: Transcript, inbox: queue.Queue[Any], data: bytes, total: int, *, partial: bool
+) -> int:
+    """Record one inbound message body (``data``: its head when ``total`` exceeds the cap) and
+    queue it for the main loop as ``(n, message, error, blank)``; returns its line number.
+    Shared by the stdio reader and the HTTP transports, so a body that came in a POST or an
+    SSE event is a transcript line exactly like a line read from a pipe."""
+    message: Any = None
+    error: str | None = None
+    if total > len(data):
+        error = f"line of {total} bytes exceeds the {len(data)}-byte cap; not parsed"
+    elif not data.strip():
+        error = "blank line"
+    else:
+        try:
+            message = json.loads(data)
+        except (UnicodeDecodeError, ValueError) as err:
+            error = f"{type(err).__name__}: {err}"
+    if partial:
+        error = (error + "; " if error else "") + "no newline before end of input"
+    response = isinstance(message, dict) and "method" not in message
+    n = transcript.line("in", data, total=total, parse_error=error, keep=response)
+    inbox.put((n, message, error, data.strip() == b""))
+    return n

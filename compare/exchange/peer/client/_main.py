@@ -16,7 +16,7 @@ import threading
 import time
 
 from .._main import END_SIGNALS, Signalled, _write_done, load_plan
-from .._record import Reader, Transcript
+from .._record import EOF_MARK, Reader, Transcript
 from ._play import Client
 from ._probes import snapshot
 
@@ -80,12 +80,24 @@ def run(plan: dict[str, Any]) -> int:
     fixture = plan.get("fixture")
     if fixture:
         tx.note(event="fixture-before", files=snapshot(fixture))
+    transport = plan.get("transport") or {}
+    http = transport.get("kind") in ("http", "sse")
+    upstream: Any = None
+    if plan.get("upstream"):
+        # A proxy that reaches its upstream over HTTP: our peer listens before it starts.
+        from . import _upstream
+
+        upstream = _upstream.start(plan["upstream"], tx, plan["upstream"]["stderr"])
+        if isinstance(upstream, str):
+            _write_done(plan["done"], {"reason": upstream, "steps": []})
+            return 0
     stderr = open(plan["server_stderr"], "wb")  # noqa: SIM115 - handed to the server
     try:
         proc = subprocess.Popen(
             list(plan["server_argv"]),
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            # over HTTP the proxy's stdout is only its log: it goes beside its stderr
+            stdout=stderr if http else subprocess.PIPE,
             stderr=stderr,
             cwd=plan.get("server_cwd") or None,
             start_new_session=True,
@@ -93,11 +105,18 @@ def run(plan: dict[str, Any]) -> int:
     except OSError as err:
         tx.note(event="server-start-failed", error=str(err))
         _write_done(plan["done"], {"reason": f"server did not start: {err}", "steps": []})
+        if upstream is not None:
+            _upstream_stop(upstream, tx)
         return 0
     finally:
         stderr.close()
     tx.note(event="server-started", pid=proc.pid, argv=plan["server_argv"])
-    client = Client(plan, proc.stdin, tx)
+    out: Any = proc.stdin
+    if http:
+        from . import _http
+
+        out = _http.Out(transport, tx, int(plan.get("max_line_bytes", 1 << 20)))
+    client = Client(plan, out, tx)
     grace = float(plan.get("shutdown_s", 2))
     done_lock = threading.Lock()
     done_written: list[bool] = [False]
@@ -130,10 +149,12 @@ def run(plan: dict[str, Any]) -> int:
     for name in END_SIGNALS:
         signal.signal(getattr(signal, name), on_signal)
     threading.Thread(target=watchdog, name="client-watchdog", daemon=True).start()
-    assert proc.stdout is not None
-    Reader(proc.stdout.fileno(), tx, client.inbox).start()
     try:
-        reason = client.play()
+        failed = _connect(plan, proc, out, client, tx) if http else None
+        if not http:
+            assert proc.stdout is not None
+            Reader(proc.stdout.fileno(), tx, client.inbox).start()
+        reason = failed or client.play()
     except Signalled as sig:
         tx.note(event="signal", signal=sig.name)
         reason = f"client received {sig.name}"
@@ -141,12 +162,48 @@ def run(plan: dict[str, Any]) -> int:
         reason = f"client error: {type(err).__name__}: {err}"
     for name in END_SIGNALS:  # from here on, ending the server must not be cut short
         signal.signal(getattr(signal, name), signal.SIG_IGN)
+    if http:
+        out.close()
     stop_server(proc, tx, grace)
+    if upstream is not None:
+        _upstream_stop(upstream, tx)
     if fixture:
         tx.note(event="fixture-after", files=snapshot(fixture))
     finish(reason)
     tx.note(event="exit")
     return 0
+
+
+def _connect(
+    plan: dict[str, Any], proc: subprocess.Popen[bytes], out: Any, client: Client, tx: Transcript
+) -> str | None:
+    """Over HTTP: wait until the proxy listens, then (legacy SSE) open its event stream; a
+    thread queues the end of input when the proxy exits, as a closed stdout would. Returns
+    why the exchange cannot start, or None."""
+    transport = plan["transport"]
+    out.inbox = client.inbox
+    timeout = float(transport.get("ready_timeout_s", plan.get("init_timeout_s", 10)))
+    from ._http import wait_listening
+
+    port = int(transport["port"])
+    ok = wait_listening(port, timeout, lambda: proc.poll() is None)
+    tx.note(event="proxy-listening", port=port, listening=ok, url=transport["url"])
+    if not ok:
+        return f"the proxy is not listening on 127.0.0.1:{port} after {timeout:g} s"
+
+    def ended() -> None:
+        proc.wait()
+        client.inbox.put(EOF_MARK)
+
+    threading.Thread(target=ended, name="client-proxy-exit", daemon=True).start()
+    failed: str | None = out.connect(timeout)
+    return failed
+
+
+def _upstream_stop(proc: Any, tx: Transcript) -> None:
+    from . import _upstream
+
+    _upstream.stop(proc, tx)
 
 
 def main(argv: list[str] | None = None) -> int:
