@@ -4,7 +4,7 @@ has always read.
 
 The proof of no behaviour change is ``data/scenarios_before.json``: every check's outcome
 grades and refs as the scenario files held them before the change (written once from main's
-files, commit 3c4a5ad). The loader's expansion must give the same grades and, at every
+files, commit a50100b). The loader's expansion must give the same grades and, at every
 revision a check plays at, the same refs in the same order (what a verdict stores and the
 site shows).
 """
