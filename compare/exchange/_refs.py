@@ -16,6 +16,7 @@ from pathlib import Path
 
 from compare.exchange._scenarios import COMMON_FILES, SCENARIOS_DIR, common_checks, load_scenarios
 from compare.exchange._sentences import SENTENCES_FILE, load_sentences, sentences_file
+from compare.exchange._yaml import load_yaml
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,11 @@ def scenario_refs(directory: Path | None = None) -> list[ScenarioRef]:
         named[SENTENCES_FILE] |= {
             n for side in COMMON_FILES for c in common_checks(side) for n in c.sentences
         }
+    # a literal ref (a test fixture's) is placed at its check, as the file spells it
     out = [
         ScenarioRef(s.path, s.id, str(check["id"]), j, str(ref["cite"]), ref.get("quote"))
         for s in scenarios
-        for check in s.raw["checks"]
+        for check in load_yaml(s.path)["checks"]
         for j, ref in enumerate(check["refs"])
         if isinstance(ref, dict) and "cite" in ref
     ]

@@ -135,7 +135,12 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         title=data["title"],
         description=data["description"],
         path=source,
-        raw=data,
+        # the checks as the judge reads them (gate grades inherited, sentences expanded), so
+        # every reader of ``raw`` (the site's cell pages) sees what it saw before they moved
+        raw={
+            **data,
+            "checks": [_expanded(r, c) for r, c in zip(data["checks"], checks, strict=True)],
+        },
         revisions=data["revisions"],
         variants=list(data.get("variants", [])),
         requires=list(data.get("requires", [])),
@@ -164,6 +169,10 @@ def _check_releases(data: dict[str, Any], side: str, source: Path) -> None:
                     f"{source}: key {key}.{i}.release: {step['release']!r} is not in hold_replies",
                     f"add {step['release']!r} to hold_replies, or release a held method",
                 )
+
+
+def _expanded(raw: dict[str, Any], check: Check) -> dict[str, Any]:
+    return {**raw, "outcomes": check.outcomes, "refs": check.refs}
 
 
 def _judged(check: Check) -> dict[str, Any]:
@@ -207,7 +216,7 @@ def _build_check(
     defaults = gates(side)
     # the check's own grades win; a gate outcome it leaves out gets the side's default
     outcomes = dict(raw["outcomes"]) | {
-        o: defaults[o] for o in rule.outcomes if o in defaults and o not in raw["outcomes"]
+        o: g for o, g in defaults.items() if o in rule.outcomes and o not in raw["outcomes"]
     }
     graded, produced = set(outcomes), set(rule.outcomes)
     if graded != produced:
