@@ -74,14 +74,14 @@ def _load(path: Path, _mtime: int, _size: int) -> dict[str, Sentence]:
     assert isinstance(data, dict)
     found: dict[str, Sentence] = {}
     for name, raw in data.items():
-        window = {"from": raw["from"], "until": raw["until"]}
+        window = dict(raw["revisions"])
         for rev in raw["at"]:
             until = window["until"]
             if rev < window["from"] or (until is not None and rev > until):
                 raise CompareError(
                     f"{path}: key {name}.at.{rev}: outside the sentence's window"
                     f" {window['from']} … {until or 'now'}",
-                    "widen from/until, or drop the line of a revision the sentence is not in",
+                    "widen its revisions, or drop the line of a revision the sentence is not in",
                 )
         found[name] = Sentence(name, raw["page"], raw["quote"], window, dict(raw["at"]))
     return found
@@ -119,7 +119,7 @@ def expand_refs(
             raise CompareError(
                 f"{where}.refs.{j}: no sentence named {name!r}",
                 "name a sentence of scenarios/_sentences.yaml, or add it there (page, quote,"
-                " from, until, at)",
+                " revisions, at)",
             )
         names.append(name)
         extra = (

@@ -111,15 +111,13 @@ roots-errors:
   page: client/roots.mdx
   quote: "Clients **SHOULD** return standard JSON-RPC errors for common failure cases:
     - Client does not support roots: `-32601` (Method not found)"
-  from: "2025-06-18"
-  until: null
+  revisions: {from: "2025-06-18", until: null}
   at: {"2025-06-18": "142-144", "2025-11-25": "142-144"}
 json-rpc:
   page: basic/index.mdx
   quote: "All messages between MCP clients and servers **MUST** follow the JSON-RPC 2.0
     specification."
-  from: "2025-06-18"
-  until: null
+  revisions: {from: "2025-06-18", until: null}
   at: {"2025-06-18": "27-28", "2025-11-25": "27-28"}
 """
 
@@ -203,8 +201,8 @@ def test_a_fail_needs_its_must_sentence_at_every_revision_it_plays_at(tmp_path: 
         '{"2025-06-18": "27-28", "2025-11-25": "27-28"}', '{"2025-06-18": "27-28"}'
     )
     short = short.replace(
-        '  from: "2025-06-18"\n  until: null\n  at: {"2025-06-18": "27-28"}',
-        '  from: "2025-06-18"\n  until: "2025-06-18"\n  at: {"2025-06-18": "27-28"}',
+        '  revisions: {from: "2025-06-18", until: null}\n  at: {"2025-06-18": "27-28"}',
+        '  revisions: {from: "2025-06-18", until: "2025-06-18"}\n  at: {"2025-06-18": "27-28"}',
     )
     with pytest.raises(CompareError) as err:
         _load(tmp_path, sentences=short)
@@ -223,8 +221,8 @@ def test_a_cut_quote_in_the_sentence_file_is_refused_with_its_whole_sentence(
 
 def test_a_line_outside_the_sentences_window_does_not_load(tmp_path: Path) -> None:
     wrong = SENTENCES.replace(
-        'from: "2025-06-18"\n  until: null\n  at: {"2025-06-18": "142-144"',
-        'from: "2025-11-25"\n  until: null\n  at: {"2025-06-18": "142-144"',
+        'from: "2025-06-18", until: null}\n  at: {"2025-06-18": "142-144"',
+        'from: "2025-11-25", until: null}\n  at: {"2025-06-18": "142-144"',
     )
     assert wrong != SENTENCES
     with pytest.raises(CompareError) as err:
