@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command("cite")
     def cite_command(
-        ref: str = typer.Argument(None, help="path:LINE[-END] [“quote”] to show."),
+        ref: str = typer.Argument(
+            None, help="path:LINE[-END] [“quote”], or a sentence's name, to show."
+        ),
         check: bool = typer.Option(False, "--check", help="Verify every citation of every row."),
         fix: bool = typer.Option(False, "--fix", help="Rewrite the line numbers of moved ones."),
         allow_moved: bool = typer.Option(False, "--allow-moved", help="Moved only warns."),
@@ -46,12 +49,16 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show a cited place (lines, pin, upstream link) or check all citations.
 
+        REF may name a sentence of compare/exchange/scenarios/_sentences.yaml (the spec
+        sentences the scenarios' checks rest on): it is shown at each revision it is cited at.
         REF may shorten a spec path to its tail when one pinned file ends with it
         (2025-11-25/client/roots.mdx:78); a quote of spec prose is also judged whole or cut
         (a fail or non-strict must quote its whole sentence; a sentence that wraps is cited
         by its line range, path:L1-L2). --check verifies the rows' citations and the
         scenarios' refs (each ref's quote must be a clause: 3+ words, 15+ characters);
-        it writes build/citations.json and exits 1 on mismatch, ambiguity, a spec or
+        each named sentence is verified once per revision of its ``at``, and --fix rewrites
+        the line numbers of a moved one in the sentence file; it writes build/citations.json
+        and exits 1 on mismatch, ambiguity, a spec or
         package source that cannot be read, or (unless --allow-moved) a moved line. An
         upstream repository without a local clone in .cache/repos/OWNER/REPO is reported as
         "not verified: source unavailable", never as verified, and does not fail the check.
@@ -62,6 +69,9 @@ def register(app: typer.Typer) -> None:
         console = make_console(stderr=as_json, markup=False, highlight=False)
         if ref is not None and (check or fix):
             raise CompareError("give either a REF to show or --check/--fix", "not both")
+        if ref is not None and re.fullmatch(r"[a-z0-9][a-z0-9-]*", ref):
+            _show_sentence(ref, as_json, console)
+            return
         if ref is not None:
             _show(ref, as_json, console)
             return
@@ -100,8 +110,35 @@ def _print_report(document: dict[str, Any], console: Console) -> None:
     for w in document.get("warnings") or []:
         console.print(labelled("warning:", "yellow", w), soft_wrap=True)
     tally = ", ".join(f"{k}: {document['tally'].get(k, 0)}" for k in STATUSES)
-    scenario = sum(c.get("origin") == "scenario" for c in records)
+    scenario = sum(c.get("origin") in ("scenario", "sentence") for c in records)
     console.print(f"{len(records)} citations ({scenario} of them scenario refs) — {tally}")
+
+
+def _show_sentence(name: str, as_json: bool, console: Console) -> None:
+    """A named sentence at each revision: its window, then each cited place as ``_show``."""
+    from compare._errors import CompareError
+    from compare.exchange._sentences import load_sentences
+
+    sentences = load_sentences()
+    sentence = sentences.get(name)
+    if sentence is None:
+        raise CompareError(
+            f"no sentence named {name!r} in compare/exchange/scenarios/_sentences.yaml",
+            "give path:LINE[-END], or one of: " + ", ".join(sorted(sentences)),
+        )
+    refs = [f"{sentence.cite(rev)} “{sentence.quote}”" for rev in sorted(sentence.at)]
+    if as_json:
+        from compare.cite import lookup
+
+        found = [lookup(r).as_dict() for r in refs]
+        window = sentence.window
+        typer.echo(json.dumps({"name": name, **window, "at": found}, indent=2, ensure_ascii=False))
+        return
+    until = sentence.window.get("until") or "now"
+    console.print(labelled(name, "bold", f"holds {sentence.window['from']} … {until}"))
+    for rev, ref in zip(sorted(sentence.at), refs, strict=True):
+        console.print(Text(f"\n── at {rev}", style="bold"))
+        _show(ref, False, console)
 
 
 def _show(ref: str, as_json: bool, console: Console) -> None:

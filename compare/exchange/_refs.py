@@ -1,11 +1,12 @@
 """The scenarios' spec references as citation strings, each with its place.
 
-A check's ``refs`` entry keeps the location (``cite: path:line``) apart from the words it
-rests on (``quote:``); joined, they are the house citation form ``path:line “quote”`` that
-the rows' citations use, so one verifier (``compare.cite``) checks both. This stage owns the
-scenario files, so it is the one that reads them — through the same loader the judge uses, so
-a ref is read exactly as a verdict shows it — and hands each ref over with where it sits
-(scenario, check, index), for ``build/citations.json`` and for a reader who must edit it.
+A check's refs name sentences of ``scenarios/_sentences.yaml``; each sentence keeps its lines
+per revision (``at``) apart from the words it rests on (``quote``); joined, they are the house
+citation form ``path:line “quote”`` that the rows' citations use, so one verifier
+(``compare.cite``) checks both. Each sentence a loaded check names is handed over once per
+revision, placed in the sentence file (name, revision), where ``cite --fix`` rewrites a moved
+line; a literal ``{cite, quote}`` ref of a test fixture is placed at its check. This stage
+owns the scenario files, so it is the one that reads them, through the loader the judge uses.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compare.exchange._scenarios import COMMON_FILES, SCENARIOS_DIR, common_checks, load_scenarios
+from compare.exchange._sentences import SENTENCES_FILE, load_sentences, sentences_file
+from compare.exchange._yaml import load_yaml
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,8 @@ class ScenarioRef:
     index: int
     cite: str
     quote: str | None
+    #: A sentence's revision (``at`` key): then ``check`` is the sentence's name.
+    revision: str | None = None
 
     @property
     def ref(self) -> str:
@@ -35,6 +40,8 @@ class ScenarioRef:
     @property
     def place(self) -> str:
         """Where to find it, in the words a reader searches the file with."""
+        if self.revision is not None:
+            return f"sentence {self.check}, at {self.revision} ({self.cite})"
         return f"scenario {self.scenario}, check {self.check}, refs[{self.index}] ({self.cite})"
 
 
@@ -45,16 +52,31 @@ def scenario_refs(directory: Path | None = None) -> list[ScenarioRef]:
     scenarios, so they are included only when the shipped folder is read. A scenario that
     does not load is a ``CompareError`` from the loader, as it is for a run.
     """
-    shipped = directory is None or directory.resolve() == SCENARIOS_DIR.resolve()
-    found = [(s.path, s.id, c) for s in load_scenarios(directory) for c in s.checks]
+    folder = directory or SCENARIOS_DIR
+    shipped = folder.resolve() == SCENARIOS_DIR.resolve()
+    scenarios = load_scenarios(directory)
+    named = {sentences_file(folder): {n for s in scenarios for c in s.checks for n in c.sentences}}
     if shipped:
-        for side, path in COMMON_FILES.items():
-            found += [(path, path.stem, c) for c in common_checks(side)]
-    return [
-        ScenarioRef(path, sid, check.id, j, str(ref["cite"]), ref.get("quote"))
-        for path, sid, check in found
-        for j, ref in enumerate(check.refs)
+        named[SENTENCES_FILE] |= {
+            n for side in COMMON_FILES for c in common_checks(side) for n in c.sentences
+        }
+    # a literal ref (a test fixture's) is placed at its check, as the file spells it
+    out = [
+        ScenarioRef(s.path, s.id, str(check["id"]), j, str(ref["cite"]), ref.get("quote"))
+        for s in scenarios
+        for check in load_yaml(s.path)["checks"]
+        for j, ref in enumerate(check["refs"])
+        if isinstance(ref, dict) and "cite" in ref
     ]
+    for path, names in named.items():
+        sentences = load_sentences(path)
+        for name in sorted(names):
+            sentence = sentences[name]
+            out += [
+                ScenarioRef(path, path.stem, name, k, sentence.cite(rev), sentence.quote, rev)
+                for k, rev in enumerate(sorted(sentence.at))
+            ]
+    return out
 
 
 def scenario_files(directory: Path | None = None) -> list[Path]:
@@ -62,5 +84,6 @@ def scenario_files(directory: Path | None = None) -> list[Path]:
     verified refs depends on (the ``_wire*.yaml`` files only with the shipped folder)."""
     folder = directory or SCENARIOS_DIR
     files = sorted(folder.glob("[!_]*.yaml")) if folder.is_dir() else []
+    files.append(sentences_file(folder))
     shipped = folder.resolve() == SCENARIOS_DIR.resolve()
     return [*files, *COMMON_FILES.values()] if shipped else files

@@ -2,7 +2,10 @@
 
 The steps go to the peer verbatim (in ``plan.json``); the checks stay with the judge. A
 scenario grades every outcome its rule can produce, so a new outcome in code cannot slip into
-a verdict unnoticed: loading fails until the YAML grades it.
+a verdict unnoticed: loading fails until the YAML grades it. Two shared files say what every
+check would otherwise repeat: ``scenarios/_gates.yaml`` grades the gate outcomes (a check
+inherits them unless it grades one itself), and a check's refs name sentences of
+``scenarios/_sentences.yaml``, expanded here into one ref per revision (``_sentences``).
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange._rules import RULES
+from compare.exchange._sentences import Sentence, expand_refs, load_sentences, sentences_file
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
 from compare.pin import release_order
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS_DIR = HERE / "scenarios"
 SCENARIO_SCHEMA = HERE / "scenario.schema.json"
+GATES_FILE = SCENARIOS_DIR / "_gates.yaml"
+GATES_SCHEMA = HERE / "gates.schema.json"
 
 
 def in_window(revision: str, window: dict[str, Any] | None) -> bool:
@@ -44,6 +50,8 @@ class Check:
     revisions: dict[str, Any] | None
     #: Server scenarios: the probe step and places an enforcement rule reads.
     probes: dict[str, Any] | None = None
+    #: The sentences (scenarios/_sentences.yaml) its refs name.
+    sentences: tuple[str, ...] = ()
 
     def refs_for(self, revision: str) -> list[dict[str, Any]]:
         """The references whose window holds ``revision``."""
@@ -68,10 +76,16 @@ class Scenario:
 
     @property
     def file_hash(self) -> str:
-        """sha256 of the file and the common checks: either changing invalidates cached cells."""
-        digest = hashlib.sha256(self.path.read_bytes())
-        digest.update(COMMON_FILES[self.side].read_bytes())
-        return digest.hexdigest()
+        """sha256 of the scenario as the judge reads it, its checks and the common checks
+        expanded (inherited gate grades, refs resolved from the sentence file): a change that
+        alters no expanded check — moving a grade or a quote to a shared file — keeps the
+        cached verdicts, and a fixed line number in the sentence file re-judges the cells."""
+        material = {
+            "scenario": {k: v for k, v in self.raw.items() if k != "checks"},
+            "checks": [_judged(c) for c in [*self.checks, *common_checks(self.side)]],
+        }
+        text = json.dumps(material, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def plays(self, revision: str) -> bool:
         return in_window(revision, self.revisions)
@@ -105,6 +119,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             if label:
                 labels.add(label)
     _check_releases(data, side, source)
+    sentences = load_sentences(sentences_file(source.parent))
     checks: list[Check] = []
     seen: set[str] = set()
     for i, raw in enumerate(data["checks"]):
@@ -114,14 +129,20 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
                 "ids must be unique, and distinct from the common checks in _wire.yaml",
             )
         seen.add(raw["id"])
-        checks.append(_build_check(raw, f"checks.{i}", source, labels))
+        plays = _meet(data["revisions"], raw.get("revisions"))
+        checks.append(_build_check(raw, f"checks.{i}", source, labels, side, plays, sentences))
     _lint_grounds(checks, data["revisions"], source, side)
     return Scenario(
         id=sid,
         title=data["title"],
         description=data["description"],
         path=source,
-        raw=data,
+        # the checks as the judge reads them (gate grades inherited, sentences expanded), so
+        # every reader of ``raw`` (the site's cell pages) sees what it saw before they moved
+        raw={
+            **data,
+            "checks": [_expanded(r, c) for r, c in zip(data["checks"], checks, strict=True)],
+        },
         revisions=data["revisions"],
         variants=list(data.get("variants", [])),
         requires=list(data.get("requires", [])),
@@ -152,29 +173,71 @@ def _check_releases(data: dict[str, Any], side: str, source: Path) -> None:
                 )
 
 
-def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]) -> Check:
+def _expanded(raw: dict[str, Any], check: Check) -> dict[str, Any]:
+    return {**raw, "outcomes": check.outcomes, "refs": check.refs}
+
+
+def _judged(check: Check) -> dict[str, Any]:
+    """What of a check reaches a verdict: everything but its provenance."""
+    fields = ("id", "title", "rule", "expected", "outcomes", "refs", "revisions", "probes")
+    return {k: getattr(check, k) for k in fields}
+
+
+def _meet(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any]:
+    """The revisions both windows hold (a check's own window inside its scenario's)."""
+    if not b:
+        return a
+    untils = [u for u in (a.get("until"), b.get("until")) if u is not None]
+    return {"from": max(a["from"], b["from"]), "until": min(untils) if untils else None}
+
+
+@cache
+def gates(side: str) -> dict[str, dict[str, str]]:
+    """The default grade of each gate outcome of ``side`` (``scenarios/_gates.yaml``)."""
+    data = load_yaml(GATES_FILE)
+    check_schema(data, GATES_SCHEMA, GATES_FILE)
+    assert isinstance(data, dict)
+    return dict(data.get(side) or {})
+
+
+def _build_check(
+    raw: dict[str, Any],
+    where: str,
+    source: Path,
+    labels: set[str],
+    side: str,
+    plays: dict[str, Any] | None,
+    sentences: dict[str, Sentence],
+) -> Check:
     rule = RULES.get(raw["rule"])
     if rule is None:
         raise CompareError(
             f"{source}: key {where}.rule: unknown rule {raw['rule']!r}",
             "known rules: " + ", ".join(sorted(RULES)),
         )
-    graded, produced = set(raw["outcomes"]), set(rule.outcomes)
+    defaults = gates(side)
+    # the check's own grades win; a gate outcome it leaves out gets the side's default
+    outcomes = dict(raw["outcomes"]) | {
+        o: g for o, g in defaults.items() if o in rule.outcomes and o not in raw["outcomes"]
+    }
+    graded, produced = set(outcomes), set(rule.outcomes)
     if graded != produced:
         missing = ", ".join(sorted(produced - graded)) or "-"
         extra = ", ".join(sorted(graded - produced)) or "-"
         raise CompareError(
             f"{source}: key {where}.outcomes: rule {raw['rule']} produces "
             f"{sorted(produced)}; ungraded: {missing}; unknown: {extra}",
-            "grade exactly the outcomes the rule produces",
+            f"grade exactly the outcomes the rule produces (the gate outcomes of side {side}"
+            f" are graded in {GATES_FILE.name} unless the check grades them)",
         )
+    refs, names = expand_refs(raw["refs"], plays, sentences, f"{source}: key {where}")
     for need in rule.labels:
         if need not in labels:
             raise CompareError(
                 f"{source}: key {where}.rule: {raw['rule']} needs a step labelled {need!r}",
                 "add label: to the step it reads",
             )
-    for j, ref in enumerate(raw["refs"]):
+    for j, ref in enumerate(refs):
         _check_window(ref, f"{where}.refs.{j}", source)
     if raw.get("revisions"):
         _check_window(raw["revisions"], f"{where}.revisions", source)
@@ -183,10 +246,11 @@ def _build_check(raw: dict[str, Any], where: str, source: Path, labels: set[str]
         title=raw["title"],
         rule=raw["rule"],
         expected=raw["expected"],
-        outcomes=raw["outcomes"],
-        refs=list(raw["refs"]),
+        outcomes=outcomes,
+        refs=refs,
         revisions=raw.get("revisions"),
         probes=raw.get("probes"),
+        sentences=names,
     )
 
 
@@ -250,7 +314,11 @@ def common_checks(side: str = "client") -> list[Check]:
         "$defs": schema["$defs"],
     }
     check_schema_value(data, wrapper, path)
-    return [_build_check(raw, f"checks.{i}", path, set()) for i, raw in enumerate(data["checks"])]
+    sentences = load_sentences()
+    return [
+        _build_check(raw, f"checks.{i}", path, set(), side, raw.get("revisions"), sentences)
+        for i, raw in enumerate(data["checks"])
+    ]
 
 
 def load_scenario_file(path: Path) -> Scenario:

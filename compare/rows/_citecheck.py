@@ -101,24 +101,28 @@ def check_scenario_refs(
             error = f"{ref.place}: {res.problem}"
         elif res.problem is not None:
             error = f"{ref.place}: {res.problem}. {_TIP}"
-        elif res.result.status == "moved":
-            # `cite --fix` edits area files only: say which line of which file to change.
+        elif res.result.status == "moved" and ref.revision is None:
+            # `cite --fix` edits area files and the sentence file: a literal ref by hand.
             fix = "`mcp-compare cite --fix` rewrites it"
             by_hand = f"change `cite:` of {ref.place} in {ref.file.name} by hand"
             res.result.message = res.result.message.replace(fix, by_hand)
+        if ref.revision is not None:  # a sentence of the sentence file, at one revision
+            placed = (f"sentence {ref.check}", f"at.{ref.revision}", "sentence")
+        else:
+            placed = (f"{ref.scenario}/{ref.check}", f"refs[{ref.index}]", "scenario")
         out.append(
             Checked(
                 display_path(ref.file),
-                f"{ref.scenario}/{ref.check}",
-                f"refs[{ref.index}]",
+                placed[0],
+                placed[1],
                 res.ref,
                 None,
                 res.result,
                 error,
-                origin="scenario",
-                scenario=ref.scenario,
+                origin=placed[2],
+                scenario=ref.scenario if ref.revision is None else None,
                 check=ref.check,
-                ref_index=ref.index,
+                ref_index=ref.index if ref.revision is None else None,
             )
         )
     return out

@@ -42,7 +42,8 @@ class Checked:
     context: str | None
     result: Result | None
     error: str | None = None
-    #: ``area`` (a row's citation) or ``scenario`` (a scenario check's ref).
+    #: ``area`` (a row's citation), ``sentence`` (a named sentence at one revision, in
+    #: scenarios/_sentences.yaml: ``check`` is its name) or ``scenario`` (a literal ref).
     origin: str = "area"
     scenario: str | None = None
     check: str | None = None
@@ -82,6 +83,8 @@ class Checked:
         }
         if self.origin == "scenario":
             out |= {"scenario": self.scenario, "check": self.check, "ref_index": self.ref_index}
+        if self.origin == "sentence":
+            out |= {"sentence": self.check}
         if r is not None:
             c = r.citation
             out |= {

@@ -6,8 +6,8 @@ YAML is composed into nodes (which know where in the text each value starts and 
 citation's node is found from its row and field; ``compare.cite.fix_one`` then rewrites
 ``source:OLD`` to ``source:NEW`` inside that node alone. The write is atomic.
 
-Scenario references are reported by ``cite --check`` but not rewritten here: their files
-belong to the exchange stage, and their ``cite:`` keeps the line apart from the quote.
+The scenarios' named sentences are rewritten by the exchange stage, which owns their file
+(:func:`fix_sentences`); a literal ``{cite, quote}`` ref of a test fixture is not rewritten.
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def _edits(text: str, file: str, moved: list[Checked]) -> list[Edit]:
 
 
 def fix_moved(report: Report) -> list[Fix]:
-    """Apply every ``moved`` row citation of ``report`` to its area file, at its place only."""
+    """Apply every ``moved`` row citation of ``report`` to its area file, at its place only,
+    and every moved sentence to the sentence file."""
     by_file: dict[str, list[Checked]] = {}
     for checked in report.checked:
         if _movable(checked):
@@ -133,4 +134,22 @@ def fix_moved(report: Report) -> list[Fix]:
         fixes += [Fix(file, old, new, n) for (old, new), n in counts.items()]
         if edits:
             write_text(path, apply_edits(text, edits))
+    return fixes + fix_sentences(report)
+
+
+def fix_sentences(report: Report) -> list[Fix]:
+    """Rewrite the ``at`` lines of every moved sentence, in the sentence file that holds it
+    (``compare/exchange/scenarios/_sentences.yaml``: the exchange stage edits its own file)."""
+    from compare.exchange._sentences import fix_lines
+
+    by_file: dict[str, dict[tuple[str, str], str]] = {}
+    for c in report.checked:
+        moved = relocated(c.result) if c.origin == "sentence" and c.result else None
+        if moved is not None and c.check is not None:
+            revision = c.field.removeprefix("at.")
+            by_file.setdefault(c.file, {})[(c.check, revision)] = moved[1].rpartition(":")[2]
+    fixes: list[Fix] = []
+    for file, lines in by_file.items():
+        fix_lines(_path(file), lines)
+        fixes += [Fix(file, f"{n} at {r}", new, 1) for (n, r), new in lines.items()]
     return fixes
