@@ -17,6 +17,7 @@ from compare.site._cells import Cell
 from compare.site._escape import Md, esc, slug
 from compare.site._inputs import Area, Row, RowStatus
 from compare.site._links import Links
+from compare.site._words import word
 
 #: States that say something was judged: the badge counts a row only when it was.
 JUDGED = ("supported", "non-strict", "partial", "not-supported", "observed", "error")
@@ -51,22 +52,28 @@ def entries(links: Links, status: RowStatus | None, revision: str) -> list[Entry
 
 
 def square(links: Links, status: RowStatus | None, revision: str, anchor: str) -> Md:
-    """One grid square: each entry's verdict linking to its cell page, the first carrying the
-    square's anchor; with no cell, a dash that links to itself so the square is shareable."""
+    """One grid square: each entry's verdict symbol linking to its cell page (its word, and
+    the variant, as the hover title and for screen readers), the first carrying the square's
+    anchor; with no cell, a dash that links to itself so the square is shareable."""
     found = entries(links, status, revision)
     if not found:
-        mark = links.sym("verdict", "not-run", "no cell") if status else Md("—")
+        mark = (
+            links.symbols.compact("verdict", "not-run", f"{revision}: not run")
+            if status
+            else Md("—")
+        )
         return Md(f"[{mark}](#{anchor}){{ #{anchor} .{state_class('verdict', 'none')} }}")
     parts = []
     for i, entry in enumerate(found):
         variant = entry.key.split("~", 1)[1] if "~" in entry.key else ""
-        shown = links.sym("verdict", entry.verdict)
-        if variant:
-            shown = Md(f"{shown} ~{esc(variant)}")
+        said = f"{revision}: {word('verdict', entry.verdict)}" + (
+            f", variant ~{variant}" if variant else ""
+        )
+        shown = links.symbols.compact("verdict", entry.verdict, said)
         href = links.cell_href(entry.cell) if entry.cell else f"#{anchor}"
         ident = f"#{anchor} " if i == 0 else ""
         parts.append(f"[{shown}]({href}){{ {ident}.{state_class('verdict', entry.verdict)} }}")
-    return Md("<br>".join(parts))
+    return Md(" ".join(parts))
 
 
 def row_state(links: Links, row: Row, impl: str) -> Md:
