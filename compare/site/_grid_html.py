@@ -36,7 +36,8 @@ def _square(L: Links, row: Row, impl: str, rev: str) -> str:
         title = esc(f"{rev}: {said}" + (f" ({gone})" if gone else ""))
         return (
             f'<td data-rev="{esc(rev)}"><a id="{anchor}" href="#{anchor}" title="{title}" '
-            f'class="mc-b mc-verdict-{state}"><span aria-hidden="true">{mark}</span>'
+            f'class="mc-b mc-verdict-{state} {state_class("verdict", "none")}">'
+            f'<span aria-hidden="true">{mark}</span>'
             f'<span class="mc-sr">{title}</span></a></td>'
         )
     parts = []

@@ -157,7 +157,8 @@ def status_matrix(L: Links, rows: list[Row], columns: list[str], revisions: list
                 f'<th scope="colgroup" colspan="{len(rows) + 1}">{esc(title)}</th></tr>'
             )
         shown = esc(display_name(L.data, impl))
-        name = _a(f"{L.root}implementations/{slug(impl)}.md", shown, esc(impl))
+        page = href(f"{L.root}implementations/{slug(impl)}.md")
+        name = f'<a href="{page}" title="{esc(impl)}">{shown}</a>'
         cells = "".join(_strip(L, row, impl, revisions) for row in rows)
         body.append(f'<tr data-kind="{key}"><th scope="row">{name}</th>{cells}</tr>')
     table = _table("mc-status", "State of each implementation for each row", head, body)
@@ -177,7 +178,10 @@ def _key(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) ->
         f"{term('n/a')} (cannot apply)</span>",
     ]
     states = {st.state for row in rows for impl, st in row.status.items() if impl in columns}
-    items += [badge(L, "status", s) for s in ("not-run", "cited") if s in states]
+    if "not-run" in states and "not-run" not in used:  # one word once, whichever table it is
+        items.append(badge(L, "status", "not-run"))
+    if "cited" in states:
+        items.append(badge(L, "status", "cited"))
     first, last = (revisions[0], revisions[-1]) if revisions else ("", "")
     return (
         f'<p class="mc-key">Each square: one mark per revision, {esc(first)} → {esc(last)}; '

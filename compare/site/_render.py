@@ -304,7 +304,7 @@ class Renderer:
                 init=init,
                 init_cell=first,
                 rows=mine,
-                badges=badge_files(self.files, name, areas, mine),
+                badges=badge_files(self.files, name, areas, mine, data.revisions),
                 history=changes(mine, name),
                 copied=self.copied,
                 enforcement=enforcement_matrices(cells),
@@ -372,23 +372,27 @@ class Renderer:
         return self.files
 
 
-#: Roles of the diff's definitions that belong to an area itself; the others (``embedder``,
-#: ``referenced``) are definitions that carry or are named by its messages: context.
+#: Roles of the diff's definitions that only carry or are named by an area's messages
+#: (``CallToolRequestParams`` embeds a roots request in 2026-07-28; ``RequestParams`` is
+#: referenced): context on a revision page, never counted as the area's own changes.
+CONTEXT_ROLES = {"embedder", "referenced"}
 OWN_ROLES = {"core", "owned", "listed", "partial"}
 
 
 def own_items(items: dict[str, Any]) -> set[str]:
-    """The area's own items: definitions with an own role at some revision, and their fields."""
-    own_defs = {
-        name
-        for name, body in items.items()
-        if isinstance(body, dict)
-        and any(
-            isinstance(v, dict) and v.get("role") in OWN_ROLES
-            for v in (body.get("revisions") or {}).values()
-        )
+    """The area's own items: all but the context definitions (and their fields)."""
+    context = set()
+    for name, body in items.items():
+        if not isinstance(body, dict):
+            continue
+        roles = {
+            v.get("role") for v in (body.get("revisions") or {}).values() if isinstance(v, dict)
+        }
+        if roles & CONTEXT_ROLES and not roles & OWN_ROLES:
+            context.add(name)
+    return {
+        name for name in items if not any(name == d or name.startswith(d + ".") for d in context)
     }
-    return {name for name in items if any(name == d or name.startswith(d + ".") for d in own_defs)}
 
 
 def static_files() -> dict[str, bytes]:

@@ -57,6 +57,12 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
 #: error is never dropped), plus the site's own word for a combination with no data at all.
 SYMBOLS["status"] = {
     **{state: (STATE_SYMBOLS[state], promise) for state, promise in STATE_PROMISES.items()},
+    # The rows stage says "accepted only non-strictly", which defines the word by itself.
+    "non-strict": (
+        STATE_SYMBOLS["non-strict"],
+        "no graded check behind it failed, and at least one did what the spec allows but not "
+        "what it SHOULD (a SHOULD not followed; never a MUST broken)",
+    ),
     "unknown": ("?", "no data for this combination"),
     "n-a": ("–", "cannot apply: the row's check is played against another kind of implementation"),
 }
@@ -90,8 +96,8 @@ class SymbolUse:
             f'<span class="mc-sr">{said}</span></span>'
         )
 
-    def legend(self) -> list[tuple[str, list[tuple[str, str, str]]]]:
-        """(kind, [(symbol, state, meaning)]) for each kind, only states that occurred."""
+    def legend(self) -> list[tuple[str, list[tuple[str, str, str, str]]]]:
+        """(kind, [(symbol, word, meaning, data name)]) per kind, only states that occurred."""
         out = []
         titles = {
             "verdict": "Cell verdicts",
@@ -102,17 +108,18 @@ class SymbolUse:
         }
         for kind, table in SYMBOLS.items():
             used = self.used.get(kind, set())
-            items: list[tuple[str, str, str]] = [
+            items: list[tuple[str, str, str, str]] = [
                 (
                     Md(f'<span class="mc-b mc-{kind}-{slug(state)}">{sym}</span>'),
                     word(kind, state),
                     meaning,
+                    state,
                 )
                 for state, (sym, meaning) in table.items()
                 if state in used
             ]
             items += [
-                (Md("•"), state, "a state named by the data, shown as its word")
+                (Md("•"), word(kind, state), "a state named by the data, shown as its word", state)
                 for state in sorted(used - set(table))
             ]
             if items:
