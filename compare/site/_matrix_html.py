@@ -24,6 +24,7 @@ from compare.site._strip import (
     na_reason,
     newest,
     outside_window,
+    side_tables,
 )
 from compare.site._symbols import SYMBOLS
 from compare.site._text import reader_text
@@ -130,6 +131,7 @@ def _strip(L: Links, row: Row, impl: str, revisions: list[str]) -> str:
         new = " mc-new" if m is top else ""
         said.append(f"{m.revision} {word('verdict', m.verdict)}")
         attrs += f' data-href="{href(L.cell_href(m.cell))}"'
+        attrs += " data-judged" if m.verdict != "not-run" else ""
         parts.append(f'<span class="mc-m mc-verdict-{slug(m.verdict)}{new}" {attrs}>{sym}</span>')
     text = f"{who}: " + ", ".join(said) + f"; opens the {top.revision} cell"
     inner = f'<span class="mc-strip" aria-hidden="true">{"".join(parts)}</span>'
@@ -139,7 +141,24 @@ def _strip(L: Links, row: Row, impl: str, revisions: list[str]) -> str:
 
 
 def status_matrix(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> Md:
-    """Implementations (grouped by kind) × rows; each square a strip of per-revision marks."""
+    """Implementations × rows, one table per side an implementation plays (clients, servers,
+    proxies, cited), each with only the rows that can apply to that side; each square a strip
+    of per-revision marks. One key line above them all."""
+    parts = [_key(L, rows, columns, revisions)]
+    for title, mine, names in side_tables(L.data, rows, columns):
+        if not mine:
+            continue
+        parts.append(
+            f'<p class="mc-side"><strong>{esc(title)}</strong> · rows that apply: '
+            f"{esc(', '.join(short_id(r) for r in mine))}</p>"
+        )
+        parts.append(_side_table(L, title, mine, names, revisions))
+    return Md("\n".join(parts))
+
+
+def _side_table(
+    L: Links, title: str, rows: list[Row], names: list[str], revisions: list[str]
+) -> str:
     head = ['<th scope="col">implementation</th>']
     for row in rows:
         label = esc(f"{row.id}: {row.difference}")
@@ -147,22 +166,21 @@ def status_matrix(L: Links, rows: list[Row], columns: list[str], revisions: list
         head.append(f'<th scope="col">{_a(target, esc(short_id(row)), label)}</th>')
     body: list[str] = []
     group = None
-    for impl in columns:
-        title = kind_group(L.data, impl)
-        key = KIND_KEYS.get(title, "other")
-        if title != group:
-            group = title
+    for impl in names:
+        kind = kind_group(L.data, impl)
+        key = KIND_KEYS.get(kind, "other")
+        if kind != group:
+            group = kind
             body.append(
                 f'<tr class="mc-group" data-kind="{key}">'
-                f'<th scope="colgroup" colspan="{len(rows) + 1}">{esc(title)}</th></tr>'
+                f'<th scope="colgroup" colspan="{len(rows) + 1}">{esc(kind)}</th></tr>'
             )
         shown = esc(display_name(L.data, impl))
         page = href(f"{L.root}implementations/{slug(impl)}.md")
         name = f'<a href="{page}" title="{esc(impl)}">{shown}</a>'
         cells = "".join(_strip(L, row, impl, revisions) for row in rows)
         body.append(f'<tr data-kind="{key}"><th scope="row">{name}</th>{cells}</tr>')
-    table = _table("mc-status", "State of each implementation for each row", head, body)
-    return Md(_key(L, rows, columns, revisions) + "\n" + table)
+    return _table("mc-status", f"{title}: the state of each for each row", head, body)
 
 
 def _key(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> str:
@@ -185,8 +203,8 @@ def _key(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) ->
     first, last = (revisions[0], revisions[-1]) if revisions else ("", "")
     return (
         f'<p class="mc-key">Each square: one mark per revision, {esc(first)} → {esc(last)}; '
-        '<span class="mc-m mc-new mc-verdict-pass">✔</span> framed = the newest with a cell, '
-        "which the square opens. Key: " + " · ".join(items + extra) + "</p>"
+        '<span class="mc-m mc-new mc-verdict-pass">✔</span> framed = the newest revision with a '
+        "judged cell, which the square opens. Key: " + " · ".join(items + extra) + "</p>"
     )
 
 

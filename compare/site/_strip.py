@@ -86,8 +86,37 @@ def marks(links: Links, row: Row, impl: str, revisions: list[str]) -> list[Mark]
 
 
 def newest(found: list[Mark]) -> Mark | None:
-    """The newest revision that has a cell (the one a square links to and highlights)."""
-    return next((m for m in reversed(found) if m.cell is not None), None)
+    """The newest revision whose cell was judged (the one a square links to and frames);
+    when every cell says "not run, because …", the newest of those."""
+    with_cell = [m for m in found if m.cell is not None]
+    judged = [m for m in with_cell if m.verdict != "not-run"]
+    return (judged or with_cell or [None])[-1]
+
+
+#: The side an implementation plays → the title of its table on the overview pages.
+SIDE_TITLES = {
+    "client": "Clients",
+    "server": "Servers",
+    "proxy": "Proxies",
+    "": "Cited, not run",
+}
+
+
+def side_tables(
+    data: SiteData, rows: list[Row], impls: list[str]
+) -> list[tuple[str, list[Row], list[str]]]:
+    """The overview split by the side an implementation plays, each table with only the rows
+    that can apply to it (a server row is no column of the clients' table): (title, rows,
+    implementations), in the order the implementations come."""
+    out: dict[str, tuple[list[Row], list[str]]] = {}
+    for impl in impls:
+        side = side_of(data, impl)
+        out.setdefault(side, ([], []))[1].append(impl)
+    tables = []
+    for side, (_, names) in out.items():
+        mine = [r for r in rows if any(applies(data, r, n) for n in names)]
+        tables.append((SIDE_TITLES.get(side, side), mine, names))
+    return tables
 
 
 def outside_window(data: SiteData, row: Row, revision: str) -> str:

@@ -33,13 +33,18 @@
   }
 
   function relink(square) {
-    // The newest shown mark with a cell is the one the square opens and frames.
+    // The newest shown mark whose cell was judged is the one the square opens and frames
+    // (the newest shown cell at all when every shown one says "not run").
     var marks = square.querySelectorAll(".mc-m[data-rev]");
     var chosen = null;
+    var judged = null;
     marks.forEach(function (m) {
       m.classList.remove("mc-new");
-      if (m.dataset.href && !m.classList.contains("mc-off")) chosen = m;
+      if (!m.dataset.href || m.classList.contains("mc-off")) return;
+      chosen = m;
+      if (m.dataset.judged !== undefined) judged = m;
     });
+    chosen = judged || chosen;
     if (!chosen) return;
     chosen.classList.add("mc-new");
     square.setAttribute("href", chosen.dataset.href);
