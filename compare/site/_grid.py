@@ -146,7 +146,12 @@ def badge(area: str, rows: list[Row], impl: str, revisions: list[str] | None = N
             "not-run",
         )
     order = revisions or []
-    seen = {key.split("~", 1)[0] for st in graded for key, _, _ in st.per_revision}
+    seen = {  # the revisions a graded row was judged at (a "not run" cell says nothing)
+        key.split("~", 1)[0]
+        for st in graded
+        for key, _, verdict in st.per_revision
+        if verdict != "not-run"
+    }
     revs = [r for r in order if r in seen] or sorted(seen)
     label = area + (f" {revs[0]}–{revs[-1]}" if len(revs) > 1 else f" {revs[0]}" if revs else "")
     good = sum(1 for st in graded if st.state == "supported")
