@@ -90,7 +90,8 @@ def newest(found: list[Mark]) -> Mark | None:
     when every cell says "not run, because …", the newest of those."""
     with_cell = [m for m in found if m.cell is not None]
     judged = [m for m in with_cell if m.verdict != "not-run"]
-    return (judged or with_cell or [None])[-1]
+    pick = judged or with_cell
+    return pick[-1] if pick else None
 
 
 #: The side an implementation plays → the title of its table on the overview pages.
