@@ -43,12 +43,6 @@ class Links:
         """The cell's verdict symbol alone (its word as the hover title), linking to its page."""
         return link(self.symbols.compact("verdict", cell.verdict), self.cell_href(cell))
 
-    def probe(self, cell: Cell, result: str, unexpected: bool) -> Md:
-        """One enforcement-matrix entry, linking to the probe table on its cell page; a result
-        contrary to what the place expected is set in bold so it stands out in the grid."""
-        shown = self.symbols.sym("probe", result)
-        return link(Md(f"**{shown}**") if unexpected else shown, self.cell_href(cell) + "#probes")
-
     def check(self, cell: Cell, check_id: str, outcome: str, verdict: str) -> Md:
         """A check's outcome word with its verdict's symbol, linking to the check on its page."""
         shown = self.symbols.sym("verdict", verdict, outcome or verdict)

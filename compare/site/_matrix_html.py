@@ -223,7 +223,18 @@ def where_matrix(L: Links, rows: list[Row], revisions: list[str]) -> Md:
         for rev in revisions:
             cells.append(f'<td data-rev="{esc(rev)}">{_where_link(L, row, rev, False)}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
-    return _table("mc-where", "Where each row exists, per spec revision", head, body)
+    key = where_key(L, rows, revisions)
+    return Md(
+        key + "\n" + _table("mc-where", "Where each row exists, per spec revision", head, body)
+    )
+
+
+def where_key(L: Links, rows: list[Row], revisions: list[str]) -> str:
+    """The where states these rows show, one line above their table."""
+    used = {L.where_state(row, rev) for row in rows for rev in revisions if row.where}
+    used |= {"deprecated"} if any(row.deprecated for row in rows) else set()
+    items = [badge(L, "where", state) for state in SYMBOLS["where"] if state in used]
+    return f'<p class="mc-key">Key: {" · ".join(items)}</p>' if items else ""
 
 
 def _where_link(L: Links, row: Row, rev: str, compact: bool) -> str:
@@ -259,7 +270,8 @@ def rows_table(L: Links, rows: list[Row], revisions: list[str]) -> Md:
             *(f"<td>{esc(v)}</td>" for v in (row.value, row.effort, row.risk)),
         ]
         body.append(f"<tr>{''.join(cells)}</tr>")
-    return _table("mc-rows", "The rows of this area", head, body)
+    key = where_key(L, rows, revisions)
+    return Md(key + "\n" + _table("mc-rows", "The rows of this area", head, body))
 
 
 def filters(L: Links, columns: list[str], revisions: list[str]) -> Md:
