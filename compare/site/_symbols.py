@@ -57,12 +57,6 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
 #: error is never dropped), plus the site's own word for a combination with no data at all.
 SYMBOLS["status"] = {
     **{state: (STATE_SYMBOLS[state], promise) for state, promise in STATE_PROMISES.items()},
-    # The rows stage says "accepted only non-strictly", which defines the word by itself.
-    "non-strict": (
-        STATE_SYMBOLS["non-strict"],
-        "no graded check behind it failed, and at least one did what the spec allows but not "
-        "what it SHOULD (a SHOULD not followed; never a MUST broken)",
-    ),
     "unknown": ("?", "no data for this combination"),
     "n-a": ("–", "cannot apply: the row's check is played against another kind of implementation"),
 }
