@@ -250,7 +250,7 @@ def _where_link(L: Links, row: Row, rev: str, compact: bool) -> str:
 def rows_table(L: Links, rows: list[Row], revisions: list[str]) -> Md:
     """An area's rows: difference, labels, where (one mark per revision), our judgement."""
     head = [
-        f'<th scope="col">{w}</th>'
+        f'<th scope="col">{term(w)}</th>'
         for w in ("id", "difference", "labels", "where it exists", "value", "effort", "risk")
     ]
     body = []
