@@ -38,7 +38,7 @@ from compare.site._matrix import (
 from compare.site._models_view import diff_sections
 from compare.site._relay import relay_tables
 from compare.site._symbols import SYMBOLS, SymbolUse
-from compare.site._text import reader_text, schema_only
+from compare.site._text import reader_text, schema_only_change
 from compare.site._words import GLOSSARY, abbreviations, term, word
 
 #: The committed half of the mkdocs project (templates, mkdocs.yml) always comes from the
@@ -75,7 +75,7 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(esc=esc, code=code, fence=fence, slug=slug, reader=reader_text)
-    env.globals["schema_only"] = lambda detail: schema_only([str(detail or "")])
+    env.globals["schema_only"] = schema_only_change
     env.globals.update(
         link=link,
         Md=Md,

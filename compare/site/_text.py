@@ -51,3 +51,19 @@ def schema_only(changes: list[str]) -> bool:
     return all(
         any(p.search(c) for p in _SCHEMA_ONLY) or (has_ref and _MOVED.search(c)) for c in changes
     )
+
+
+def schema_only_change(change: dict[str, object], changes: list[dict[str, object]]) -> bool:
+    """One diff change (``{item, change, detail}``) of a revision, read with the others of that
+    revision: schema only when its sentence is, or when the item sits under a property whose
+    ``$ref`` changed in the same revision (its fields moved into the named definition)."""
+    detail = str(change.get("detail") or "")
+    if any(p.search(detail) for p in _SCHEMA_ONLY):
+        return True
+    item = str(change.get("item") or "")
+    moved_under = {
+        str(c.get("item")) for c in changes if c.get("change") == "ref" and c.get("item")
+    }
+    return _MOVED.search(detail) is not None and any(
+        item.startswith(parent + ".") for parent in moved_under
+    )

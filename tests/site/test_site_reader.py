@@ -13,7 +13,7 @@ from site_data import DATED
 from compare.site import render
 from compare.site._render import own_items
 from compare.site._strip import Mark, newest
-from compare.site._text import reader_text, schema_only
+from compare.site._text import reader_text, schema_only, schema_only_change
 from compare.site._words import word
 
 
@@ -50,6 +50,23 @@ def test_envelope_fields_and_refs_are_schema_only_and_a_new_field_is_not() -> No
     assert schema_only(refactor)
     assert not schema_only([*refactor, "Root._meta appears in 2025-06-18"])
     assert not schema_only([])
+
+
+def test_a_field_that_moved_under_a_new_ref_is_schema_only_on_the_revision_page() -> None:
+    ref = {
+        "item": "ListRootsRequest.params",
+        "change": "ref",
+        "detail": "ref: None → RequestParams",
+    }
+    gone = {
+        "item": "ListRootsRequest.params._meta",
+        "change": "removed",
+        "detail": "ListRootsRequest.params._meta is gone in 2025-11-25 (present in 2025-06-18)",
+    }
+    new = {"item": "Root._meta", "change": "added", "detail": "Root._meta appears in 2025-06-18"}
+    assert schema_only_change(gone, [ref, gone]) and schema_only_change(ref, [ref, gone])
+    assert not schema_only_change(gone, [gone])  # no $ref beside it: the field really went
+    assert not schema_only_change(new, [ref, new])
 
 
 def test_a_square_opens_the_newest_judged_cell_not_a_later_not_run_one() -> None:
