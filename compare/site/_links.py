@@ -57,9 +57,6 @@ class Links:
             return link(code(name), page)
         return Md(f'[{esc(shown)}]({page} "{slug(name)}")')
 
-    def impl_named(self, name: str) -> Md:
-        return self.impl(name)
-
     def revision(self, rev: str, text: object = None) -> Md:
         return link(esc(rev) if text is None else text, f"{self.root}revisions/{slug(rev)}.md")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from site_data import DATED
 
 from compare.site import render
-from compare.site._render import own_items
+from compare.site._revision_view import own_items
 from compare.site._strip import Mark, newest
 from compare.site._text import reader_text, schema_only, schema_only_change
 from compare.site._words import word
