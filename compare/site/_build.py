@@ -11,6 +11,7 @@ import contextlib
 import functools
 import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from compare import _paths
 from compare._errors import CompareError
@@ -76,7 +78,8 @@ def _mkdocs(docs: Path, out: Path) -> tuple[float, subprocess.CompletedProcess[s
         config = Path(tmp) / "mkdocs.yml"
         config.write_text(
             f"INHERIT: {json.dumps(str(SITE_SOURCE / 'mkdocs.yml'))}\n"
-            f"docs_dir: {json.dumps(str(docs))}\nsite_dir: {json.dumps(str(out))}\n",
+            f"docs_dir: {json.dumps(str(docs))}\nsite_dir: {json.dumps(str(out))}\n"
+            + (f"site_url: {json.dumps(url)}\n" if (url := site_url()) else ""),
             encoding="utf-8",
         )
         started = time.monotonic()
@@ -93,6 +96,21 @@ def _mkdocs(docs: Path, out: Path) -> tuple[float, subprocess.CompletedProcess[s
                 f"mkdocs build did not finish in {BUILD_TIMEOUT_S} s", "look for a huge page"
             ) from err
         return time.monotonic() - started, proc
+
+
+def site_url() -> str | None:
+    """Where the site is published (``MCP_COMPARE_SITE_URL``), or None for the default of
+    ``site/mkdocs.yml``. The sitemap's addresses and the 404 page's links are made from it."""
+    url = os.environ.get("MCP_COMPARE_SITE_URL", "").strip()
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise CompareError(
+            f"MCP_COMPARE_SITE_URL is not an http(s) address: {url!r}",
+            "set it to where the site is published, e.g. https://example.org/mcp-compare/",
+        )
+    return url if url.endswith("/") else url + "/"
 
 
 def serve_site(host: str = "127.0.0.1", port: int = 8000) -> None:

@@ -47,9 +47,21 @@ def esc(value: object) -> Md:
     return Md("".join(f"&#{ord(ch)};" if ch in _SPECIAL else ch for ch in text))
 
 
+#: Where an identifier may break across lines: after one of its separators, never inside a
+#: word (``read_file`` wraps as ``read_`` / ``file``, not ``read_fil`` / ``e``).
+_BREAK_AFTER = set("_-/.:~")
+
+
 def code(value: object) -> Md:
-    """Untrusted text as an inline code span (``<code>``, characters escaped inside)."""
-    return Md(f"<code>{esc(value)}</code>")
+    """Untrusted text as an inline code span (``<code>``, characters escaped inside), with a
+    line-break opportunity (``<wbr>``) after each separator of a long identifier."""
+    if isinstance(value, Md):  # already escaped: no break points to add
+        return Md(f"<code>{value}</code>")
+    text = "" if value is None else str(value)
+    if len(text) <= 12:
+        return Md(f"<code>{esc(text)}</code>")
+    parts = [esc(ch) + ("<wbr>" if ch in _BREAK_AFTER else "") for ch in text]
+    return Md(f"<code>{''.join(parts)}</code>")
 
 
 def safe_url(url: str) -> str | None:

@@ -17,9 +17,7 @@ from compare.site._cells import Cell
 from compare.site._escape import Md, esc, slug
 from compare.site._inputs import Area, Row, RowStatus
 from compare.site._links import Links
-
-#: States that say something was judged: the badge counts a row only when it was.
-JUDGED = ("supported", "non-strict", "partial", "not-supported", "observed", "error", "unstable")
+from compare.site._words import word
 
 
 def state_class(kind: str, state: str) -> str:
@@ -51,22 +49,28 @@ def entries(links: Links, status: RowStatus | None, revision: str) -> list[Entry
 
 
 def square(links: Links, status: RowStatus | None, revision: str, anchor: str) -> Md:
-    """One grid square: each entry's verdict linking to its cell page, the first carrying the
-    square's anchor; with no cell, a dash that links to itself so the square is shareable."""
+    """One grid square: each entry's verdict symbol linking to its cell page (its word, and
+    the variant, as the hover title and for screen readers), the first carrying the square's
+    anchor; with no cell, a dash that links to itself so the square is shareable."""
     found = entries(links, status, revision)
     if not found:
-        mark = links.sym("verdict", "not-run", "no cell") if status else Md("—")
+        mark = (
+            links.symbols.compact("verdict", "not-run", f"{revision}: not run")
+            if status
+            else Md("—")
+        )
         return Md(f"[{mark}](#{anchor}){{ #{anchor} .{state_class('verdict', 'none')} }}")
     parts = []
     for i, entry in enumerate(found):
         variant = entry.key.split("~", 1)[1] if "~" in entry.key else ""
-        shown = links.sym("verdict", entry.verdict)
-        if variant:
-            shown = Md(f"{shown} ~{esc(variant)}")
+        said = f"{revision}: {word('verdict', entry.verdict)}" + (
+            f", variant ~{variant}" if variant else ""
+        )
+        shown = links.symbols.compact("verdict", entry.verdict, said)
         href = links.cell_href(entry.cell) if entry.cell else f"#{anchor}"
         ident = f"#{anchor} " if i == 0 else ""
         parts.append(f"[{shown}]({href}){{ {ident}.{state_class('verdict', entry.verdict)} }}")
-    return Md("<br>".join(parts))
+    return Md(" ".join(parts))
 
 
 def row_state(links: Links, row: Row, impl: str) -> Md:
@@ -124,17 +128,40 @@ class Badge:
     state: str  # the palette state the colour follows
 
 
-def badge(area: str, rows: list[Row], impl: str) -> Badge:
-    """``roots: 6/8 supported``: supported rows over rows with a judged state for ``impl``."""
+#: Row states that grade an implementation (observed, error, not run and cited do not).
+GRADED = ("supported", "non-strict", "partial", "not-supported")
+
+
+def badge(area: str, rows: list[Row], impl: str, revisions: list[str] | None = None) -> Badge:
+    """``roots 2024-11-05–2025-11-25: 5 pass``: graded rows only, and the revisions they
+    were measured at. Green when nothing fails; ``N pass, M fail`` otherwise."""
     mine = [r.status[impl] for r in rows if impl in r.status]
     if mine and all(st.state == "cited" for st in mine):
         return Badge(area, "cited, not run", "cited")
-    judged = [st for st in mine if st.state in JUDGED]
-    if not judged:
-        return Badge(area, "not run", "not-run")
-    good = sum(1 for st in judged if st.state == "supported")
-    state = "supported" if good == len(judged) else "partial" if good else "not-supported"
-    return Badge(area, f"{good}/{len(judged)} supported", state)
+    graded = [st for st in mine if st.state in GRADED]
+    if not graded:
+        return Badge(
+            area,
+            "not run" if not any(st.per_revision for st in mine) else "observed only",
+            "not-run",
+        )
+    order = revisions or []
+    seen = {  # the revisions a graded row was judged at (a "not run" cell says nothing)
+        key.split("~", 1)[0]
+        for st in graded
+        for key, _, verdict in st.per_revision
+        if verdict != "not-run"
+    }
+    revs = [r for r in order if r in seen] or sorted(seen)
+    label = area + (f" {revs[0]}–{revs[-1]}" if len(revs) > 1 else f" {revs[0]}" if revs else "")
+    good = sum(1 for st in graded if st.state == "supported")
+    soft = sum(1 for st in graded if st.state == "non-strict")
+    bad = len(graded) - good - soft
+    counts = [(good, "pass"), (soft, "non-strict"), (bad, "fail")]
+    message = ", ".join(f"{n} {what}" for n, what in counts if n)
+    if not bad:
+        return Badge(label, message, "supported")
+    return Badge(label, message, "partial" if good or soft else "not-supported")
 
 
 _COLOURS = {
@@ -149,7 +176,7 @@ _COLOURS = {
 def badge_svg(b: Badge) -> str:
     """A flat two-part badge of our own; both texts are XML-escaped (they come from data)."""
     left, right = html_escape(b.label, quote=True), html_escape(b.message, quote=True)
-    lw, rw = 10 + 7 * len(b.label), 10 + 7 * len(b.message)
+    lw, rw = 10 + 7 * len(b.label), 10 + 7 * len(b.message)  # about 7 px a character
     colour = _COLOURS.get(b.state, "#757575")
     title = html_escape(f"{b.label}: {b.message}", quote=True)
     return (
@@ -198,14 +225,18 @@ class Grid:
 
 
 def badge_files(
-    files: dict[str, bytes], name: str, areas: list[Area], rows: list[Row]
+    files: dict[str, bytes],
+    name: str,
+    areas: list[Area],
+    rows: list[Row],
+    revisions: list[str] | None = None,
 ) -> list[dict[str, str]]:
     """One SVG per area ``name`` has rows in, added to ``files``: the first area's as
     ``badges/<impl>.svg``, any other's as ``badges/<impl>--<area>.svg``; returns what the
     implementation page shows and offers to copy."""
     out = []
     for i, area in enumerate(a for a in areas if any(r.area == a.id for r in rows)):
-        made = badge(area.id, [r for r in rows if r.area == area.id], name)
+        made = badge(area.id, [r for r in rows if r.area == area.id], name, revisions)
         file = f"badges/{slug(name)}{'' if i == 0 else '--' + slug(area.id)}.svg"
         files[file] = badge_svg(made).encode("utf-8")
         text = f"{made.label}: {made.message}"

@@ -72,6 +72,13 @@ class Row:
     risk: str
     details: list[tuple[str, str]]
     sources: list[Citation]
+    #: The scenario the row's status query reads (``status_query.scenario``), or "" when the
+    #: row has no exchange check: it says which kind of implementation the row can apply to.
+    scenario: str = ""
+    #: revision → the diff's change sentences behind the row's where state there.
+    where_changes: dict[str, list[str]] = field(default_factory=dict)
+    #: revision → the row's schema items defined there (where a "where" link lands).
+    where_present: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -229,6 +236,23 @@ def _row(raw: object, area: str, index: int) -> Row:
         risk=str(raw.get("risk") or ""),
         details=[(title, str(raw[key])) for key, title in _DETAIL_FIELDS if raw.get(key)],
         sources=[_citation(s) for s in sources] if isinstance(sources, list) else [],
+        scenario=str(_dict(raw.get("status_query")).get("scenario") or ""),
+        where_changes={
+            str(rev): [
+                str(c)
+                for item in _dict(_dict(body).get("items")).values()
+                for c in _list(_dict(item).get("changes"))
+            ]
+            for rev, body in revs.items()
+        },
+        where_present={
+            str(rev): [
+                str(name)
+                for name, item in _dict(_dict(body).get("items")).items()
+                if _dict(item).get("present")
+            ]
+            for rev, body in revs.items()
+        },
     )
 
 

@@ -15,6 +15,7 @@ from compare.site._escape import Md, code, esc, link, slug
 from compare.site._inputs import Citation, Row, SiteData
 from compare.site._matrix import citation_status, cite_target
 from compare.site._symbols import SYMBOLS, SymbolUse
+from compare.site._text import reader_text, schema_only
 
 
 @dataclass
@@ -38,11 +39,9 @@ class Links:
         shown = esc(text) if text is not None else self.symbols.sym("verdict", cell.verdict)
         return link(shown, self.cell_href(cell))
 
-    def probe(self, cell: Cell, result: str, unexpected: bool) -> Md:
-        """One enforcement-matrix entry, linking to the probe table on its cell page; a result
-        contrary to what the place expected is set in bold so it stands out in the grid."""
-        shown = self.symbols.sym("probe", result)
-        return link(Md(f"**{shown}**") if unexpected else shown, self.cell_href(cell) + "#probes")
+    def cell_compact(self, cell: Cell) -> Md:
+        """The cell's verdict symbol alone (its word as the hover title), linking to its page."""
+        return link(self.symbols.compact("verdict", cell.verdict), self.cell_href(cell))
 
     def check(self, cell: Cell, check_id: str, outcome: str, verdict: str) -> Md:
         """A check's outcome word with its verdict's symbol, linking to the check on its page."""
@@ -50,7 +49,13 @@ class Links:
         return link(shown, f"{self.cell_href(cell)}#check-{slug(check_id)}")
 
     def impl(self, name: str) -> Md:
-        return link(code(name), f"{self.root}implementations/{slug(name)}.md")
+        """An implementation by the name a reader knows it by; its id is the hover title."""
+        info = self.data.impl_info.get(name) or self.data.targets.get(name) or {}
+        shown = str(info.get("name") or name)
+        page = f"{self.root}implementations/{slug(name)}.md"
+        if shown == name:
+            return link(code(name), page)
+        return Md(f'[{esc(shown)}]({page} "{slug(name)}")')
 
     def revision(self, rev: str, text: object = None) -> Md:
         return link(esc(rev) if text is None else text, f"{self.root}revisions/{slug(rev)}.md")
@@ -69,13 +74,28 @@ class Links:
     def sym(self, kind: str, state: str, label: str = "") -> Md:
         return self.symbols.sym(kind, state, label)
 
+    def where_state(self, row: Row, rev: str) -> str:
+        """The row's where state at ``rev``; a change that leaves the wire as it was (only an
+        envelope field or a ``$ref`` moved) reads ``schema-only``, not ``changed``."""
+        state = row.where.get(rev, "unknown")
+        if state == "changed" and schema_only(row.where_changes.get(rev, [])):
+            return "schema-only"
+        return state
+
     def where(self, row: Row, rev: str) -> Md:
         """A row's where-it-exists state at ``rev``, linking to that revision's page."""
-        state = row.where.get(rev, "unknown")
+        state = self.where_state(row, rev)
         shown = self.sym("where", state)
         if rev in row.deprecated:
             shown = Md(f"{shown} {self.sym('where', 'deprecated')}")
-        return self.revision(rev, shown)
+        return link(shown, self.where_href(row, rev))
+
+    def where_href(self, row: Row, rev: str) -> str:
+        """The revision page, at the row's first schema item defined there (each item has
+        its anchor in the item list), else at the row's area's section."""
+        page = f"{self.root}revisions/{slug(rev)}.md"
+        present = row.where_present.get(rev) or []
+        return f"{page}#item-{slug(present[0])}" if present else f"{page}#{slug(row.area)}"
 
     def where_compact(self, row: Row) -> Md:
         """One linked symbol per revision (for the dense area table), titled with its state."""
@@ -83,14 +103,14 @@ class Links:
             return Md("not computed")
         marks = []
         for rev in self.data.revisions:
-            state = row.where.get(rev, "unknown")
+            state = self.where_state(row, rev)
             self.sym("where", state)  # recorded for the legend
             mark = SYMBOLS["where"].get(state, ("•", ""))[0]
             if rev in row.deprecated:
                 self.sym("where", "deprecated")
                 mark += SYMBOLS["where"]["deprecated"][0]
             title = re.sub(r"[^a-z0-9 .-]", "", f"{slug(rev)} {state}".lower())
-            marks.append(f'[{mark}]({self.root}revisions/{slug(rev)}.md "{title}")')
+            marks.append(f'[{mark}]({self.where_href(row, rev)} "{title}")')
         return Md("&nbsp;".join(marks))
 
     def ref(self, cite: str) -> Md:
@@ -113,7 +133,8 @@ class Links:
         st = row.status.get(impl)
         if st is None:
             return self.sym("status", "unknown")
-        shown = self.sym("status", st.state, st.label)
+        label = st.label if st.state == "error" else ""  # an error's label counts the errors
+        shown = self.sym("status", st.state, label)
         if st.cited_state and st.cited_state != "unknown":
             shown = Md(f"{shown}: {self.sym('status', st.cited_state)}")
         cells = self.cells_for(st.cells)
@@ -142,7 +163,7 @@ class Links:
             parts.append(Md(f"“{esc(where.quote)}”"))
         parts.append(Md(f"**{self.sym('citation', result.status)}**"))
         if result.detail and result.status not in ("verified",):
-            parts.append(Md(f"({esc(result.detail)})"))
+            parts.append(Md(f"({esc(reader_text(result.detail))})"))
         if result.open_question:
             parts.append(Md("*quoted from an open question of an SEP, not normative text*"))
         if result.context:

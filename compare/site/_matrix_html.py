@@ -18,7 +18,18 @@ from compare.site._escape import Md, _page_target, esc, slug
 from compare.site._inputs import Row
 from compare.site._links import Links
 from compare.site._matrix import kind_group
+from compare.site._strip import (
+    applies,
+    display_name,
+    marks,
+    na_reason,
+    newest,
+    outside_window,
+    side_tables,
+)
 from compare.site._symbols import SYMBOLS
+from compare.site._text import reader_text
+from compare.site._words import term, word
 
 
 def kind_keys() -> dict[str, str]:
@@ -46,14 +57,14 @@ def badge(L: Links, kind: str, state: str, label: str = "", compact: bool = Fals
     L.sym(kind, state, label)  # recorded for the legend
     table = SYMBOLS.get(kind, {})
     mark = table[state][0] if state in table else "•"
-    word = esc(label or state)
+    shown = esc(label or word(kind, state))
     cls = f"mc-b mc-{kind}-{slug(state)}"
     if compact:
         return (
-            f'<span class="{cls}" title="{word}"><span aria-hidden="true">{mark}</span>'
-            f'<span class="mc-sr">{word}</span></span>'
+            f'<span class="{cls}" title="{shown}"><span aria-hidden="true">{mark}</span>'
+            f'<span class="mc-sr">{shown}</span></span>'
         )
-    return f'<span class="{cls}"><span aria-hidden="true">{mark}</span>&nbsp;{word}</span>'
+    return f'<span class="{cls}"><span aria-hidden="true">{mark}</span>&nbsp;{shown}</span>'
 
 
 def _row_link(L: Links, row: Row) -> str:
@@ -71,21 +82,81 @@ def short_id(row: Row) -> str:
     return match.group(1) if match else row.id
 
 
-def _status_cell(L: Links, row: Row, impl: str) -> str:
+def _label(text: str) -> str:
+    """Text for a ``title``/``aria-label`` attribute (escaped like any text)."""
+    return esc(text)
+
+
+def _strip(L: Links, row: Row, impl: str, revisions: list[str]) -> str:
+    """One square: a mark per revision, the newest with a cell highlighted and linked."""
+    data = L.data
     st = row.status.get(impl)
+    who = f"{row.id} · {display_name(data, impl)}"
+    section = f"{L.area_href(row.area)}#{L.row_anchor(row)}"
     if st is None:
-        return f"<td>{badge(L, 'status', 'unknown', '', True)}</td>"
-    word = f"{row.id}, {impl}: {st.label or st.state}"
-    inner = badge(L, "status", st.state, word, True)
-    if st.cited_state and st.cited_state != "unknown":
-        inner += badge(L, "status", st.cited_state, f"cited state {st.cited_state}", True)
-    cells = L.cells_for(st.cells)
-    target = L.cell_href(cells[0]) if cells else f"{L.area_href(row.area)}#{L.row_anchor(row)}"
-    return f"<td>{_a(target, inner)}</td>"
+        inner = badge(L, "status", "unknown", "", True)
+        return f'<td class="mc-sq">{_a(section, inner, _label(who + ": no data"))}</td>'
+    if not applies(data, row, impl):
+        L.sym("status", "n-a")
+        why = na_reason(data, row, impl)
+        return (
+            f'<td class="mc-sq mc-na" title="{_label(why)}"><span class="mc-b mc-status-n-a">'
+            f'<span aria-hidden="true">n/a</span><span class="mc-sr">{_label(who + ": " + why)}'
+            "</span></span></td>"
+        )
+    found = marks(L, row, impl, revisions)
+    top = newest(found)
+    if top is None:  # cited, or not run: one word for the whole square, with its reason
+        inner = badge(L, "status", st.state, "", True)
+        if st.cited_state and st.cited_state != "unknown":
+            inner += badge(L, "status", st.cited_state, "", True)
+        what = word("status", st.state)
+        if st.cited_state:
+            what += f" (cited state: {word('status', st.cited_state)})"
+        why = f"{who}: {what}" + (f"; {st.reason}" if st.reason else "")
+        return f'<td class="mc-sq">{_a(section, inner, _label(reader_text(why)))}</td>'
+    parts, said = [], []
+    for m in found:
+        attrs = f'data-rev="{esc(m.revision)}"'
+        if m.cell is None:
+            gone = outside_window(data, row, m.revision)
+            state, mark = ("n-a", "–") if gone else ("none", "·")
+            said.append(f"{m.revision} {'n/a' if gone else 'not run'}")
+            parts.append(f'<span class="mc-m mc-verdict-{state}" {attrs}>{mark}</span>')
+            continue
+        L.sym("verdict", m.verdict)
+        sym = SYMBOLS["verdict"].get(m.verdict, ("•", ""))[0]
+        new = " mc-new" if m is top else ""
+        said.append(f"{m.revision} {word('verdict', m.verdict)}")
+        attrs += f' data-href="{href(L.cell_href(m.cell))}"'
+        attrs += " data-judged" if m.verdict != "not-run" else ""
+        parts.append(f'<span class="mc-m mc-verdict-{slug(m.verdict)}{new}" {attrs}>{sym}</span>')
+    text = f"{who}: " + ", ".join(said) + f"; opens the {top.revision} cell"
+    inner = f'<span class="mc-strip" aria-hidden="true">{"".join(parts)}</span>'
+    inner += f'<span class="mc-sr">{_label(text)}</span>'
+    target = href(L.cell_href(top.cell)) if top.cell else ""
+    return f'<td class="mc-sq"><a href="{target}" title="{_label(text)}">{inner}</a></td>'
 
 
-def status_matrix(L: Links, rows: list[Row], columns: list[str]) -> Md:
-    """Implementations (grouped by kind) × rows, one compact linked state per cell."""
+def status_matrix(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> Md:
+    """Implementations × rows, one table per side an implementation plays (clients, servers,
+    proxies, cited), each with only the rows that can apply to that side; each square a strip
+    of per-revision marks. One key line above them all."""
+    parts = [_key(L, rows, columns, revisions)]
+    for title, mine, names in side_tables(L.data, rows, columns):
+        if not mine:
+            continue
+        parts.append(
+            f'<p class="mc-side"><strong>{esc(title)}</strong> · rows that apply: '
+            f"{esc(', '.join(short_id(r) for r in mine))}</p>"
+        )
+        parts.append(_side_table(L, title, mine, names, revisions))
+    return Md("\n".join(parts))
+
+
+def _side_table(
+    L: Links, title: str, rows: list[Row], names: list[str], revisions: list[str]
+) -> str:
     head = ['<th scope="col">implementation</th>']
     for row in rows:
         label = esc(f"{row.id}: {row.difference}")
@@ -93,31 +164,46 @@ def status_matrix(L: Links, rows: list[Row], columns: list[str]) -> Md:
         head.append(f'<th scope="col">{_a(target, esc(short_id(row)), label)}</th>')
     body: list[str] = []
     group = None
-    for impl in columns:
-        title = kind_group(L.data, impl)
-        key = kind_keys().get(title, "other")
-        if title != group:
-            group = title
+    for impl in names:
+        kind = kind_group(L.data, impl)
+        key = kind_keys().get(kind, "other")
+        if kind != group:
+            group = kind
             body.append(
                 f'<tr class="mc-group" data-kind="{key}">'
-                f'<th scope="colgroup" colspan="{len(rows) + 1}">{esc(title)}</th></tr>'
+                f'<th scope="colgroup" colspan="{len(rows) + 1}">{esc(kind)}</th></tr>'
             )
-        name = _a(f"{L.root}implementations/{slug(impl)}.md", f"<code>{esc(impl)}</code>")
-        cells = "".join(_status_cell(L, row, impl) for row in rows)
+        shown = esc(display_name(L.data, impl))
+        page = href(f"{L.root}implementations/{slug(impl)}.md")
+        name = f'<a href="{page}" title="{esc(impl)}">{shown}</a>'
+        cells = "".join(_strip(L, row, impl, revisions) for row in rows)
         body.append(f'<tr data-kind="{key}"><th scope="row">{name}</th>{cells}</tr>')
-    table = _table("mc-status", "State of each implementation for each row", head, body)
-    return Md(_key(L, rows, columns) + "\n" + table)
+    return _table("mc-status", f"{title}: the state of each for each row", head, body)
 
 
-def _key(L: Links, rows: list[Row], columns: list[str]) -> str:
-    """The states the grid uses, each with its symbol, word and colour, right above it."""
-    used = {st.state for row in rows for impl, st in row.status.items() if impl in columns}
-    used |= {st.cited_state for row in rows for st in row.status.values() if st.cited_state}
+def _key(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> str:
+    """One line right above the grid: how to read a square, then every mark it can hold."""
+    used = {m.verdict for row in rows for impl in columns for m in marks(L, row, impl, revisions)}
     used.discard("")
-    if any(impl not in row.status for row in rows for impl in columns):
-        used.add("unknown")
-    items = [badge(L, "status", state) for state in SYMBOLS["status"] if state in used]
-    return f'<p class="mc-key">Key: {" · ".join(items)}</p>' if items else ""
+    items = [badge(L, "verdict", v) for v in SYMBOLS["verdict"] if v in used]
+    items += [badge(L, "verdict", v) for v in sorted(used - set(SYMBOLS["verdict"]))]
+    extra = [
+        '<span class="mc-b mc-verdict-none"><span aria-hidden="true">·</span>&nbsp;not run'
+        " at that revision</span>",
+        '<span class="mc-b mc-status-n-a"><span aria-hidden="true">–</span>&nbsp;'
+        f"{term('n/a')} (cannot apply)</span>",
+    ]
+    states = {st.state for row in rows for impl, st in row.status.items() if impl in columns}
+    if "not-run" in states and "not-run" not in used:  # one word once, whichever table it is
+        items.append(badge(L, "status", "not-run"))
+    if "cited" in states:
+        items.append(badge(L, "status", "cited"))
+    first, last = (revisions[0], revisions[-1]) if revisions else ("", "")
+    return (
+        f'<p class="mc-key">Each square: one mark per revision, {esc(first)} → {esc(last)}; '
+        '<span class="mc-m mc-new mc-verdict-pass">✔</span> framed = the newest revision with a '
+        "judged cell, which the square opens. Key: " + " · ".join(items + extra) + "</p>"
+    )
 
 
 def where_matrix(L: Links, rows: list[Row], revisions: list[str]) -> Md:
@@ -135,23 +221,34 @@ def where_matrix(L: Links, rows: list[Row], revisions: list[str]) -> Md:
         for rev in revisions:
             cells.append(f'<td data-rev="{esc(rev)}">{_where_link(L, row, rev, False)}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
-    return _table("mc-where", "Where each row exists, per spec revision", head, body)
+    key = where_key(L, rows, revisions)
+    return Md(
+        key + "\n" + _table("mc-where", "Where each row exists, per spec revision", head, body)
+    )
+
+
+def where_key(L: Links, rows: list[Row], revisions: list[str]) -> str:
+    """The where states these rows show, one line above their table."""
+    used = {L.where_state(row, rev) for row in rows for rev in revisions if row.where}
+    used |= {"deprecated"} if any(row.deprecated for row in rows) else set()
+    items = [badge(L, "where", state) for state in SYMBOLS["where"] if state in used]
+    return f'<p class="mc-key">Key: {" · ".join(items)}</p>' if items else ""
 
 
 def _where_link(L: Links, row: Row, rev: str, compact: bool) -> str:
-    state = row.where.get(rev, "unknown")
+    state = L.where_state(row, rev)
     inner = badge(L, "where", state, f"{rev} {state}" if compact else "", compact)
     if rev in row.deprecated:
         inner += " " + badge(
             L, "where", "deprecated", f"{rev} deprecated" if compact else "", compact
         )
-    return _a(f"{L.root}revisions/{slug(rev)}.md", inner)
+    return _a(L.where_href(row, rev), inner)
 
 
 def rows_table(L: Links, rows: list[Row], revisions: list[str]) -> Md:
     """An area's rows: difference, labels, where (one mark per revision), our judgement."""
     head = [
-        f'<th scope="col">{w}</th>'
+        f'<th scope="col">{term(w)}</th>'
         for w in ("id", "difference", "labels", "where it exists", "value", "effort", "risk")
     ]
     body = []
@@ -171,7 +268,8 @@ def rows_table(L: Links, rows: list[Row], revisions: list[str]) -> Md:
             *(f"<td>{esc(v)}</td>" for v in (row.value, row.effort, row.risk)),
         ]
         body.append(f"<tr>{''.join(cells)}</tr>")
-    return _table("mc-rows", "The rows of this area", head, body)
+    key = where_key(L, rows, revisions)
+    return Md(key + "\n" + _table("mc-rows", "The rows of this area", head, body))
 
 
 def filters(L: Links, columns: list[str], revisions: list[str]) -> Md:
@@ -207,3 +305,37 @@ def _table(cls: str, caption: str, head: list[str], body: list[str]) -> Md:
         "</tbody></table></div>",
     ]
     return Md("\n".join(lines))
+
+
+def row_applies(L: Links, row: Row, impl: str) -> bool:
+    """Whether the row can apply to ``impl`` (templates list only those in its grids)."""
+    return applies(L.data, row, impl)
+
+
+def state_summary(L: Links, row: Row, columns: list[str]) -> Md:
+    """The row's states in one line: each state word with the implementations in it (each
+    linking to its newest cell, else to its page), then the kinds the row cannot apply to."""
+    groups: dict[str, list[str]] = {}
+    na: dict[str, None] = {}
+    for impl in columns:
+        st = row.status.get(impl)
+        if st is None:
+            continue
+        if not applies(L.data, row, impl):
+            na.setdefault(kind_group(L.data, impl).lower(), None)
+            continue
+        top = newest(marks(L, row, impl, L.data.revisions))
+        page = (
+            L.cell_href(top.cell)
+            if top and top.cell
+            else f"{L.root}implementations/{slug(impl)}.md"
+        )
+        shown = esc(display_name(L.data, impl))
+        groups.setdefault(st.state, []).append(f"[{shown}]({page})")
+    order = list(SYMBOLS["status"])
+    parts = []
+    for state in sorted(groups, key=lambda s: order.index(s) if s in order else len(order)):
+        parts.append(f"{L.sym('status', state)}: {', '.join(groups[state])}")
+    if na:
+        parts.append(f"{term('n/a')} for {', '.join(esc(k) for k in na)}")
+    return Md(" · ".join(parts) if parts else "no implementation has a state for it")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from compare.exchange import VERDICT_SYMBOLS
 from compare.rows._state import STATE_PROMISES, STATE_SYMBOLS
 from compare.site._escape import Md, esc, slug
+from compare.site._words import word
 
 #: kind → state → (symbol, meaning). Verdicts and row states come from the stages that own
 #: them (``compare.exchange``, ``compare.rows``); where and citation symbols are the site's.
@@ -22,7 +23,11 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
         "absent": ("○", "not defined in this revision's schema"),
         "added": ("✚", "first defined in this revision"),
         "removed": ("✖", "defined in the previous revision, gone in this one"),
-        "changed": ("◆", "defined, but its shape differs from the previous revision"),
+        "changed": ("◆", "defined, but its shape on the wire differs from the previous revision"),
+        "schema-only": (
+            "≡",
+            "the schema's text changed (an envelope field or a $ref), not the messages on the wire",
+        ),
         "deprecated": ("⊘", "still defined, but deprecated by this revision"),
         "embedded": ("⧉", "only carried inside another message in this revision"),
         "unknown": ("?", "not computed; the row says why"),
@@ -53,6 +58,7 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
 SYMBOLS["status"] = {
     **{state: (STATE_SYMBOLS[state], promise) for state, promise in STATE_PROMISES.items()},
     "unknown": ("?", "no data for this combination"),
+    "n-a": ("–", "cannot apply: the row's check is played against another kind of implementation"),
 }
 
 
@@ -70,10 +76,22 @@ class SymbolUse:
         # The class gives the state its colour (site/assets/mcp-compare.css); the symbol and
         # the word stay, so nothing is said by colour alone.
         cls = f"mc-b mc-{slug(kind)}-{slug(state)}"
-        return Md(f'<span class="{cls}">{mark}&nbsp;{esc(label or state)}</span>')
+        return Md(f'<span class="{cls}">{mark}&nbsp;{esc(label or word(kind, state))}</span>')
 
-    def legend(self) -> list[tuple[str, list[tuple[str, str, str]]]]:
-        """(kind, [(symbol, state, meaning)]) for each kind, only states that occurred."""
+    def compact(self, kind: str, state: str, label: str = "") -> Md:
+        """The symbol alone (for dense grids); its word is the hover title and is read out."""
+        table = SYMBOLS.get(kind, {})
+        self.used.setdefault(kind, set()).add(state)
+        mark = table[state][0] if state in table else "•"
+        said = esc(label or word(kind, state))
+        cls = f"mc-b mc-{slug(kind)}-{slug(state)}"
+        return Md(
+            f'<span class="{cls}" title="{said}"><span aria-hidden="true">{mark}</span>'
+            f'<span class="mc-sr">{said}</span></span>'
+        )
+
+    def legend(self) -> list[tuple[str, list[tuple[str, str, str, str]]]]:
+        """(kind, [(symbol, word, meaning, data name)]) per kind, only states that occurred."""
         out = []
         titles = {
             "verdict": "Cell verdicts",
@@ -84,13 +102,18 @@ class SymbolUse:
         }
         for kind, table in SYMBOLS.items():
             used = self.used.get(kind, set())
-            items: list[tuple[str, str, str]] = [
-                (Md(f'<span class="mc-b mc-{kind}-{slug(state)}">{sym}</span>'), state, meaning)
+            items: list[tuple[str, str, str, str]] = [
+                (
+                    Md(f'<span class="mc-b mc-{kind}-{slug(state)}">{sym}</span>'),
+                    word(kind, state),
+                    meaning,
+                    state,
+                )
                 for state, (sym, meaning) in table.items()
                 if state in used
             ]
             items += [
-                (Md("•"), state, "a state named by the data, shown as its word")
+                (Md("•"), word(kind, state), "a state named by the data, shown as its word", state)
                 for state in sorted(used - set(table))
             ]
             if items:

@@ -1,30 +1,98 @@
 // Filters of the matrix pages: checkboxes (data-mc-filter="kind"|"rev") hide the table rows
-// (data-kind) and columns or marks (data-rev) that are unticked. Without this script the
-// filter boxes stay hidden and everything shows; nothing is fetched, nothing is stored.
+// (data-kind) and the revision columns and strip marks (data-rev) that are unticked, on every
+// matrix and grid of the page. A square's link follows the filter: it opens the newest cell
+// among the revisions still shown, and that mark is the framed one. The state lives in the
+// address (?hide-kind=server&hide-rev=2024-11-05), so a filtered view can be shared.
+// Without this script the filter boxes stay hidden and
+// everything shows; nothing is fetched, nothing is stored.
 (function () {
   "use strict";
-  function apply(box) {
+  var PARAM = { kind: "hide-kind", rev: "hide-rev" };
+
+  function fromAddress() {
+    var params = new URLSearchParams(window.location.search);
     var off = { kind: {}, rev: {} };
-    box.querySelectorAll("input[data-mc-filter]").forEach(function (input) {
-      if (!input.checked) off[input.dataset.mcFilter][input.value] = true;
+    Object.keys(PARAM).forEach(function (what) {
+      (params.get(PARAM[what]) || "").split(",").forEach(function (v) {
+        if (v) off[what][v] = true;
+      });
     });
+    return off;
+  }
+
+  function toAddress(off) {
+    var params = new URLSearchParams(window.location.search);
+    Object.keys(PARAM).forEach(function (what) {
+      var list = Object.keys(off[what]);
+      if (list.length) params.set(PARAM[what], list.join(","));
+      else params.delete(PARAM[what]);
+    });
+    var query = params.toString();
+    var url = window.location.pathname + (query ? "?" + query : "") + window.location.hash;
+    window.history.replaceState(null, "", url);
+  }
+
+  function relink(square) {
+    // The newest shown mark whose cell was judged is the one the square opens and frames
+    // (the newest shown cell at all when every shown one says "not run").
+    var marks = square.querySelectorAll(".mc-m[data-rev]");
+    var chosen = null;
+    var judged = null;
+    marks.forEach(function (m) {
+      m.classList.remove("mc-new");
+      if (!m.dataset.href || m.classList.contains("mc-off")) return;
+      chosen = m;
+      if (m.dataset.judged !== undefined) judged = m;
+    });
+    chosen = judged || chosen;
+    if (!chosen) return;
+    chosen.classList.add("mc-new");
+    square.setAttribute("href", chosen.dataset.href);
+  }
+
+  function apply(off) {
     document.querySelectorAll("[data-kind]").forEach(function (el) {
       el.classList.toggle("mc-off", !!off.kind[el.dataset.kind]);
     });
     document.querySelectorAll("[data-rev]").forEach(function (el) {
       el.classList.toggle("mc-off", !!off.rev[el.dataset.rev]);
     });
+    document.querySelectorAll("a .mc-strip").forEach(function (strip) {
+      relink(strip.parentNode);
+    });
   }
+
+  function read(boxes) {
+    var off = { kind: {}, rev: {} };
+    boxes.forEach(function (box) {
+      box.querySelectorAll("input[data-mc-filter]").forEach(function (input) {
+        if (!input.checked) off[input.dataset.mcFilter][input.value] = true;
+      });
+    });
+    return off;
+  }
+
   function init() {
     // Material's search overlay is a dialog without a name; give it one for screen readers.
     var search = document.querySelector(".md-search[role='dialog']");
     if (search && !search.getAttribute("aria-label")) search.setAttribute("aria-label", "Search");
-    document.querySelectorAll("[data-mc-filters]").forEach(function (box) {
+    var boxes = document.querySelectorAll("[data-mc-filters]");
+    if (!boxes.length) return;
+    var off = fromAddress();
+    boxes.forEach(function (box) {
       box.hidden = false;
-      box.addEventListener("change", function () { apply(box); });
-      apply(box);
+      box.querySelectorAll("input[data-mc-filter]").forEach(function (input) {
+        input.checked = !off[input.dataset.mcFilter][input.value];
+      });
+      box.addEventListener("change", function () {
+        var now = read(boxes);
+        apply(now);
+        toAddress(now);
+      });
     });
+    apply(off);
   }
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();

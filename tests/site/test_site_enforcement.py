@@ -7,6 +7,7 @@ from typing import Any
 
 from compare.site._cells import Cell
 from compare.site._enforcement import enforcement_matrices
+from compare.site._grid_html import enforcement_table
 from compare.site._links import Links
 from compare.site._symbols import SymbolUse
 
@@ -65,10 +66,19 @@ def test_stale_tables_keep_one_column_per_step_and_place() -> None:
     assert m.multi_step and m.columns == [("before", "old"), ("removed", "old")]
 
 
-def test_an_unexpected_entry_is_bold_and_links_to_the_probe_table() -> None:
+def test_a_refusal_outside_the_roots_reads_good_and_a_read_outside_reads_contrary() -> None:
+    """Issue 25: a correct refusal outside the roots was red, the one real deviation (a read
+    outside them) an ordinary green entry, and its bold was invisible in bold text."""
     links = Links(data=None, symbols=SymbolUse(), root="../")  # type: ignore[arg-type]
-    cell = _cell("2025-11-25", LEAK)
-    shown = links.probe(cell, "allowed", True)
-    assert shown.startswith('[**<span class="mc-b mc-probe-allowed">↗&nbsp;allowed</span>**]')
-    assert "](../cells/" in shown and shown.endswith("#probes)")
-    assert not links.probe(cell, "refused", False).startswith("[**")
+    probes = [*LEAK, _probe("list", "outside", "refused", "refused")]
+    (m,) = enforcement_matrices([_cell("2025-11-25", probes)])
+    table = enforcement_table(links, m)
+    rows = {r.split("</th>")[0]: r for r in table.split("<tr>")[2:]}
+    read = next(r for k, r in rows.items() if "read" in k)
+    listing = next(r for k, r in rows.items() if "list" in k)
+    assert 'class="mc-b mc-contrary mc-probe-allowed"' in read  # outlined, red, with a "!"
+    assert '<span aria-hidden="true">!</span>' in read
+    assert "contrary to expectation" in read  # said, not only shown
+    assert 'class="mc-b mc-expected mc-probe-refused"' in listing  # a good refusal is green
+    assert "../cells/" in read and "#probes" in read
+    assert "expects refused" in table  # each place's header says what it expects

@@ -6,6 +6,7 @@ Every expectation is read from the crafted data set (``site_data.py``); a test t
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -32,8 +33,8 @@ def _grid_line(page: str, row_id: str) -> str:
     """The grid's table line of one row (before any other section of the page)."""
     grid = page[page.index("## Compatibility grid") :]
     grid = grid[: grid.index("\n## ", 1)]
-    escaped = row_id.replace("-", "&#45;")
-    return next(line for line in grid.splitlines() if line.startswith(f"| [{escaped}]"))
+    anchor = f'roots.html#{row_id.lower()}"'
+    return next(line for line in grid.splitlines() if line.startswith("<tr>") and anchor in line)
 
 
 def test_an_implementation_page_leads_with_its_grid(site_env: Path) -> None:
@@ -44,17 +45,16 @@ def test_an_implementation_page_leads_with_its_grid(site_env: Path) -> None:
     assert page.index("## Compatibility grid") < page.index("Versions run:")
     line = _grid_line(page, "ROOT-01")
     for rev in DATED:  # a pass cell at each dated revision, linked and anchored
-        cell = f"../cells/ts-sdk--1.32.2--roots-list--{rev}--roots.md"
-        square = (
-            f'[<span class="mc-b mc-verdict-pass">✔&nbsp;pass</span>]({cell})'
-            f"{{ #root-01-{rev} .state-verdict-pass }}"
-        )
+        cell = f"../cells/ts-sdk--1.32.2--roots-list--{rev}--roots.html"
+        square = f'<a id="root-01-{rev}" class="state-verdict-pass" href="{cell}">'
         assert square in line
-    for rev in UNDATED:  # no cell there: a shareable dash, not a verdict
-        assert f"(#root-01-{rev}){{ #root-01-{rev} .state-verdict-none }}" in line
-    assert ".state-status-supported }" in line
+        assert f'title="{rev}: pass"' in html.unescape(line)  # its word on hover
+    for rev in UNDATED:  # no cell there: a shareable dot, not a verdict
+        assert f'<a id="root-01-{rev}" href="#root-01-{rev}"' in line
+        assert "state-verdict-none" in line
+    assert 'class="state-status-supported"' in line
     # ROOT-02 has no cells for ts-sdk: every square says so.
-    assert _grid_line(page, "ROOT-02").count("no cell") == len(REVISIONS)
+    assert html.unescape(_grid_line(page, "ROOT-02")).count(": not run") >= len(REVISIONS)
 
 
 def test_the_grid_shows_what_rows_json_says_not_a_recount(site_env: Path) -> None:
@@ -65,8 +65,8 @@ def test_the_grid_shows_what_rows_json_says_not_a_recount(site_env: Path) -> Non
     path.write_text(json.dumps(data), encoding="utf-8")
     render()
     line = _grid_line(_page(site_env, "implementations/ts-sdk.md"), "ROOT-01")
-    assert f"{{ #root-01-{DATED[-1]} .state-verdict-fail }}" in line
-    assert f"{{ #root-01-{DATED[0]} .state-verdict-pass }}" in line
+    assert f'<a id="root-01-{DATED[-1]}" class="state-verdict-fail"' in line
+    assert f'<a id="root-01-{DATED[0]}" class="state-verdict-pass"' in line
 
 
 def test_each_area_row_has_a_grid_per_implementation(site_env: Path) -> None:
@@ -74,7 +74,9 @@ def test_each_area_row_has_a_grid_per_implementation(site_env: Path) -> None:
     page = _page(site_env, "roots.md")
     section = page[page.index("{ #root-01 }") : page.index("{ #root-02 }")]
     grid = section[
-        section.index("**Compatibility grid**") : section.index("**Status per implementation:**")
+        section.index("Compatibility grid:") : section.index(
+            "Evidence and reasons per implementation"
+        )
     ]
     py = next(line for line in grid.splitlines() if "implementations/py-sdk.md" in line)
     cell = "cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.md"
@@ -124,14 +126,15 @@ def test_badges_are_generated_escaped_and_offered_to_copy(site_env: Path) -> Non
     docs = site_env / "site" / "docs"
     svg = ET.fromstring((docs / "badges" / "ts-sdk.svg").read_text(encoding="utf-8"))
     texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
-    assert texts == ["roots", "1/1 supported"]  # ROOT-02 was not run: not counted
+    span = f"{DATED[0]}–{DATED[-1]}"  # the revisions its graded rows were measured at
+    assert texts == [f"roots {span}", "1 pass"]  # ROOT-02 was not run: not counted
     py = ET.fromstring((docs / "badges" / "py-sdk.svg").read_text(encoding="utf-8"))
-    assert [t.text for t in py.iter("{http://www.w3.org/2000/svg}text")][1] == "0/1 supported"
+    assert [t.text for t in py.iter("{http://www.w3.org/2000/svg}text")][1] == "1 non-strict"
     mcpx = (docs / "badges" / "mcpx.svg").read_text(encoding="utf-8")
     assert "cited, not run" in mcpx
     page = _page(site_env, "implementations/ts-sdk.md")
-    assert "![roots&#58; 1/1 supported](../badges/ts-sdk.svg)" in page
-    snippet = "[![roots: 1/1 supported](SITE/badges/ts-sdk.svg)](SITE/implementations/ts-sdk.html)"
+    assert f"![roots {span.replace('-', '&#45;')}&#58; 1 pass](../badges/ts-sdk.svg)" in page
+    snippet = f"[![roots {span}: 1 pass](SITE/badges/ts-sdk.svg)](SITE/implementations/ts-sdk.html)"
     assert f"```markdown\n{snippet}\n```" in page
 
 
@@ -146,13 +149,16 @@ def test_badge_text_from_data_cannot_become_markup() -> None:
 @pytest.mark.parametrize(
     ("states", "message", "colour_state"),
     [
-        (["supported", "supported"], "2/2 supported", "supported"),
-        (["supported", "partial", "not-run"], "1/2 supported", "partial"),
-        (["error", "not-supported"], "0/2 supported", "not-supported"),
+        (["supported", "supported"], "2 pass", "supported"),
+        # An observed row grades nothing: ts-sdk failed nothing and read amber "5/6 supported".
+        (["supported", "observed"], "1 pass", "supported"),
+        (["supported", "non-strict"], "1 pass, 1 non-strict", "supported"),
+        (["supported", "partial", "not-run"], "1 pass, 1 fail", "partial"),
+        (["error", "not-supported"], "1 fail", "not-supported"),
         (["not-run"], "not run", "not-run"),
     ],
 )
-def test_badge_counts_supported_over_judged(
+def test_badge_counts_only_graded_rows_and_is_green_when_nothing_fails(
     states: list[str], message: str, colour_state: str
 ) -> None:
     rows = [
