@@ -19,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 from compare import _atomic, _paths
 from compare._areas import load_area_specs
 from compare._errors import CompareError
+from compare.pin import release_order
 from compare.site import _grid_html, _matrix_html
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
@@ -199,7 +200,13 @@ class Renderer:
     def cells_of(self, target: str) -> list[Cell]:
         return sorted(
             (c for c in self.data.cells if c.target == target),
-            key=lambda c: (not c.current, c.version, c.scenario, c.variant, c.revision),
+            key=lambda c: (
+                not c.current,
+                c.version,
+                c.scenario,
+                c.variant,
+                release_order(c.revision),
+            ),
         )
 
     def groups(self, impls: list[str]) -> list[tuple[str, list[str]]]:

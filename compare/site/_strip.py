@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compare.exchange import severity
+from compare.exchange._scenarios import in_window
 from compare.site._cells import Cell
 from compare.site._inputs import Row, SiteData
 from compare.site._links import Links
@@ -123,7 +124,7 @@ def side_tables(
 def outside_window(data: SiteData, row: Row, revision: str) -> str:
     """Why the row's scenario is not played at ``revision`` ("" when it is played there).
 
-    The scenario file's own ``revisions`` window (inclusive; dated names sort, draft last)
+    The scenario file's own ``revisions`` window (inclusive, in release order)
     and its ``outside_window`` sentence say so; a revision outside it is n/a for that revision.
     """
     scenario = data.scenarios.get(row.scenario) if row.scenario else None
@@ -131,8 +132,10 @@ def outside_window(data: SiteData, row: Row, revision: str) -> str:
     if not isinstance(window, dict) or not isinstance(window.get("from"), str):
         return ""
     until = window.get("until")
-    inside = window["from"] <= revision and (not isinstance(until, str) or revision <= until)
-    if inside:
+    # The exchange's own window test, in the one revision order (compare.pin.release_order).
+    if in_window(
+        revision, {"from": window["from"], "until": until if isinstance(until, str) else None}
+    ):
         return ""
     why = str((scenario or {}).get("outside_window") or "").strip()
     return why or f"the scenario {row.scenario} is not played at {revision}"
