@@ -4,8 +4,9 @@ Two serial runs of the same cells already differ in: wall-clock fields (``starte
 ``duration_s``, ``client_s``, times quoted in reasons), the cell's temporary folder (in the
 workspace root's URI), the random ``requestState`` token, and the transcript line numbers of
 ``evidence`` (a peer's step note and the client's line can land in either order), and how
-many lines the wire checks counted: the peer closes as soon as the cell's outcome is decided,
-so what a client writes after that may or may not be read first (the checks' outcomes are
+many lines (and requests or notifications) the wire checks counted: the peer closes as soon
+as the cell's outcome is decided, so what a client writes after that may or may not be read
+first (the checks' outcomes are
 still compared). Likewise how a client the harness ends came to stop: it may see the
 peer close and exit by itself just before the harness's SIGTERM reaches it, so the process's
 exit code and ``ended_by`` are left out and the ``client-exit`` check is compared by its
@@ -26,6 +27,8 @@ _VOLATILE = [
     (re.compile(r"/tmp/mcpc-[0-9a-f]+-[A-Za-z0-9_]+"), "<cell-tmp>"),
     (re.compile(r"mcpc1\.[A-Za-z0-9_-]+\+/="), "<request-state>"),
     (re.compile(r"\(\d+ line\(s\)( parsed)?\)"), "(<n> line(s)\\1)"),
+    # the hygiene checks count what the client wrote, which the early close may cut
+    (re.compile(r"\b\d+ (request|notification|progress notification)\(s\)"), "<n> \\1(s)"),
 ]
 
 

@@ -121,7 +121,9 @@ def test_shards_merged_equal_a_serial_run(tmp_path: Path) -> None:
 def _crafted(results: Path, rel: str, verdict: str, key: str = "k1") -> Path:
     folder = results / rel
     folder.mkdir(parents=True)
-    data = {"format": 1, "target": "t", "target_version": "1", "key": key, "verdict": verdict}
+    scenario, revision = rel.split("/")[-2:]
+    data = {"format": 1, "target": "t", "target_version": "1", "scenario": scenario,
+            "revision": revision, "key": key, "verdict": verdict}  # fmt: skip
     (folder / "verdict.json").write_text(json.dumps(data))
     (folder / "transcript.jsonl").write_text(verdict)
     return folder
