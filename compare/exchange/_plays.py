@@ -10,9 +10,14 @@ once, so every reader of one play is unchanged; play K > 1 keeps the same files 
 ``verdict.json`` records (``written``) and seals every play's files with its own.
 
 The plays agree when each one's verdict and each check's outcome (and grade) are equal;
-then the cell reads that verdict, with every play listed. When they differ the cell reads
-``unstable`` — never pass or fail — and names the checks that differed; each such check
-reads ``unstable`` too, with every play's outcome beside it. A play that ended in ``error``
+then the cell reads that verdict, with every play listed. When the verdicts differ, or a
+check graded pass, non-strict or fail in some play has another outcome in another, the cell
+reads ``unstable`` — never pass or fail — and names the checks that differed; each such check
+reads ``unstable`` too, with every play's outcome beside it. A check that is informational in
+every play and still varies (a race measured on purpose, such as an ask sent before any
+stream exists) reads ``unstable`` itself, so a row built on it says so, but it cannot move
+the cell's verdict, which every play agreed on: the cell keeps that verdict and names the
+check in ``differed`` and its reason. A play that ended in ``error``
 makes the cell an error (the harness did not reach a verdict for it), which the next run
 plays again in full.
 """
@@ -119,9 +124,16 @@ def combine(plays: list[dict[str, Any]]) -> dict[str, Any]:
     parts = [f"{i}: {_spread([o.get(i, {}).get('outcome') for o in each])}" for i in changed] or [
         f"verdict: {_spread(verdicts)}"
     ]
-    out["verdict"] = "unstable"
+    graded = {str(o.get(i, {}).get("verdict")) for i in changed for o in each} - {"informational"}
     out["differed"] = changed
-    out["reason"] = f"the outcome differed between {len(plays)} plays: " + "; ".join(parts)
+    if len(set(verdicts)) == 1 and not graded:
+        out["reason"] = (
+            f"{first.get('reason')} (the same verdict in all {len(plays)} plays; informational "
+            "checks that varied: " + "; ".join(parts) + ")"
+        )
+    else:
+        out["verdict"] = "unstable"
+        out["reason"] = f"the outcome differed between {len(plays)} plays: " + "; ".join(parts)
     checks = []
     for check in first.get("checks") or []:
         if check.get("id") in changed:

@@ -218,6 +218,29 @@ def test_combine_names_the_checks_that_differed_and_an_error_play_is_an_error() 
     assert error["verdict"] == "error" and "play 2 of 2 ended in error" in error["reason"]
 
 
+def test_an_informational_check_that_varies_reads_unstable_but_keeps_the_cell_verdict() -> None:
+    """A race measured on purpose (an informational check in every play) cannot move a verdict
+    every play agreed on; the check itself reads unstable, so a row built on it says so."""
+    plays = [
+        {**_play("pass", a="ok"), "checks": [
+            {"id": "a", "outcome": "ok", "verdict": "pass"},
+            {"id": "race", "outcome": "relayed", "verdict": "informational"},
+        ]},
+        {**_play("pass", a="ok"), "checks": [
+            {"id": "a", "outcome": "ok", "verdict": "pass"},
+            {"id": "race", "outcome": "unanswered", "verdict": "informational"},
+        ]},
+    ]  # fmt: skip
+    out = combine(plays)
+    assert out["verdict"] == "pass" and out["differed"] == ["race"]
+    assert "race: relayed in play 1, unanswered in play 2" in out["reason"]
+    race = next(c for c in out["checks"] if c["id"] == "race")
+    assert race["verdict"] == "unstable" and race["outcomes"] == ["relayed", "unanswered"]
+    graded = [plays[0], {**plays[1], "checks": [*plays[1]["checks"][:1], {
+        "id": "race", "outcome": "unanswered", "verdict": "fail"}]}]  # fmt: skip
+    assert combine(graded)["verdict"] == "unstable"
+
+
 def _cli(tmp_path: Path, pinned_spec: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = (
         f"{sys.executable} {FAKE_CLIENT} --mode flaky --counter {tmp_path / 'counter'} "
