@@ -61,6 +61,35 @@ def _unsolicited(relay: bool = False, **answer: object) -> Legs:
     return legs
 
 
+def _bridged(legs: Legs, client: str = "host (via bridge)") -> Legs:
+    """The same exchange through a bridge that forwards the host's session: the host's
+    initialize reaches the upstream with the host's client name (``client``), capabilities and
+    version, and the upstream's result (its server name) reaches the host."""
+    for entries in legs.files.values():
+        for _t, direction, obj in entries:
+            if direction == "note" or not isinstance(obj, dict):
+                continue
+            if obj.get("method") == "initialize":
+                obj["params"] = {**obj["params"], "protocolVersion": "2025-11-25"}
+                name = "host" if direction == "out" and obj["id"] == 1 else client
+                obj["params"]["clientInfo"] = {"name": name, "version": "1"}
+            elif obj.get("result") == {} and obj.get("id") in (0, 1):
+                obj["result"] = {"serverInfo": {"name": "peer", "version": "1"}}
+    return legs
+
+
+def _partly_undeclared() -> Legs:
+    """Two in-call asks of a host without roots: the first not relayed, the second relayed."""
+    return (
+        _answered(_undeclared_host().step_done(1, 7.0, "ask", "timeout", rid=2), t=7.01)
+        .call(8.0, hid=12, label="call-again")
+        .up_call(1, 8.05, rid=22)
+        .ask(1, 8.1, rid=3, label="ask-again")
+        .relay(8.11)
+        .answer(1, 8.12, rid=3, error=True)
+    )
+
+
 CASES: dict[tuple[str, str], Build] = {
     # relay-asks
     ("relay-asks", "relayed"): lambda: _asked().relay(1.01).answer(1, 1.02, rid=2),
@@ -76,6 +105,24 @@ CASES: dict[tuple[str, str], Build] = {
     ("relay-asks", "not-relayed"): lambda: _asked().answer(1, 1.02, rid=2, error=True),
     ("relay-asks", "upstream-not-asked"): lambda: Legs().handshake().upstream(1, 0.2),
     ("relay-asks", "no-initialize"): lambda: Legs().handshake(ok=False),
+    # relay-asks-undeclared: relay-asks, and a bridge that forwards its host's own session
+    ("relay-asks-undeclared", "relayed"): lambda: (
+        _undeclared_host().relay(1.01).answer(1, 1.02, rid=2, error=True)
+    ),
+    ("relay-asks-undeclared", "forwarded-session"): lambda: _bridged(
+        _undeclared_host().relay(1.01).answer(1, 1.02, rid=2, error=True)
+    ),
+    ("relay-asks-undeclared", "partly-relayed"): _partly_undeclared,
+    ("relay-asks-undeclared", "prefetched"): lambda: (
+        _undeclared_host().relay(0.55).answer(1, 1.02, rid=2, error=True)
+    ),
+    ("relay-asks-undeclared", "not-relayed"): lambda: _undeclared_host().answer(
+        1, 1.02, rid=2, error=True
+    ),
+    ("relay-asks-undeclared", "upstream-not-asked"): lambda: (
+        Legs(None).handshake().upstream(1, 0.2, None)
+    ),
+    ("relay-asks-undeclared", "no-initialize"): lambda: Legs(None).handshake(ok=False),
     # relay-answer
     ("relay-answer", "unchanged"): lambda: _asked().relay(1.01).answer(1, 1.02, rid=2),
     ("relay-answer", "uris-changed"): lambda: (
@@ -188,6 +235,26 @@ def test_outcome_reached(tmp_path: Path, rule: str, outcome: str) -> None:
 @pytest.mark.parametrize("rule", sorted({r for r, _ in CASES}))
 def test_every_outcome_has_a_case(rule: str) -> None:
     assert {o for r, o in CASES if r == rule} == set(RULES[rule].outcomes)
+
+
+def test_a_bridge_that_renames_the_client_is_still_forwarding_but_a_proxy_of_its_own_is_not(
+    tmp_path: Path,
+) -> None:
+    """mcp-remote adds "(via mcp-remote)" to the host's client name and forwards the rest: the
+    session is still the host's. A proxy that initializes with its own client name (or its own
+    capabilities) is a party to the session, so passing the question on stays its finding."""
+
+    def relayed() -> Legs:
+        return _undeclared_host().relay(1.01).answer(1, 1.02, rid=2, error=True)
+
+    renamed = RULES["relay-asks-undeclared"].fn(_bridged(relayed()).context(tmp_path / "a"))
+    assert (
+        renamed.name == "forwarded-session" and "the session is the host's own" in renamed.observed
+    )
+    own = RULES["relay-asks-undeclared"].fn(
+        _bridged(relayed(), client="some-proxy").context(tmp_path / "b")
+    )
+    assert own.name == "relayed"
 
 
 def test_relayed_evidence_is_the_question_on_each_leg(tmp_path: Path) -> None:

@@ -164,3 +164,71 @@ def _relay_call(ctx: Context) -> Outcome:
     each = [_call_one(c) for c in mine]
     worst = min(each, key=lambda o: _CALL_ORDER.index(o.name))
     return Outcome(worst.name, "; ".join(o.observed for o in each), worst.evidence)
+
+
+def forwarded_session(ctx: Context, conn: int | None) -> str | None:
+    """How the session on upstream connection ``conn`` is the host's own, or None.
+
+    A transport bridge (stdio ↔ HTTP) forwards its host's ``initialize`` to the server and
+    the server's result back: the capabilities are negotiated between host and server, end to
+    end, and the bridge negotiates nothing of its own. A proxy that opens a session of its
+    own (its own client name or capabilities upstream, its own server name toward the host)
+    is a party to both sessions. Only the first kind leaves a question the server asks of a
+    host that never declared roots to the server alone.
+    """
+    host_init = next(
+        (x for x in on_leg(ctx, "host") if x.dir == "out" and x.method == "initialize"), None
+    )
+    up_init = next((x for x in upstream_inits(ctx) if x.conn == conn), None)
+    if host_init is None or up_init is None:
+        return None
+    mine, theirs = host_init.params, up_init.params
+    name = str((mine.get("clientInfo") or {}).get("name") or "")
+    said = str((theirs.get("clientInfo") or {}).get("name") or "")
+    if (
+        not name
+        or not said.startswith(name)
+        or mine.get("capabilities") != theirs.get("capabilities")
+        or mine.get("protocolVersion") != theirs.get("protocolVersion")
+    ):
+        return None
+    host_result = response_on(ctx, host_init, "host", "in")
+    up_result = response_on(ctx, up_init, "upstream", "out")
+    if host_result is None or up_result is None:
+        return None
+    info = (host_result.obj.get("result") or {}).get("serverInfo")
+    if info is None or info != (up_result.obj.get("result") or {}).get("serverInfo"):
+        return None
+    return (
+        f"the host's initialize (line {host_init.n}) reached the upstream as line {up_init.n}"
+        f" with the same capabilities and protocol version (client {said!r}), and the"
+        f" upstream's result (line {up_result.n}) reached the host (line {host_result.n}):"
+        " the session is the host's own, end to end"
+    )
+
+
+@rule(
+    "relay-asks-undeclared",
+    ("relayed", "partly-relayed", "prefetched", "not-relayed", "forwarded-session",
+     "upstream-not-asked", "no-initialize"),
+    gate=handshake_failed,
+)  # fmt: skip
+def _relay_asks_undeclared(ctx: Context) -> Outcome:
+    """``relay-asks`` for a host that declared no roots, with one more outcome: a question
+    passed on through a session the bridge only forwards is the server's use of an
+    unnegotiated capability, not the bridge's (see :func:`forwarded_session`)."""
+    from compare.exchange._rules._registry import RULES
+
+    seen = RULES["relay-asks"].fn(ctx)
+    if seen.name not in ("relayed", "partly-relayed"):
+        return seen
+    conns = {x.conn for x in upstream_asks(ctx) if x.n in seen.evidence}
+    how = [forwarded_session(ctx, conn) for conn in sorted(conns, key=lambda c: c or 0)]
+    if how and all(how):
+        return Outcome(
+            "forwarded-session",
+            f"{seen.observed}; {how[0]}, so the upstream, not the proxy, asked a host that"
+            " never declared roots",
+            seen.evidence,
+        )
+    return seen
