@@ -20,6 +20,7 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange._yaml import check_schema, load_yaml
+from compare.pin import release_order
 
 HERE = Path(__file__).resolve().parent
 SENTENCES_FILE = HERE / "scenarios" / "_sentences.yaml"
@@ -44,7 +45,7 @@ class Sentence:
 
     def refs(self) -> list[dict[str, Any]]:
         """One ref per cited revision; the last holds until the sentence's own ``until``."""
-        revisions = sorted(self.at)
+        revisions = sorted(self.at, key=release_order)
         return [
             {
                 "cite": self.cite(rev),
@@ -77,7 +78,10 @@ def _load(path: Path, _mtime: int, _size: int) -> dict[str, Sentence]:
         window = dict(raw["revisions"])
         for rev in raw["at"]:
             until = window["until"]
-            if rev < window["from"] or (until is not None and rev > until):
+            at = release_order(rev)
+            if at < release_order(window["from"]) or (
+                until is not None and at > release_order(until)
+            ):
                 raise CompareError(
                     f"{path}: key {name}.at.{rev}: outside the sentence's window"
                     f" {window['from']} … {until or 'now'}",
@@ -92,8 +96,9 @@ def _overlaps(ref: dict[str, Any], window: dict[str, Any] | None) -> bool:
     if not window:
         return True
     ends = (ref.get("until"), window.get("until"))
-    return (ends[1] is None or ref["from"] <= ends[1]) and (
-        ends[0] is None or window["from"] <= ends[0]
+    key = release_order
+    return (ends[1] is None or key(ref["from"]) <= key(ends[1])) and (
+        ends[0] is None or key(window["from"]) <= key(ends[0])
     )
 
 
