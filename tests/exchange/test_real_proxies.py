@@ -114,11 +114,21 @@ def test_both_legs_recorded_and_the_question_followed(
         for ask in up_asks:
             call = _forwarded_before(tx, ask)
             assert call is not None, f"line {ask.n} was asked outside a forwarded call"
-    if asks["outcome"] in ("relayed", "partly-relayed"):
+    if asks["outcome"] in ("relayed", "partly-relayed", "forwarded-session"):
         relayed = [x for x in ev if x.leg == "host"]
         assert relayed and all(x.dir == "in" and x.method == "roots/list" for x in relayed)
         # each relayed question reached the host while one of its calls was pending
         assert all(any(_pending(tx, c, x.t) for c in calls) for x in relayed)
+    if asks["outcome"] == "forwarded-session":
+        # a bridge: the host's own initialize reached the upstream, capabilities unchanged
+        host_init = next(x for x in tx.lines if x.leg == "host" and x.method == "initialize")
+        conns = {x.conn for x in ev if x.leg == "upstream"}
+        ups = [x for x in tx.lines if x.leg == "upstream" and x.method == "initialize"]
+        assert ups and all(
+            x.params.get("capabilities") == host_init.params.get("capabilities")
+            for x in ups
+            if x.conn in conns
+        )
     elif asks["outcome"] == "not-relayed":
         during = [
             x
