@@ -133,16 +133,22 @@ def _ask_end(ctx: Context, ask: Line) -> float:
     got = response_on(ctx, ask, "upstream", "in")
     if got is not None:
         return got.t
-    for n, note in ctx.tx.notes:
-        if (
-            n > ask.n
-            and note.get("leg") == "upstream"
-            and note.get("conn") == ask.conn
-            and note.get("event") == "step-done"
-        ):
-            line = ctx.tx.by_n(n)
-            return line.t if line is not None else _note_t(ctx, n)
+    for n, _note in _steps_done_after(ctx, ask):
+        line = ctx.tx.by_n(n)
+        return line.t if line is not None else _note_t(ctx, n)
     return float("inf")
+
+
+def _steps_done_after(ctx: Context, ask: Line) -> list[tuple[int, dict[str, Any]]]:
+    """The peer's step-done notes on ``ask``'s upstream connection after it, in order."""
+    return [
+        (n, note)
+        for n, note in ctx.tx.notes
+        if n > ask.n
+        and note.get("leg") == "upstream"
+        and note.get("conn") == ask.conn
+        and note.get("event") == "step-done"
+    ]
 
 
 def _note_t(ctx: Context, n: int) -> float:
@@ -211,14 +217,8 @@ def _step_done(ctx: Context, leg: str, conn: int | None, label: str) -> tuple[in
 def _ask_done(ctx: Context, ask: Line) -> tuple[int, Any] | None:
     """The peer's step-done note of the request step that sent ``ask`` (by its id)."""
     rid = ask.obj.get("id")
-    for n, note in ctx.tx.notes:
-        if (
-            n > ask.n
-            and note.get("leg") == "upstream"
-            and note.get("conn") == ask.conn
-            and note.get("event") == "step-done"
-            and _same_id(note.get("id"), rid)
-        ):
+    for n, note in _steps_done_after(ctx, ask):
+        if _same_id(note.get("id"), rid):
             return n, note.get("outcome")
     return None
 
