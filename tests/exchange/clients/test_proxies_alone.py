@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _revisions import revisions
 
-from compare import _paths
-from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells
-from compare.exchange._transcript import Line, Transcript, read_transcript
+from compare.exchange._transcript import Transcript, read_transcript
 
-from ..test_faults import _marked_processes
+from .._proxy_cells import cell_folder as _folder
+from .._proxy_cells import check as _check
+from .._proxy_cells import evidence as _lines
+from .._proxy_cells import play_proxy_cells
 
 pytestmark = pytest.mark.clients
 
@@ -47,39 +47,7 @@ CELLS = [
 
 @pytest.fixture(scope="module")
 def alone_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from compare.exchange.install import install_tools
-
-    install_tools()
-    mp = pytest.MonkeyPatch()
-    mp.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-    results = tmp_path_factory.mktemp("alone-run") / "results"
-    targets = {t.id: t for t in load_targets() if t.kind == "proxy"}
-    scenarios = {s.id: s for s in load_scenarios()}
-    cells = [Cell(targets[t], "default", scenarios[s], r) for t, s, r in CELLS]
-    settings = RunSettings(
-        results, spec_commit="test", known_revisions=revisions(), tools=_paths.tools_dir()
-    )
-    verdicts = run_cells(cells, settings, jobs=2)
-    mp.undo()
-    return {
-        "results": results,
-        "targets": targets,
-        "leftovers": _marked_processes(results),
-        "by": {(v["target"], v["scenario"], v["revision"]): v for v in verdicts},
-    }
-
-
-def _folder(run: dict[str, Any], key: tuple[str, str, str]) -> Path:
-    v = run["by"][key]
-    return Path(run["results"]) / key[0] / v["target_version"] / key[1] / key[2]
-
-
-def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
-    return next(c for c in v["checks"] if c["id"] == check)
-
-
-def _lines(tx: Transcript, check: dict[str, Any]) -> list[Line]:
-    return [x for n in check["evidence"] if (x := tx.by_n(n)) is not None]
+    return play_proxy_cells(pinned_spec, tmp_path_factory.mktemp("alone-run") / "results", CELLS)
 
 
 def _notes(tx: Transcript, leg: str, event: str) -> list[tuple[int, dict[str, Any]]]:
