@@ -126,7 +126,16 @@ def test_fault_is_named(played: dict[str, Any], key: tuple[str, str, str, str]) 
     verdict = played["by"][key]
     check_id, outcome, grade, leg = CASES[key]
     got = _check(verdict, check_id)
-    assert (got["outcome"], got["verdict"]) == (outcome, grade), got["reason"]
+    # The fake writes both requests with one id in one write, before any answer; our
+    # recorder notes each line as it takes it, so our answer to the first may be recorded
+    # before the second arrives. That reads "reused-after-answer", which these revisions
+    # (2024-11-05 to 2025-11-25) forbid with the same MUST, so the grade must be the same.
+    seen = (
+        {"reused-while-pending", "reused-after-answer"}
+        if outcome == "reused-while-pending"
+        else {outcome}
+    )
+    assert got["outcome"] in seen and got["verdict"] == grade, got["reason"]
     if grade == "fail":
         assert verdict["verdict"] == "fail"
         assert any("MUST" in r["quote"] for r in got["refs"])
