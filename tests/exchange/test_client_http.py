@@ -25,6 +25,8 @@ from compare.exchange._harness import peer_argv
 from compare.exchange._server_plan import client_argv
 from compare.exchange.peer.client._http import Out
 
+from .test_faults import live_processes_with as _left
+
 
 def _port() -> int:
     with socket.socket() as sock:
@@ -103,21 +105,6 @@ def _notes(records: list[Any], event: str) -> list[dict[str, Any]]:
 
 def _wire(records: list[Any], direction: str) -> list[str]:
     return [r["raw"] for r in records if r["dir"] == direction]
-
-
-def _left(mark: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            env = Path(f"/proc/{entry}/environ").read_bytes()
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-        except OSError:
-            continue
-        if mark.encode() in env and b") Z " not in stat:
-            found.append(int(entry))
-    return found
 
 
 @pytest.mark.parametrize("get_stream", [True, False])

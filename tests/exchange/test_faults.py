@@ -32,6 +32,11 @@ def _settings(tmp_path: Path) -> RunSettings:
 
 def _marked_processes(root: Path) -> list[int]:
     """Live processes started for a cell under ``root`` (the harness marks their environment)."""
+    return live_processes_with(f"{MARKER_ENV}_DIR={root}")
+
+
+def live_processes_with(mark: str) -> list[int]:
+    """Live (not zombie) processes whose environment holds ``mark``."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -41,8 +46,7 @@ def _marked_processes(root: Path) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_bytes()
         except OSError:
             continue
-        mark = f"{MARKER_ENV}_DIR={root}".encode()
-        if mark in env and b") Z " not in stat:
+        if mark.encode() in env and b") Z " not in stat:
             found.append(int(entry))
     return found
 

@@ -24,6 +24,8 @@ from compare.exchange import load_targets
 from compare.exchange._harness import HOSTS_DIR
 from compare.exchange._targets import Expansion
 
+from ..test_faults import live_processes_with as _marked
+
 pytestmark = pytest.mark.clients
 
 LISTENERS = [t.id for t in load_targets() if t.kind == "proxy" and t.transports["host"] != "stdio"]
@@ -38,21 +40,6 @@ def _listening(port: int) -> list[str]:
             addr, hexport = local.rsplit(":", 1)
             if state == "0A" and int(hexport, 16) == port:
                 found.append(addr)
-    return found
-
-
-def _marked(mark: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            env = Path(f"/proc/{entry}/environ").read_bytes()
-            stat = Path(f"/proc/{entry}/stat").read_bytes()
-        except OSError:
-            continue
-        if mark.encode() in env and b") Z " not in stat:
-            found.append(int(entry))
     return found
 
 
