@@ -63,6 +63,8 @@ class Peer(StepWaits):
         #: What an ``embed`` step asks inside the next first-leg tools/call: (inputRequests,
         #: requestState); taken by that call, so one step embeds once.
         self.embedding: tuple[dict[str, Any], str] | None = None
+        #: True while an ``embed`` step runs: its retry is answered (and noted) as a retry.
+        self.asking = False
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -208,7 +210,7 @@ class Peer(StepWaits):
         or ``requestState`` present) is noted per key it answers, for the step that waits."""
         mrtr = self.plan.get("mrtr")
         done = {"content": [{"type": "text", "text": "ok"}], "isError": False}
-        if not mrtr and self.embedding is None:
+        if not mrtr and not self.asking:
             return done
         if not modern_request:
             self.event("tools/call:legacy", n)
@@ -238,6 +240,7 @@ class Peer(StepWaits):
         # Opaque to the client; '+', '/' and '=' catch a client that re-encodes it.
         state = f"mcpc1.{os.urandom(9).hex()}+/="
         self.embedding = ({key: asked}, state)
+        self.asking = True
         self.tx.note(event="embed-armed", index=record["index"], key=key, request_state=state)
         hit: list[int | None] = [None]
 
@@ -245,9 +248,10 @@ class Peer(StepWaits):
             hit[0] = self.seen([f"input-response:{key}"])
             return hit[0] is not None
 
-        ok = self.wait(answered, timeout)
-        if self.embedding is not None:  # no call took it: disarm, so no later call asks
-            self.embedding = None
+        try:
+            ok = self.wait(answered, timeout)
+        finally:  # whether or not a call took it: no later call asks for it
+            self.embedding, self.asking = None, False
         record.update(
             outcome="ok" if ok else "timeout", embedded=True, key=key, request_state=state,
             evidence=hit[0],
