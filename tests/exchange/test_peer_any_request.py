@@ -229,3 +229,35 @@ def test_an_embedded_elicitation_answered_with_garbage_is_a_finding(
     assert "inputResponses" in got["reason"]
     assert elicited["bad"]["verdict"] == "fail"
     assert elicited["leftovers"] == []
+
+
+def test_the_scripted_client_declares_and_lists_what_the_scenarios_said(tmp_path: Path) -> None:
+    """Regression guard for moving the scripted client to ``features``: for every shipped
+    server and proxy scenario it declares the capabilities and lists the roots (byte for
+    byte, as JSON) that the roots-only plan keys gave before."""
+    from types import SimpleNamespace
+
+    from compare.exchange import load_scenarios
+    from compare.exchange._server_plan import _folders, features
+    from compare.exchange.peer.client import _features
+
+    played = 0
+    for scenario in load_scenarios():
+        if scenario.side == "client":
+            continue
+        cell: Any = SimpleNamespace(scenario=scenario)
+        spec = scenario.raw.get("client_roots") or {}
+        wanted = features(cell, tmp_path / scenario.id)
+        before = {} if spec.get("capability") is None else {"roots": spec["capability"]}
+        assert json.dumps(_features.declared(wanted)) == json.dumps(before), scenario.id
+        folders = _folders(cell, tmp_path / scenario.id)
+        if spec.get("capability") is not None:
+            listed = [folders[n] if isinstance(n, str) else n for n in spec.get("roots", [])]
+            assert json.dumps(_features.initial_roots(wanted)) == json.dumps(listed)
+            for step in scenario.steps:
+                if "set_roots" in step:
+                    names = step["set_roots"]
+                    old = [folders[n] if isinstance(n, str) else n for n in names]
+                    assert _features.named_roots(wanted, names) == old, scenario.id
+        played += 1
+    assert played >= 8

@@ -67,9 +67,12 @@ def initial_roots(features: dict[str, Any]) -> list[Any]:
 
 
 def named_roots(features: dict[str, Any], names: list[Any]) -> list[Any]:
-    """The roots a ``set_roots`` step names: ``named`` entries, or root objects as written."""
+    """The roots a ``set_roots`` step names: ``named`` entries, or root objects as written.
+    Without the roots feature there are none (nothing answers roots/list then)."""
     roots = features.get("roots")
-    named = (roots.get("named") or {}) if isinstance(roots, dict) else {}
+    if not isinstance(roots, dict):
+        return []
+    named = roots.get("named") or {}
     return [root_of(named[n]) if isinstance(n, str) else n for n in names]
 
 
