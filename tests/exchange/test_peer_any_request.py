@@ -232,9 +232,10 @@ def test_an_embedded_elicitation_answered_with_garbage_is_a_finding(
 
 
 def test_the_scripted_client_declares_and_lists_what_the_scenarios_said(tmp_path: Path) -> None:
-    """Regression guard for moving the scripted client to ``features``: for every shipped
-    server and proxy scenario it declares the capabilities and lists the roots (byte for
-    byte, as JSON) that the roots-only plan keys gave before."""
+    """Regression guard for moving the scripted client to ``features`` (a replay showed the
+    roots' keys in another order at first): for every shipped server and proxy scenario it
+    declares the capabilities and lists the roots, byte for byte as JSON, that the roots-only
+    plan keys gave before."""
     from types import SimpleNamespace
 
     from compare.exchange import load_scenarios
@@ -247,17 +248,20 @@ def test_the_scripted_client_declares_and_lists_what_the_scenarios_said(tmp_path
             continue
         cell: Any = SimpleNamespace(scenario=scenario)
         spec = scenario.raw.get("client_roots") or {}
-        wanted = features(cell, tmp_path / scenario.id)
+        # as the client reads it: from plan.json, written with sorted keys
+        wanted = json.loads(json.dumps(features(cell, tmp_path / scenario.id), sort_keys=True))
         before = {} if spec.get("capability") is None else {"roots": spec["capability"]}
         assert json.dumps(_features.declared(wanted)) == json.dumps(before), scenario.id
         folders = _folders(cell, tmp_path / scenario.id)
         if spec.get("capability") is not None:
             listed = [folders[n] if isinstance(n, str) else n for n in spec.get("roots", [])]
-            assert json.dumps(_features.initial_roots(wanted)) == json.dumps(listed)
+            # the old client listed them from plan.json, which is written with sorted keys
+            assert json.dumps(_features.initial_roots(wanted)) == json.dumps(listed, sort_keys=True)
             for step in scenario.steps:
                 if "set_roots" in step:
-                    names = step["set_roots"]
+                    names = json.loads(json.dumps(step["set_roots"], sort_keys=True))
                     old = [folders[n] if isinstance(n, str) else n for n in names]
-                    assert _features.named_roots(wanted, names) == old, scenario.id
+                    got = _features.named_roots(wanted, names)
+                    assert json.dumps(got) == json.dumps(old, sort_keys=True), scenario.id
         played += 1
     assert played >= 8

