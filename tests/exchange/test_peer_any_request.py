@@ -131,6 +131,11 @@ def test_the_base_embed_scenario_loads(tmp_path: Path) -> None:
         ("embed: confirm,", "embed: confirm, observe_s: 1,", "steps.0"),
         ("revisions:", "mrtr: {key: k, request: tasks/get}\nrevisions:", "key mrtr.request"),
         ("revisions:", "mrtr: {key: k}\nrevisions:", "'request' is a required property"),
+        (
+            "revisions:",
+            "client_features: {sampling: {answer: {}}}\nrevisions:",
+            "client_features: only for side: server or proxy",
+        ),
     ],
 )
 def test_the_loader_refuses_a_request_its_sender_cannot_send(
