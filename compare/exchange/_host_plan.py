@@ -178,3 +178,24 @@ def write_host_plan(
     path = folder / HOST_PLAN
     _atomic.write_json(path, host_plan(variants[variant], workspace, control))
     return path
+
+
+#: The host contract's exit codes for a plan the host refused before starting the server.
+REFUSED = {
+    2: "the plan is malformed for it (hosts/host-plan.schema.json and the host disagree)",
+    3: "it cannot register a feature the plan names (say so under lacks: in the target file)",
+}
+
+
+def host_refusal(exit_code: int | None, cell: Path) -> str | None:
+    """Why a cell is the harness's error and not the SDK's finding: our host program exited
+    with a contract code (2, 3) without ever starting the peer (no transcript). None when the
+    host did start it, or exited otherwise."""
+    if exit_code not in REFUSED or (cell / "transcript.jsonl").exists():
+        return None
+    try:
+        lines = (cell / "client.stderr").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    said = next((line.strip() for line in lines if line.strip()), "(nothing on stderr)")
+    return f"our host program refused its plan, exit {exit_code}: {REFUSED[exit_code]}: {said}"
