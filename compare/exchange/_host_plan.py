@@ -112,12 +112,11 @@ def _own(own: dict[str, Any], shared: dict[str, dict[str, Any]], where: str) -> 
     base_name = own.get("base")
     if base_name is None:
         return {k: copy.deepcopy(v) for k, v in own.items()}
-    if base_name in shared and "base" not in shared[base_name]:
-        base = copy.deepcopy(shared[base_name])
-    else:
+    if base_name not in shared:  # a common variant never has a base itself (see common())
         raise CompareError(
             f"{where}.base: {base_name!r} is not a common variant", f"name one of {sorted(shared)}"
         )
+    base = copy.deepcopy(shared[base_name])
     merged: dict[str, Any] = {"base": base_name, "features": base.get("features", {})}
     if "features" in own:
         merged["features"] = copy.deepcopy(own["features"])
