@@ -1,0 +1,300 @@
+"""The two Go hosts (go-sdk, mcp-go) against the host-plan contract, with the real SDKs.
+
+Each host is built by the project's own Go builder (only these two, into the tools folder),
+then run against the project's peer with a plan written here: what each SDK declares for a
+feature, how it answers ``elicitation/create`` and ``sampling/createMessage`` from the plan's
+answers, what it answers when the feature is absent, and that a malformed plan or command
+line is refused with exit code 2 before any server starts. Nothing here is a fake: the wire
+is what the pinned SDK put there.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare import _paths
+from compare.exchange._harness import peer_argv
+from compare.exchange.install import _go
+from compare.exchange.install._pins import load_pins
+
+GO_HOSTS = ["go-sdk", "mcp-go"]
+FOLDER = "web #staging é"
+ELICIT_ANSWER = {"action": "accept", "content": {"answer": "yes"}}
+SAMPLE_ANSWER = {
+    "role": "assistant",
+    "content": {"type": "text", "text": "canned ü"},
+    "model": "mcp-compare-canned",
+    "stopReason": "endTurn",
+}
+ELICIT_PARAMS = {
+    "message": "Proceed?",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+    },
+}
+SAMPLE_PARAMS = {
+    "messages": [{"role": "user", "content": {"type": "text", "text": "Say something"}}],
+    "maxTokens": 20,
+}
+
+
+def test_the_plan_reader_is_the_same_file_in_both_go_hosts() -> None:
+    copies = {t: (_go.source_dir(t) / "plan.go").read_bytes() for t in GO_HOSTS}
+    assert copies["go-sdk"] == copies["mcp-go"]
+
+
+@pytest.fixture(scope="module")
+def built() -> dict[str, Path]:
+    """Both Go hosts, built (or found fresh by their stamp) by the project's Go builder."""
+    tools = _paths.tools_dir()
+    out: dict[str, Path] = {}
+    for pin in load_pins():
+        if pin.target in GO_HOSTS:
+            _go.install(pin, tools)
+            out[pin.target] = _go.binary(tools, pin.target)
+    assert set(out) == set(GO_HOSTS)
+    return out
+
+
+def _cell(tmp_path: Path) -> tuple[Path, Path]:
+    workspace, control = tmp_path / FOLDER, tmp_path / "control"
+    workspace.mkdir()
+    control.mkdir()
+    return workspace, control
+
+
+def _host_plan(workspace: Path, control: Path, features: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "workspace": str(workspace),
+        "control": str(control),
+        "features": features,
+        "session": {"call_tools": True},
+        "options": {},
+    }
+
+
+def _peer_plan(tmp_path: Path, steps: list[dict[str, Any]], revision: str) -> Path:
+    workspace, control = tmp_path / FOLDER, tmp_path / "control"
+    plan = {
+        "format": 1,
+        "scenario": "go-host-test",
+        "revision": revision,
+        "answer_revision": revision,
+        "first_modern": "2026-07-28",
+        "wire_version": revision,
+        "target": "go-host-test",
+        "variant": "plan",
+        "start_failure_is_finding": False,
+        "workspace": str(workspace),
+        "control": str(control),
+        "transcript": str(tmp_path / "transcript.jsonl"),
+        "done": str(tmp_path / "done.json"),
+        "server_info": {"name": "mcp-compare-peer", "version": "0.1.0"},
+        "capabilities": {"tools": {}},
+        "tools": [
+            {"name": "probe", "description": "ok", "inputSchema": {"type": "object"}},
+        ],
+        "steps": [
+            {"await": "notifications/initialized", "required": True, "timeout_s": 10},
+            *steps,
+        ],
+        "linger_s": 0.0,
+        "max_line_bytes": 1 << 20,
+        "max_lines": 20000,
+        "hard_deadline_s": 40,
+    }
+    path = tmp_path / "peer.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    return path
+
+
+def _play(
+    host: Path, tmp_path: Path, features: dict[str, Any], steps: list[dict[str, Any]]
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """Run the host with a plan against the peer; the process and the raw lines both ways."""
+    workspace, control = _cell(tmp_path)
+    plan = tmp_path / "host-plan.json"
+    plan.write_text(
+        json.dumps(_host_plan(workspace, control, features), ensure_ascii=False), encoding="utf-8"
+    )
+    server = peer_argv(_peer_plan(tmp_path, steps, "2025-11-25"))
+    done = subprocess.run(
+        [str(host), "--plan", str(plan), "--", *server],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=workspace,
+        check=False,
+    )
+    lines = (tmp_path / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+    wire = [json.loads(x) for x in lines]
+    return done, [w for w in wire if "raw" in w]
+
+
+def _initialize(wire: list[dict[str, Any]]) -> dict[str, Any]:
+    for line in wire:
+        message = json.loads(line["raw"])
+        if line["dir"] == "in" and message.get("method") == "initialize":
+            assert isinstance(message["params"], dict)
+            return message["params"]
+    raise AssertionError(f"no initialize: {wire}")
+
+
+def _answer(wire: list[dict[str, Any]], method: str) -> dict[str, Any]:
+    """The host's answer to the peer's request of ``method``."""
+    asked = None
+    for line in wire:
+        message: dict[str, Any] = json.loads(line["raw"])
+        if line["dir"] == "out" and message.get("method") == method:
+            asked = message["id"]
+        elif line["dir"] == "in" and asked is not None and message.get("id") == asked:
+            return message
+    raise AssertionError(f"no answer to {method}: {wire}")
+
+
+ASK_BOTH = [
+    {"request": "elicitation/create", "timeout_s": 5, "params": ELICIT_PARAMS},
+    {"request": "sampling/createMessage", "timeout_s": 5, "params": SAMPLE_PARAMS},
+]
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("target", GO_HOSTS)
+def test_elicitation_and_sampling_are_answered_from_the_plan(
+    target: str, built: dict[str, Path], tmp_path: Path
+) -> None:
+    features = {
+        "elicitation": {"form": True, "url": True, "answer": ELICIT_ANSWER},
+        "sampling": {"answer": SAMPLE_ANSWER},
+    }
+    done, wire = _play(built[target], tmp_path, features, ASK_BOTH)
+    assert done.returncode == 0, done.stderr
+    caps = _initialize(wire)["capabilities"]
+    assert caps == {"elicitation": {"form": {}, "url": {}}, "sampling": {}}
+    assert _answer(wire, "elicitation/create")["result"] == ELICIT_ANSWER
+    assert _answer(wire, "sampling/createMessage")["result"] == SAMPLE_ANSWER
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("target", GO_HOSTS)
+def test_the_plan_names_the_elicitation_modes_not_the_sdk(
+    target: str, built: dict[str, Path], tmp_path: Path
+) -> None:
+    decline = {"action": "decline"}
+    features = {"elicitation": {"form": False, "url": False, "answer": decline}}
+    done, wire = _play(built[target], tmp_path, features, ASK_BOTH[:1])
+    assert done.returncode == 0, done.stderr
+    assert _initialize(wire)["capabilities"] == {"elicitation": {}}
+    assert _answer(wire, "elicitation/create")["result"] == decline
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("target", GO_HOSTS)
+def test_absent_features_are_neither_declared_nor_answered(
+    target: str, built: dict[str, Path], tmp_path: Path
+) -> None:
+    done, wire = _play(built[target], tmp_path, {}, ASK_BOTH)
+    assert done.returncode == 0, done.stderr
+    assert _initialize(wire)["capabilities"] == {}
+    # The SDK's own answer to a request it has no handler for: an error, never a result.
+    assert "error" in _answer(wire, "elicitation/create")
+    assert "error" in _answer(wire, "sampling/createMessage")
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("target", GO_HOSTS)
+def test_roots_without_list_changed_are_declared_so(
+    target: str, built: dict[str, Path], tmp_path: Path
+) -> None:
+    features = {"roots": {"folders": [str(tmp_path / FOLDER)], "list_changed": False}}
+    steps = [{"request": "roots/list", "timeout_s": 5}]
+    done, wire = _play(built[target], tmp_path, features, steps)
+    assert done.returncode == 0, done.stderr
+    assert _initialize(wire)["capabilities"] == {"roots": {}}
+    roots = _answer(wire, "roots/list")["result"]["roots"]
+    assert roots == [{"uri": (tmp_path / FOLDER).as_uri(), "name": FOLDER}]
+
+
+def _refused(host: Path, argv: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run the host with a server that would leave a mark if it were started."""
+    mark = tmp_path / "server-started"
+    server = [sys.executable, "-c", f"open({str(mark)!r}, 'w')"]
+    done = subprocess.run(
+        [str(host), *argv, "--", *server], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert not mark.exists(), "the server was started"
+    return done
+
+
+BAD_PLANS: dict[str, Any] = {
+    "unknown-key": {"extra": 1},
+    "unknown-feature": {"features": {"logging": {}}},
+    "unknown-option": {"options": {"roots_form": "documented"}},
+    "format-2": {"format": 2},
+    "relative-workspace": {"workspace": "web"},
+    "no-session": {"session": None},
+    "bad-action": {
+        "features": {"elicitation": {"form": True, "url": False, "answer": {"action": "ok"}}}
+    },
+    "roots-without-list-changed": {"features": {"roots": {"folders": []}}},
+    "signal-with-a-slash": {
+        "features": {
+            "roots": {
+                "folders": [],
+                "list_changed": True,
+                "changes": [{"signal": "../x", "add_folders": [], "notify": True}],
+            }
+        }
+    },
+}
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("target", GO_HOSTS)
+@pytest.mark.parametrize("fault", sorted(BAD_PLANS))
+def test_a_malformed_plan_is_exit_2_before_the_server_starts(
+    target: str, fault: str, built: dict[str, Path], tmp_path: Path
+) -> None:
+    workspace, control = _cell(tmp_path)
+    plan = _host_plan(workspace, control, {})
+    plan.update(BAD_PLANS[fault])
+    plan = {k: v for k, v in plan.items() if v is not None}
+    path = tmp_path / "host-plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    done = _refused(built[target], ["--plan", str(path)], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "bad plan" in done.stderr
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("target", GO_HOSTS)
+def test_the_old_roots_command_line_is_refused(
+    target: str, built: dict[str, Path], tmp_path: Path
+) -> None:
+    done = _refused(built[target], ["--workspace", str(tmp_path), "--no-roots"], tmp_path)
+    assert done.returncode == 2
+    assert "usage: host --plan PATH -- SERVER_COMMAND..." in done.stderr
+
+
+@pytest.mark.clients
+def test_go_sdk_refuses_a_silent_roots_change_while_list_changed_is_declared(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    workspace, control = _cell(tmp_path)
+    change = {"signal": "add-root", "add_folders": [str(workspace / "b")], "notify": False}
+    roots = {"folders": [str(workspace)], "list_changed": True, "changes": [change]}
+    path = tmp_path / "host-plan.json"
+    path.write_text(json.dumps(_host_plan(workspace, control, {"roots": roots})), encoding="utf-8")
+    done = _refused(built["go-sdk"], ["--plan", str(path)], tmp_path)
+    assert done.returncode == 3
+    assert done.stderr.startswith("go-sdk host: unsupported: roots: ")
+    assert "client.go:666-673" in done.stderr
