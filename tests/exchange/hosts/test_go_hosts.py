@@ -298,3 +298,38 @@ def test_go_sdk_refuses_a_silent_roots_change_while_list_changed_is_declared(
     assert done.returncode == 3
     assert done.stderr.startswith("go-sdk host: unsupported: roots: ")
     assert "client.go:666-673" in done.stderr
+
+
+#: (host, listChanged declared, the change's notify): neither sends list_changed. mcp-go
+#: notifies only when the application calls RootListChanges; go-sdk's AddRoots notifies only
+#: when listChanged is declared, whatever the application wanted.
+SILENT_CHANGES = [("mcp-go", True, False), ("go-sdk", False, True)]
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize(("target", "list_changed", "notify"), SILENT_CHANGES)
+def test_a_change_that_is_not_notified_still_shows_in_the_next_roots_list(
+    target: str, list_changed: bool, notify: bool, built: dict[str, Path], tmp_path: Path
+) -> None:
+    workspace = tmp_path / FOLDER
+    added = workspace / "added root ü"
+    change = {"signal": "add-root", "add_folders": [str(added)], "notify": notify}
+    roots = {"folders": [str(workspace)], "list_changed": list_changed, "changes": [change]}
+    steps = [
+        {"request": "roots/list", "timeout_s": 5},
+        {"signal": "add-root"},
+        {"observe_s": 1.0, "why": "give the host time to send a list_changed it should not send"},
+        {"request": "roots/list", "timeout_s": 5},
+    ]
+    done, wire = _play(built[target], tmp_path, {"roots": roots}, steps)
+    assert done.returncode == 0, done.stderr
+    sent = [json.loads(w["raw"]).get("method") for w in wire if w["dir"] == "in"]
+    assert "notifications/roots/list_changed" not in sent
+    assert added.is_dir()
+    answers = [
+        json.loads(w["raw"])
+        for w in wire
+        if w["dir"] == "in" and "roots" in json.loads(w["raw"]).get("result", {})
+    ]
+    assert [len(a["result"]["roots"]) for a in answers] == [1, 2]
+    assert {"uri": added.as_uri(), "name": added.name} in answers[1]["result"]["roots"]

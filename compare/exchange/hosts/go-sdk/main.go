@@ -60,13 +60,13 @@ func hungUp(err error) bool {
 // clientOptions turns the plan's features into the SDK's ClientOptions.
 //
 // Capabilities is always set, because a nil Capabilities makes the SDK declare
-// {"roots":{"listChanged":true}} whatever the application registers (client.go:133-134,
-// 262-271): the documented way to declare no roots is &ClientCapabilities{}, and roots go in
+// {"roots":{"listChanged":true}} even for an application that has no roots (client.go:133-134,
+// 262-270): the documented way to declare no roots is &ClientCapabilities{}, and roots go in
 // RootsV2 (client.go:135-143), whose ListChanged also decides whether Client.AddRoots
 // notifies (client.go:706-722). Elicitation and sampling are declared by setting their
 // handlers (client.go:89-95, 122-129); the elicitation modes the plan names are set in
 // Capabilities.Elicitation, which then overrides the SDK's inferred value (client.go:163-173,
-// 286-295), so the plan, not the revision, decides form/url.
+// 287-297), so the plan, not the revision, decides form/url.
 func clientOptions(features *featuresPlan) *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{Capabilities: caps}
@@ -92,7 +92,7 @@ func clientOptions(features *featuresPlan) *mcp.ClientOptions {
 	if s := features.Sampling; s != nil {
 		answer := s.Answer
 		// The basic handler: it declares {"sampling":{}}; the tools variant would also declare
-		// sampling.tools (client.go:102-121, 275-283), which the plan does not ask for.
+		// sampling.tools (client.go:102-121, 277-285), which the plan does not ask for.
 		opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return samplingAnswer(answer), nil
 		}
