@@ -16,10 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from compare import _paths
+from compare.exchange import load_targets
 from compare.exchange._harness import peer_argv
+from compare.exchange._host_plan import HOST_PLAN_SCHEMA
 from compare.exchange.install import _go
 from compare.exchange.install._pins import load_pins
 
@@ -215,7 +218,8 @@ def test_absent_features_are_neither_declared_nor_answered(
 def test_roots_without_list_changed_are_declared_so(
     target: str, built: dict[str, Path], tmp_path: Path
 ) -> None:
-    features = {"roots": {"folders": [str(tmp_path / FOLDER)], "list_changed": False}}
+    roots = {"folders": [str(tmp_path / FOLDER)], "list_changed": False, "changes": []}
+    features = {"roots": roots}
     steps = [{"request": "roots/list", "timeout_s": 5}]
     done, wire = _play(built[target], tmp_path, features, steps)
     assert done.returncode == 0, done.stderr
@@ -235,27 +239,88 @@ def _refused(host: Path, argv: list[str], tmp_path: Path) -> subprocess.Complete
     return done
 
 
-BAD_PLANS: dict[str, Any] = {
+def _change(**over: Any) -> dict[str, Any]:
+    change = {"signal": "add-root", "add_folders": ["/cell/b"], "notify": True}
+    roots = {"folders": [], "list_changed": True, "changes": [{**change, **over}]}
+    return {"features": {"roots": roots}}
+
+
+def _elicit(answer: Any) -> dict[str, Any]:
+    return {"features": {"elicitation": {"form": True, "url": False, "answer": answer}}}
+
+
+def _sample(**over: Any) -> dict[str, Any]:
+    return {"features": {"sampling": {"answer": {**SAMPLE_ANSWER, **over}}}}
+
+
+#: Plans that break one rule of host-plan.schema.json each (the top-level keys laid over a
+#: good plan; None removes the key). The schema must refuse each as the hosts do.
+BAD_PLANS: dict[str, dict[str, Any]] = {
     "unknown-key": {"extra": 1},
+    "key-in-another-case": {"Format": 1},
     "unknown-feature": {"features": {"logging": {}}},
     "unknown-option": {"options": {"roots_form": "documented"}},
+    "no-options": {"options": None},
     "format-2": {"format": 2},
     "relative-workspace": {"workspace": "web"},
     "no-session": {"session": None},
-    "bad-action": {
-        "features": {"elicitation": {"form": True, "url": False, "answer": {"action": "ok"}}}
+    "call-tools-not-boolean": {"session": {"call_tools": "yes"}},
+    "roots-without-list-changed": {"features": {"roots": {"folders": [], "changes": []}}},
+    "roots-without-changes": {"features": {"roots": {"folders": [], "list_changed": True}}},
+    "relative-root": {
+        "features": {"roots": {"folders": ["a"], "list_changed": True, "changes": []}}
     },
-    "roots-without-list-changed": {"features": {"roots": {"folders": []}}},
-    "signal-with-a-slash": {
-        "features": {
-            "roots": {
-                "folders": [],
-                "list_changed": True,
-                "changes": [{"signal": "../x", "add_folders": [], "notify": True}],
-            }
-        }
-    },
+    "signal-with-a-slash": _change(signal="../x"),
+    "signal-in-capitals": _change(signal="Add-Root"),
+    "change-adding-nothing": _change(add_folders=[]),
+    "change-without-notify": _change(notify=None),
+    "elicit-action-unknown": _elicit({"action": "ok"}),
+    "elicit-content-not-object": _elicit({"action": "accept", "content": "yes"}),
+    "elicit-without-url": {"features": {"elicitation": {"form": True, "answer": ELICIT_ANSWER}}},
+    "sample-without-model": _sample(model=None),
+    "sample-role-unknown": _sample(role="system"),
+    "sample-content-without-type": _sample(content={"text": "x"}),
 }
+
+
+def _bad_plan(fault: str, workspace: Path, control: Path) -> dict[str, Any]:
+    plan = _host_plan(workspace, control, {})
+    plan.update(BAD_PLANS[fault])
+    dropped: dict[str, Any] = _drop_none(plan)
+    return dropped
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value]
+    return value
+
+
+#: Faults the schema leaves to the hosts: README.md says a host refuses an option it does not
+#: know, and the schema cannot know which options a host knows.
+HOST_RULES = {"unknown-option"}
+
+
+@pytest.mark.parametrize("fault", sorted(set(BAD_PLANS) - HOST_RULES))
+def test_each_bad_plan_here_is_refused_by_the_schema_too(fault: str) -> None:
+    schema = json.loads(HOST_PLAN_SCHEMA.read_text(encoding="utf-8"))
+    plan = _bad_plan(fault, Path("/cell/workspace"), Path("/cell/control"))
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(plan)), plan
+
+
+def test_the_plans_these_tests_play_are_valid_for_the_schema(tmp_path: Path) -> None:
+    schema = json.loads(HOST_PLAN_SCHEMA.read_text(encoding="utf-8"))
+    good: list[dict[str, Any]] = [
+        {"elicitation": {"form": True, "url": True, "answer": ELICIT_ANSWER}},
+        {"sampling": {"answer": SAMPLE_ANSWER}},
+        {"roots": {"folders": ["/w"], "list_changed": False, "changes": []}},
+        {},
+    ]
+    for features in good:
+        plan = _host_plan(tmp_path, tmp_path / "control", features)
+        assert not list(jsonschema.Draft202012Validator(schema).iter_errors(plan)), plan
 
 
 @pytest.mark.clients
@@ -265,14 +330,12 @@ def test_a_malformed_plan_is_exit_2_before_the_server_starts(
     target: str, fault: str, built: dict[str, Path], tmp_path: Path
 ) -> None:
     workspace, control = _cell(tmp_path)
-    plan = _host_plan(workspace, control, {})
-    plan.update(BAD_PLANS[fault])
-    plan = {k: v for k, v in plan.items() if v is not None}
     path = tmp_path / "host-plan.json"
-    path.write_text(json.dumps(plan), encoding="utf-8")
+    path.write_text(json.dumps(_bad_plan(fault, workspace, control)), encoding="utf-8")
     done = _refused(built[target], ["--plan", str(path)], tmp_path)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.count("\n") == 1 and "bad plan" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"{target} host: bad plan: ")
 
 
 @pytest.mark.clients
@@ -285,46 +348,53 @@ def test_the_old_roots_command_line_is_refused(
     assert "usage: host --plan PATH -- SERVER_COMMAND..." in done.stderr
 
 
+@pytest.mark.parametrize("target", GO_HOSTS)
+def test_neither_go_host_has_a_lacks_entry_or_an_unsupported_exit(target: str) -> None:
+    """Both SDKs register every feature a plan names, so neither host exits 3 and neither
+    target file says it lacks one; the two facts are checked together so they agree."""
+    (data,) = [t for t in load_targets() if t.id == target]
+    assert not data.raw.get("lacks")
+    source = "".join(
+        p.read_text(encoding="utf-8") for p in sorted(_go.source_dir(target).glob("*.go"))
+    )
+    assert "unsupported:" not in source and "os.Exit(3)" not in source
+
+
+#: (host, listChanged declared, the change's notify, list_changed sent). mcp-go notifies when
+#: the application calls RootListChanges, as the plan says; go-sdk's AddRoots notifies exactly
+#: when listChanged is declared, whatever the plan says (the SDK's choice stands).
+CHANGES = [
+    ("mcp-go", True, False, False),
+    ("mcp-go", False, True, True),
+    ("go-sdk", False, True, False),
+    ("go-sdk", True, False, True),
+]
+
+
 @pytest.mark.clients
-def test_go_sdk_refuses_a_silent_roots_change_while_list_changed_is_declared(
-    built: dict[str, Path], tmp_path: Path
-) -> None:
-    workspace, control = _cell(tmp_path)
-    change = {"signal": "add-root", "add_folders": [str(workspace / "b")], "notify": False}
-    roots = {"folders": [str(workspace)], "list_changed": True, "changes": [change]}
-    path = tmp_path / "host-plan.json"
-    path.write_text(json.dumps(_host_plan(workspace, control, {"roots": roots})), encoding="utf-8")
-    done = _refused(built["go-sdk"], ["--plan", str(path)], tmp_path)
-    assert done.returncode == 3
-    assert done.stderr.startswith("go-sdk host: unsupported: roots: ")
-    assert "client.go:666-673" in done.stderr
-
-
-#: (host, listChanged declared, the change's notify): neither sends list_changed. mcp-go
-#: notifies only when the application calls RootListChanges; go-sdk's AddRoots notifies only
-#: when listChanged is declared, whatever the application wanted.
-SILENT_CHANGES = [("mcp-go", True, False), ("go-sdk", False, True)]
-
-
-@pytest.mark.clients
-@pytest.mark.parametrize(("target", "list_changed", "notify"), SILENT_CHANGES)
-def test_a_change_that_is_not_notified_still_shows_in_the_next_roots_list(
-    target: str, list_changed: bool, notify: bool, built: dict[str, Path], tmp_path: Path
+@pytest.mark.parametrize(("target", "list_changed", "notify", "sent"), CHANGES)
+def test_who_decides_a_changes_notification_and_the_next_roots_list_shows_it(
+    target: str,
+    list_changed: bool,
+    notify: bool,
+    sent: bool,
+    built: dict[str, Path],
+    tmp_path: Path,
 ) -> None:
     workspace = tmp_path / FOLDER
     added = workspace / "added root ü"
     change = {"signal": "add-root", "add_folders": [str(added)], "notify": notify}
     roots = {"folders": [str(workspace)], "list_changed": list_changed, "changes": [change]}
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"request": "roots/list", "timeout_s": 5},
         {"signal": "add-root"},
-        {"observe_s": 1.0, "why": "give the host time to send a list_changed it should not send"},
+        {"observe_s": 1.0, "why": "give the host time to send a list_changed (or not)"},
         {"request": "roots/list", "timeout_s": 5},
     ]
     done, wire = _play(built[target], tmp_path, {"roots": roots}, steps)
     assert done.returncode == 0, done.stderr
-    sent = [json.loads(w["raw"]).get("method") for w in wire if w["dir"] == "in"]
-    assert "notifications/roots/list_changed" not in sent
+    methods = [json.loads(w["raw"]).get("method") for w in wire if w["dir"] == "in"]
+    assert ("notifications/roots/list_changed" in methods) is sent
     assert added.is_dir()
     answers = [
         json.loads(w["raw"])

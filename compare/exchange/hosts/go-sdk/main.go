@@ -67,18 +67,18 @@ func hungUp(err error) bool {
 // handlers (client.go:89-95, 122-129); the elicitation modes the plan names are set in
 // Capabilities.Elicitation, which then overrides the SDK's inferred value (client.go:163-173,
 // 287-297), so the plan, not the revision, decides form/url.
-func clientOptions(features *featuresPlan) *mcp.ClientOptions {
+func clientOptions(features featuresPlan) *mcp.ClientOptions {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{Capabilities: caps}
 	if roots := features.Roots; roots != nil {
-		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: *roots.ListChanged}
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: roots.ListChanged}
 	}
 	if e := features.Elicitation; e != nil {
 		modes := &mcp.ElicitationCapabilities{}
-		if *e.Form {
+		if e.Form {
 			modes.Form = &mcp.FormElicitationCapabilities{}
 		}
-		if *e.URL {
+		if e.URL {
 			modes.URL = &mcp.URLElicitationCapabilities{}
 		}
 		caps.Elicitation = modes
@@ -119,29 +119,11 @@ func samplingAnswer(raw json.RawMessage) *mcp.CreateMessageResult {
 	return &result
 }
 
-// checkSupported refuses, before any server starts, what the SDK cannot do as the plan asks.
-// Roots, elicitation (form and url) and sampling all have a documented registration; the one
-// gap is a roots change made without notifying while listChanged is declared: Client.AddRoots
-// notifies every connected session whenever RootsV2.ListChanged is true (client.go:666-673,
-// 692-722), and the SDK has no other way to add a root. (With listChanged off, AddRoots sends
-// nothing whatever notify says: that is the SDK's own gate, and the wire shows it.)
-func checkSupported(plan *hostPlan) {
-	roots := plan.Features.Roots
-	if roots == nil || !*roots.ListChanged {
-		return
-	}
-	for _, change := range roots.Changes {
-		if !*change.Notify {
-			unsupported("roots", "a change without notifications/roots/list_changed while listChanged "+
-				"is declared: Client.AddRoots notifies every session then (go-sdk mcp/client.go:666-673, 692-722)")
-		}
-	}
-}
-
 func main() {
 	planPath, server := parseArgs(os.Args[1:])
 	plan := readPlan(planPath)
-	checkSupported(plan)
+	// Roots, elicitation (form and url) and sampling each have a documented registration
+	// (clientOptions), so this host never exits with "unsupported" (exit code 3).
 	// The plan's answers are decoded once here so that a malformed one stops the host before
 	// the server starts, not in the middle of a request.
 	if e := plan.Features.Elicitation; e != nil {
@@ -158,9 +140,9 @@ func main() {
 	// gets measured.
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-compare-go-host", Version: "1.0.0"},
 		clientOptions(plan.Features))
-	if roots := plan.Features.Roots; roots != nil && len(*roots.Folders) > 0 {
+	if roots := plan.Features.Roots; roots != nil && len(roots.Folders) > 0 {
 		var initial []*mcp.Root
-		for _, folder := range *roots.Folders {
+		for _, folder := range roots.Folders {
 			initial = append(initial, rootFor(folder))
 		}
 		client.AddRoots(initial...)
@@ -181,7 +163,7 @@ func main() {
 		fail("connect: %v", err)
 	}
 
-	if *plan.Session.CallTools {
+	if plan.CallTools {
 		listing, err := session.ListTools(ctx, nil)
 		if err != nil {
 			if hungUp(err) {
@@ -197,8 +179,11 @@ func main() {
 		}
 	}
 
-	// Wait for the harness's signals; AddRoots itself sends notifications/roots/list_changed
-	// to the connected server when listChanged is declared (client.go:666-673).
+	// Wait for the harness's signals. The SDK has one call for a change, AddRoots, and it
+	// sends notifications/roots/list_changed to every connected session exactly when
+	// listChanged is declared (client.go:666-673, 692-722): the application cannot choose per
+	// change, so a change's notify is the SDK's choice, not the plan's (the wire shows it),
+	// as the contract says for a sub-capability the SDK does not let the application choose.
 	if roots := plan.Features.Roots; roots != nil && len(roots.Changes) > 0 {
 		go watchChanges(plan.Control, roots.Changes, func(change rootsChange) {
 			var added []*mcp.Root

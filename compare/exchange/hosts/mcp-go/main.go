@@ -123,12 +123,12 @@ func samplingAnswer(raw json.RawMessage) *mcp.CreateMessageResult {
 // 56-72). A capability set with WithClientCapabilities is kept as it is instead
 // (protocol.go:60-70), which is how the plan's listChanged=false and its elicitation modes
 // are declared.
-func clientOptions(features *featuresPlan, roots *appRoots) []client.ClientOption {
+func clientOptions(features featuresPlan, roots *appRoots) []client.ClientOption {
 	var opts []client.ClientOption
 	var caps mcp.ClientCapabilities
 	if r := features.Roots; r != nil {
 		opts = append(opts, client.WithRootsHandler(roots))
-		if !*r.ListChanged {
+		if !r.ListChanged {
 			caps.Roots = &struct {
 				ListChanged bool `json:"listChanged,omitempty"`
 			}{}
@@ -137,10 +137,10 @@ func clientOptions(features *featuresPlan, roots *appRoots) []client.ClientOptio
 	if e := features.Elicitation; e != nil {
 		opts = append(opts, client.WithElicitationHandler(planElicitation{e.Answer}))
 		modes := &mcp.ElicitationCapability{}
-		if *e.Form {
+		if e.Form {
 			modes.Form = &struct{}{}
 		}
-		if *e.URL {
+		if e.URL {
 			modes.URL = &struct{}{}
 		}
 		caps.Elicitation = modes
@@ -159,7 +159,7 @@ func main() {
 	plan := readPlan(planPath)
 	// Roots, elicitation (form and url) and sampling each have a handler option, and a roots
 	// change is ours to notify or not (RootListChanges, client/client.go:789-808): nothing in
-	// a plan is beyond this library, so this host never exits with "unsupported".
+	// a plan is beyond this library, so this host never exits with "unsupported" (exit code 3).
 	// The plan's answers are decoded once here so that a malformed one stops the host before
 	// the server starts, not in the middle of a request.
 	if e := plan.Features.Elicitation; e != nil {
@@ -171,7 +171,7 @@ func main() {
 
 	roots := &appRoots{}
 	if r := plan.Features.Roots; r != nil {
-		for _, folder := range *r.Folders {
+		for _, folder := range r.Folders {
 			roots.add(rootFor(folder))
 		}
 	}
@@ -207,7 +207,7 @@ func main() {
 	if err != nil {
 		waitForHangUp(fmt.Sprintf("initialize: %v", err))
 	}
-	if *plan.Session.CallTools {
+	if plan.CallTools {
 		listing, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
 			waitForHangUp(fmt.Sprintf("tools/list: %v", err))
@@ -231,7 +231,7 @@ func main() {
 			for _, folder := range change.AddFolders {
 				roots.add(rootFor(folder))
 			}
-			if *change.Notify {
+			if change.Notify {
 				if err := c.RootListChanges(ctx); err != nil {
 					fmt.Fprintf(os.Stderr, "%s: notifications/roots/list_changed failed: %v\n", hostName, err)
 				}

@@ -1,12 +1,14 @@
 // The host plan: the per-cell JSON file that tells this host what to declare and how to
-// answer (compare/exchange/hosts/README.md holds the contract). This file knows the plan's
-// shape, not any SDK. The same file sits in both Go hosts (go-sdk, mcp-go: a test keeps the
-// two copies identical), since each Go host is a module of its own, built and stamped from
-// its own folder.
+// answer. The contract is compare/exchange/hosts/README.md and the shape is
+// compare/exchange/hosts/host-plan.schema.json; this file knows that shape, not any SDK. The
+// same file sits in both Go hosts (go-sdk, mcp-go: a test keeps the two copies identical),
+// since each Go host is a module of its own, built and stamped from its own folder.
 //
-// Reading is strict, because a plan the host misreads would put the wrong behaviour on the
-// wire under the SDK's name: an unknown key or a wrong type is refused with one line on
-// stderr and exit code 2, before any server is started.
+// Reading is strict, because a plan the host misread would put the wrong behaviour on the
+// wire under the SDK's name: every rule of the schema is checked here (keys matched exactly,
+// as JSON Schema does, not case-folded as encoding/json would), and a plan that breaks one is
+// refused with one line on stderr and exit code 2, before any server is started. A test runs
+// the same faulty plans through the schema, so the two cannot drift apart unnoticed.
 package main
 
 import (
@@ -17,68 +19,60 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 )
 
 // Exit codes of the host contract.
 const (
-	exitFailed      = 1 // the session failed on our side
-	exitBadPlan     = 2 // the command line or the plan is malformed
-	exitUnsupported = 3 // the SDK cannot register a feature the plan asks for
+	exitFailed  = 1 // the session failed on our side
+	exitBadPlan = 2 // the command line or the plan is malformed
 )
 
 type hostPlan struct {
-	Format    *int            `json:"format"`
-	Workspace string          `json:"workspace"`
-	Control   string          `json:"control"`
-	Features  *featuresPlan   `json:"features"`
-	Session   *sessionPlan    `json:"session"`
-	Options   json.RawMessage `json:"options"`
+	Workspace string
+	Control   string
+	Features  featuresPlan
+	CallTools bool
 }
 
+// featuresPlan holds the client features to declare; a nil one is absent.
 type featuresPlan struct {
-	Roots       *rootsPlan       `json:"roots"`
-	Elicitation *elicitationPlan `json:"elicitation"`
-	Sampling    *samplingPlan    `json:"sampling"`
+	Roots       *rootsPlan
+	Elicitation *elicitationPlan
+	Sampling    *samplingPlan
 }
 
 type rootsPlan struct {
-	Folders     *[]string     `json:"folders"`
-	ListChanged *bool         `json:"list_changed"`
-	Changes     []rootsChange `json:"changes"`
+	Folders     []string
+	ListChanged bool
+	Changes     []rootsChange
 }
 
 type rootsChange struct {
-	Signal     string   `json:"signal"`
-	AddFolders []string `json:"add_folders"`
-	Notify     *bool    `json:"notify"`
+	Signal     string
+	AddFolders []string
+	Notify     bool
 }
 
 type elicitationPlan struct {
-	Form   *bool           `json:"form"`
-	URL    *bool           `json:"url"`
-	Answer json.RawMessage `json:"answer"`
+	Form, URL bool
+	Answer    json.RawMessage // an ElicitResult, decoded by the SDK's own type
 }
 
 type samplingPlan struct {
-	Answer json.RawMessage `json:"answer"`
+	Answer json.RawMessage // a CreateMessageResult, decoded by the SDK's own type
 }
 
-type sessionPlan struct {
-	CallTools *bool `json:"call_tools"`
-}
+var signalName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // planError is a malformed command line or plan: one line on stderr, exit code 2.
 func planError(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, hostName+": bad plan: "+format+"\n", args...)
+	message := strings.Join(strings.Fields(fmt.Sprintf(format, args...)), " ")
+	fmt.Fprintf(os.Stderr, "%s: bad plan: %s\n", hostName, message)
 	os.Exit(exitBadPlan)
-}
-
-// unsupported is a feature the SDK cannot register: the contract's one line, exit code 3.
-func unsupported(feature, why string) {
-	fmt.Fprintf(os.Stderr, "%s: unsupported: %s: %s\n", hostName, feature, why)
-	os.Exit(exitUnsupported)
 }
 
 // parseArgs reads `--plan PATH -- SERVER_COMMAND...`, the only command line a host takes.
@@ -102,98 +96,176 @@ func decodeStrict(data []byte, out any) error {
 	return nil
 }
 
-func absolute(key, path string) {
-	if path == "" || !filepath.IsAbs(path) {
-		planError("%s: %q is not an absolute path", key, path)
+// object reads a JSON object at key, with exactly the allowed keys and all the required ones.
+func object(key string, raw json.RawMessage, required []string, optional ...string) map[string]json.RawMessage {
+	var fields map[string]json.RawMessage
+	if err := decodeStrict(raw, &fields); err != nil || fields == nil {
+		planError("key %s: not a JSON object", key)
 	}
+	known := map[string]bool{}
+	for _, name := range append(append([]string(nil), required...), optional...) {
+		known[name] = true
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !known[name] {
+			planError("key %s: unknown key %q", key, name)
+		}
+	}
+	for _, name := range required {
+		if _, ok := fields[name]; !ok {
+			planError("key %s: %q is required", key, name)
+		}
+	}
+	return fields
+}
+
+func boolean(key string, raw json.RawMessage) bool {
+	var value *bool
+	if json.Unmarshal(raw, &value) != nil || value == nil {
+		planError("key %s: not true or false", key)
+	}
+	return *value
+}
+
+func text(key string, raw json.RawMessage) string {
+	var value *string
+	if json.Unmarshal(raw, &value) != nil || value == nil {
+		planError("key %s: not a string", key)
+	}
+	return *value
+}
+
+func absPath(key string, raw json.RawMessage) string {
+	path := text(key, raw)
+	if len(path) < 2 || !strings.HasPrefix(path, "/") {
+		planError("key %s: %q is not an absolute path", key, path)
+	}
+	return path
+}
+
+func list(key string, raw json.RawMessage) []json.RawMessage {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || items == nil {
+		planError("key %s: not an array", key)
+	}
+	return items
+}
+
+func absPaths(key string, raw json.RawMessage) []string {
+	paths := []string{}
+	for i, item := range list(key, raw) {
+		paths = append(paths, absPath(fmt.Sprintf("%s.%d", key, i), item))
+	}
+	return paths
+}
+
+func oneOf(key string, raw json.RawMessage, allowed ...string) {
+	value := text(key, raw)
+	for _, ok := range allowed {
+		if value == ok {
+			return
+		}
+	}
+	planError("key %s: %q is not one of %s", key, value, strings.Join(allowed, ", "))
 }
 
 // readPlan loads and checks the plan; every fault ends the host with exit code 2.
 func readPlan(path string) *hostPlan {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		planError("%v", err)
+		planError("cannot read the plan: %v", err)
 	}
-	var plan hostPlan
-	if err := decodeStrict(data, &plan); err != nil {
-		planError("%s: %v", path, err)
+	if !json.Valid(data) {
+		planError("the plan %s is not JSON", path)
 	}
-	if plan.Format == nil || *plan.Format != 1 {
-		planError("format: this host reads format 1")
+	top := object("(top level)", data, []string{"format", "workspace", "control", "features", "session", "options"})
+	var format *int
+	if json.Unmarshal(top["format"], &format) != nil || format == nil || *format != 1 {
+		planError("key format: this host reads format 1")
 	}
-	absolute("workspace", plan.Workspace)
-	absolute("control", plan.Control)
-	if plan.Features == nil {
-		planError("features: missing (write {} to declare none)")
+	plan := &hostPlan{
+		Workspace: absPath("workspace", top["workspace"]),
+		Control:   absPath("control", top["control"]),
 	}
-	if plan.Session == nil || plan.Session.CallTools == nil {
-		planError("session.call_tools: missing")
+	session := object("session", top["session"], []string{"call_tools"})
+	plan.CallTools = boolean("session.call_tools", session["call_tools"])
+	object("options", top["options"], nil) // this host takes no options: any key is refused
+	features := object("features", top["features"], nil, "roots", "elicitation", "sampling")
+	if raw, ok := features["roots"]; ok {
+		plan.Features.Roots = readRoots("features.roots", raw)
 	}
-	if len(plan.Options) > 0 {
-		var options map[string]json.RawMessage
-		if err := json.Unmarshal(plan.Options, &options); err != nil || options == nil {
-			planError("options: not an object")
+	if raw, ok := features["elicitation"]; ok {
+		key := "features.elicitation"
+		e := object(key, raw, []string{"form", "url", "answer"})
+		answer := object(key+".answer", e["answer"], []string{"action"}, anyKey(e["answer"])...)
+		oneOf(key+".answer.action", answer["action"], "accept", "decline", "cancel")
+		if content, ok := answer["content"]; ok {
+			object(key+".answer.content", content, nil, anyKey(content)...)
 		}
-		for key := range options {
-			planError("options.%s: this host takes no options", key)
+		plan.Features.Elicitation = &elicitationPlan{
+			Form:   boolean(key+".form", e["form"]),
+			URL:    boolean(key+".url", e["url"]),
+			Answer: e["answer"],
 		}
 	}
-	if roots := plan.Features.Roots; roots != nil {
-		checkRoots(roots)
-	}
-	if e := plan.Features.Elicitation; e != nil {
-		if e.Form == nil || e.URL == nil {
-			planError("features.elicitation: form and url are required")
+	if raw, ok := features["sampling"]; ok {
+		key := "features.sampling"
+		s := object(key, raw, []string{"answer"})
+		answer := object(key+".answer", s["answer"], []string{"role", "content", "model"}, anyKey(s["answer"])...)
+		oneOf(key+".answer.role", answer["role"], "assistant", "user")
+		content := object(key+".answer.content", answer["content"], []string{"type"}, anyKey(answer["content"])...)
+		text(key+".answer.content.type", content["type"])
+		text(key+".answer.model", answer["model"])
+		if stop, ok := answer["stopReason"]; ok {
+			text(key+".answer.stopReason", stop)
 		}
-		checkElicitAnswer(e.Answer)
+		plan.Features.Sampling = &samplingPlan{Answer: s["answer"]}
 	}
-	if s := plan.Features.Sampling; s != nil && len(s.Answer) == 0 {
-		planError("features.sampling.answer: missing")
-	}
-	return &plan
+	return plan
 }
 
-func checkRoots(roots *rootsPlan) {
-	if roots.Folders == nil || roots.ListChanged == nil {
-		planError("features.roots: folders and list_changed are required")
+// anyKey lists the keys of an object whose other keys the schema leaves free (an answer and
+// its content): each is allowed here, and the SDK's own type is the judge of an answer when
+// it is decoded (an answer the SDK's type cannot carry is refused then, with exit code 2). A
+// value that is no object gets none, and object() then refuses it.
+func anyKey(raw json.RawMessage) []string {
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &fields)
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
 	}
-	for i, folder := range *roots.Folders {
-		absolute(fmt.Sprintf("features.roots.folders[%d]", i), folder)
-	}
-	seen := map[string]bool{}
-	for i, change := range roots.Changes {
-		key := fmt.Sprintf("features.roots.changes[%d]", i)
-		if change.Signal == "" || strings.ContainsAny(change.Signal, `/\`) || change.Signal == "." ||
-			change.Signal == ".." {
-			planError("%s.signal: %q is not a file name", key, change.Signal)
-		}
-		if seen[change.Signal] {
-			planError("%s.signal: %q is used twice", key, change.Signal)
-		}
-		seen[change.Signal] = true
-		if change.Notify == nil {
-			planError("%s.notify: missing", key)
-		}
-		for j, folder := range change.AddFolders {
-			absolute(fmt.Sprintf("%s.add_folders[%d]", key, j), folder)
-		}
-	}
+	return names
 }
 
-// checkElicitAnswer checks the part of an ElicitResult the contract names; the SDK's own
-// type decodes it (elicitAnswer in main.go).
-func checkElicitAnswer(raw json.RawMessage) {
-	var answer struct {
-		Action string `json:"action"`
+func readRoots(key string, raw json.RawMessage) *rootsPlan {
+	r := object(key, raw, []string{"folders", "list_changed", "changes"})
+	roots := &rootsPlan{
+		Folders:     absPaths(key+".folders", r["folders"]),
+		ListChanged: boolean(key+".list_changed", r["list_changed"]),
 	}
-	if len(raw) == 0 || json.Unmarshal(raw, &answer) != nil {
-		planError("features.elicitation.answer: missing or not an object")
+	for i, item := range list(key+".changes", r["changes"]) {
+		at := fmt.Sprintf("%s.changes.%d", key, i)
+		c := object(at, item, []string{"signal", "add_folders", "notify"})
+		change := rootsChange{
+			Signal:     text(at+".signal", c["signal"]),
+			AddFolders: absPaths(at+".add_folders", c["add_folders"]),
+			Notify:     boolean(at+".notify", c["notify"]),
+		}
+		if !signalName.MatchString(change.Signal) {
+			planError("key %s.signal: %q is not a signal name (%s)", at, change.Signal, signalName)
+		}
+		if len(change.AddFolders) == 0 {
+			planError("key %s.add_folders: names no folder", at)
+		}
+		roots.Changes = append(roots.Changes, change)
 	}
-	switch answer.Action {
-	case "accept", "decline", "cancel":
-	default:
-		planError("features.elicitation.answer.action: %q is not accept, decline or cancel", answer.Action)
-	}
+	return roots
 }
 
 // watchChanges polls the control folder every 50 ms and applies each roots change once, when
@@ -201,18 +273,18 @@ func checkElicitAnswer(raw json.RawMessage) {
 func watchChanges(control string, changes []rootsChange, apply func(rootsChange)) {
 	pending := append([]rootsChange(nil), changes...)
 	for len(pending) > 0 {
-		rest := pending[:0]
+		var rest []rootsChange
 		for _, change := range pending {
-			if _, err := os.Stat(filepath.Join(control, change.Signal)); err == nil {
-				for _, folder := range change.AddFolders {
-					if err := os.MkdirAll(folder, 0o755); err != nil {
-						fail("add root: %v", err)
-					}
-				}
-				apply(change)
-			} else {
+			if _, err := os.Stat(filepath.Join(control, change.Signal)); err != nil {
 				rest = append(rest, change)
+				continue
 			}
+			for _, folder := range change.AddFolders {
+				if err := os.MkdirAll(folder, 0o755); err != nil {
+					fail("add root: %v", err)
+				}
+			}
+			apply(change)
 		}
 		pending = rest
 		if len(pending) > 0 {
