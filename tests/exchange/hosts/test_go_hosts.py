@@ -280,6 +280,9 @@ BAD_PLANS: dict[str, dict[str, Any]] = {
     "sample-without-model": _sample(model=None),
     "sample-role-unknown": _sample(role="system"),
     "sample-content-without-type": _sample(content={"text": "x"}),
+    "elicit-key-the-sdk-drops": _elicit({"action": "accept", "surprise": 1}),
+    "sample-key-the-sdk-drops": _sample(surprise=1),
+    "sample-content-key-the-sdk-drops": _sample(content={"type": "text", "text": "x", "n": 1}),
 }
 
 
@@ -299,8 +302,14 @@ def _drop_none(value: Any) -> Any:
 
 
 #: Faults the schema leaves to the hosts: README.md says a host refuses an option it does not
-#: know, and the schema cannot know which options a host knows.
-HOST_RULES = {"unknown-option"}
+#: know, and answers go "through the SDK's types", which the schema cannot know (an answer
+#: key the SDK's type would drop is refused rather than silently left off the wire).
+HOST_RULES = {
+    "unknown-option",
+    "elicit-key-the-sdk-drops",
+    "sample-key-the-sdk-drops",
+    "sample-content-key-the-sdk-drops",
+}
 
 
 @pytest.mark.parametrize("fault", sorted(set(BAD_PLANS) - HOST_RULES))
@@ -308,6 +317,13 @@ def test_each_bad_plan_here_is_refused_by_the_schema_too(fault: str) -> None:
     schema = json.loads(HOST_PLAN_SCHEMA.read_text(encoding="utf-8"))
     plan = _bad_plan(fault, Path("/cell/workspace"), Path("/cell/control"))
     assert list(jsonschema.Draft202012Validator(schema).iter_errors(plan)), plan
+
+
+@pytest.mark.parametrize("fault", sorted(HOST_RULES))
+def test_the_faults_left_to_the_hosts_pass_the_schema(fault: str) -> None:
+    schema = json.loads(HOST_PLAN_SCHEMA.read_text(encoding="utf-8"))
+    plan = _bad_plan(fault, Path("/cell/workspace"), Path("/cell/control"))
+    assert not list(jsonschema.Draft202012Validator(schema).iter_errors(plan)), plan
 
 
 def test_the_plans_these_tests_play_are_valid_for_the_schema(tmp_path: Path) -> None:

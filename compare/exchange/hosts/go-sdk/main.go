@@ -124,13 +124,14 @@ func main() {
 	plan := readPlan(planPath)
 	// Roots, elicitation (form and url) and sampling each have a documented registration
 	// (clientOptions), so this host never exits with "unsupported" (exit code 3).
-	// The plan's answers are decoded once here so that a malformed one stops the host before
-	// the server starts, not in the middle of a request.
+	// The plan's answers are decoded once here, and must come out of the SDK's types as the
+	// plan wrote them, so that a bad one stops the host before the server starts, not in the
+	// middle of a request.
 	if e := plan.Features.Elicitation; e != nil {
-		elicitAnswer(e.Answer)
+		carried("features.elicitation.answer", e.Answer, elicitAnswer(e.Answer))
 	}
 	if s := plan.Features.Sampling; s != nil {
-		samplingAnswer(s.Answer)
+		carried("features.sampling.answer", s.Answer, samplingAnswer(s.Answer))
 	}
 
 	// The SDK's documented roots API: the client owns its roots (Client.AddRoots) and answers

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -231,8 +232,8 @@ func readPlan(path string) *hostPlan {
 
 // anyKey lists the keys of an object whose other keys the schema leaves free (an answer and
 // its content): each is allowed here, and the SDK's own type is the judge of an answer when
-// it is decoded (an answer the SDK's type cannot carry is refused then, with exit code 2). A
-// value that is no object gets none, and object() then refuses it.
+// it is decoded (an answer the SDK's type cannot carry is refused then, by carried, with
+// exit code 2). A value that is no object gets none, and object() then refuses it.
 func anyKey(raw json.RawMessage) []string {
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &fields)
@@ -266,6 +267,22 @@ func readRoots(key string, raw json.RawMessage) *rootsPlan {
 		roots.Changes = append(roots.Changes, change)
 	}
 	return roots
+}
+
+// carried refuses an answer the SDK's type does not carry as the plan wrote it: the answer
+// decoded into that type and encoded again must be the same JSON value, or the wire would
+// show something other than the plan under the SDK's name (a key the type drops, a content
+// block it reshapes).
+func carried(key string, raw json.RawMessage, value any) {
+	encoded, err := json.Marshal(value)
+	if err != nil {
+		planError("key %s: the SDK's type cannot encode it: %v", key, err)
+	}
+	var want, got any
+	if json.Unmarshal(raw, &want) != nil || json.Unmarshal(encoded, &got) != nil ||
+		!reflect.DeepEqual(want, got) {
+		planError("key %s: the SDK's type carries it as %s", key, encoded)
+	}
 }
 
 // watchChanges polls the control folder every 50 ms and applies each roots change once, when
