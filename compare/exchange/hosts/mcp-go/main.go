@@ -2,18 +2,24 @@
 //
 // It is evidence: everything the library put on the wire was caused by the few calls below,
 // so a reader can tell the library's behaviour from ours. Usage (the host contract,
-// CONTRACTS.md):
+// compare/exchange/hosts/README.md):
 //
-//	host --workspace DIR [--no-roots] [--control DIR] -- SERVER_COMMAND...
+//	host --plan PATH -- SERVER_COMMAND...
+//
+// The plan (plan.go) names the client features to declare and the answers to give. The host
+// follows the library's own examples/roots_client: a client.RootsHandler passed with
+// client.WithRootsHandler, then Start, Initialize, ListTools, CallTool and RootListChanges;
+// elicitation and sampling are its client.WithElicitationHandler and
+// client.WithSamplingHandler. Source references below are into the pinned module,
+// go:github.com/mark3labs/mcp-go@v1.2.1/.
 //
 // `mcp-compare tools install` builds it into tools/hosts/mcp-go/bin/host from the go.mod and
-// go.sum beside it, which pin the library's exact version. It follows the library's own
-// examples/roots_client: a client.RootsHandler passed with client.WithRootsHandler, then
-// Start, Initialize, ListTools, CallTool and RootListChanges.
+// go.sum beside it, which pin the library's exact version.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -27,50 +33,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-type options struct {
-	workspace string
-	control   string
-	noRoots   bool
-	server    []string
-}
+const hostName = "mcp-go host"
 
 func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "mcp-go host: "+format+"\n", args...)
-	os.Exit(1)
-}
-
-func parseArgs(argv []string) options {
-	var opts options
-	cut := -1
-	for i, arg := range argv {
-		if arg == "--" {
-			cut = i
-			break
-		}
-	}
-	if cut < 0 || cut == len(argv)-1 {
-		fail(`missing "-- SERVER_COMMAND..."`)
-	}
-	opts.server = argv[cut+1:]
-	own := argv[:cut]
-	for i := 0; i < len(own); i++ {
-		switch {
-		case own[i] == "--workspace" && i+1 < len(own):
-			i++
-			opts.workspace = own[i]
-		case own[i] == "--control" && i+1 < len(own):
-			i++
-			opts.control = own[i]
-		case own[i] == "--no-roots":
-			opts.noRoots = true
-		default:
-			fail("unknown argument %s", own[i])
-		}
-	}
-	if opts.workspace == "" {
-		fail("--workspace DIR is required")
-	}
-	return opts
+	fmt.Fprintf(os.Stderr, hostName+": "+format+"\n", args...)
+	os.Exit(exitFailed)
 }
 
 // fileURI builds a root's URI the way the library's examples/roots_client does: Go's standard
@@ -79,47 +46,146 @@ func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// workspaceRoots is the application's roots handler: its workspace folder, plus whatever it
-// adds later. The library calls ListRoots from its own goroutines, hence the lock.
-type workspaceRoots struct {
+// rootFor is the application's root for a folder: its file URI, named after the folder.
+func rootFor(folder string) mcp.Root {
+	path, err := filepath.Abs(folder)
+	if err != nil {
+		fail("root %s: %v", folder, err)
+	}
+	return mcp.Root{URI: fileURI(path), Name: filepath.Base(path)}
+}
+
+// appRoots is the application's roots handler (client/roots.go:9-17): its folders, plus
+// whatever it adds later. The library calls ListRoots from its own goroutines, hence the lock.
+type appRoots struct {
 	mu    sync.Mutex
 	roots []mcp.Root
 }
 
-func (w *workspaceRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return &mcp.ListRootsResult{Roots: append([]mcp.Root(nil), w.roots...)}, nil
+func (a *appRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return &mcp.ListRootsResult{Roots: append([]mcp.Root(nil), a.roots...)}, nil
 }
 
-func (w *workspaceRoots) add(root mcp.Root) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.roots = append(w.roots, root)
+func (a *appRoots) add(roots ...mcp.Root) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.roots = append(a.roots, roots...)
+}
+
+// planElicitation answers every elicitation/create with the plan's ElicitResult
+// (client/elicitation.go:9-20), decoded afresh into the library's type each time.
+type planElicitation struct{ answer json.RawMessage }
+
+func (p planElicitation) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return elicitAnswer(p.answer), nil
+}
+
+// planSampling answers every sampling/createMessage with the plan's CreateMessageResult
+// (client/sampling.go:9-21).
+type planSampling struct{ answer json.RawMessage }
+
+func (p planSampling) CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return samplingAnswer(p.answer), nil
+}
+
+// elicitAnswer decodes the plan's ElicitResult into the library's type (mcp/types.go:1111-1123).
+func elicitAnswer(raw json.RawMessage) *mcp.ElicitationResult {
+	var result mcp.ElicitationResult
+	if err := decodeStrict(raw, &result); err != nil {
+		planError("features.elicitation.answer: %v", err)
+	}
+	return &result
+}
+
+// samplingAnswer decodes the plan's CreateMessageResult into the library's type
+// (mcp/types.go:1200-1213), whose content is `any`: the library's own ParseSamplingContent
+// turns the decoded object into its content type (mcp/utils.go:738-759), as it does for the
+// messages of an incoming request (client/client.go:845-853).
+func samplingAnswer(raw json.RawMessage) *mcp.CreateMessageResult {
+	var result mcp.CreateMessageResult
+	if err := decodeStrict(raw, &result); err != nil {
+		planError("features.sampling.answer: %v", err)
+	}
+	content, err := mcp.ParseSamplingContent(result.Content)
+	if err != nil {
+		planError("features.sampling.answer.content: %v", err)
+	}
+	result.Content = content
+	return &result
+}
+
+// clientOptions turns the plan's features into the library's client options.
+//
+// Each handler option is what makes the library declare its capability: roots with
+// listChanged, sampling and elicitation as {} (client/client.go:79-103, client/protocol.go:
+// 56-72). A capability set with WithClientCapabilities is kept as it is instead
+// (protocol.go:60-70), which is how the plan's listChanged=false and its elicitation modes
+// are declared.
+func clientOptions(features featuresPlan, roots *appRoots) []client.ClientOption {
+	var opts []client.ClientOption
+	var caps mcp.ClientCapabilities
+	if r := features.Roots; r != nil {
+		opts = append(opts, client.WithRootsHandler(roots))
+		if !r.ListChanged {
+			caps.Roots = &struct {
+				ListChanged bool `json:"listChanged,omitempty"`
+			}{}
+		}
+	}
+	if e := features.Elicitation; e != nil {
+		opts = append(opts, client.WithElicitationHandler(planElicitation{e.Answer}))
+		modes := &mcp.ElicitationCapability{}
+		if e.Form {
+			modes.Form = &struct{}{}
+		}
+		if e.URL {
+			modes.URL = &struct{}{}
+		}
+		caps.Elicitation = modes
+	}
+	if s := features.Sampling; s != nil {
+		opts = append(opts, client.WithSamplingHandler(planSampling{s.Answer}))
+	}
+	if caps.Roots != nil || caps.Elicitation != nil {
+		opts = append(opts, client.WithClientCapabilities(caps))
+	}
+	return opts
 }
 
 func main() {
-	opts := parseArgs(os.Args[1:])
-	workspace, err := filepath.Abs(opts.workspace)
-	if err != nil {
-		fail("workspace: %v", err)
+	planPath, server := parseArgs(os.Args[1:])
+	plan := readPlan(planPath)
+	// Roots, elicitation (form and url) and sampling each have a handler option, and a roots
+	// change is ours to notify or not (RootListChanges, client/client.go:789-808): nothing in
+	// a plan is beyond this library, so this host never exits with "unsupported" (exit code 3).
+	// The plan's answers are decoded once here, and must come out of the SDK's types as the
+	// plan wrote them, so that a bad one stops the host before the server starts, not in the
+	// middle of a request.
+	if e := plan.Features.Elicitation; e != nil {
+		carried("features.elicitation.answer", e.Answer, elicitAnswer(e.Answer))
 	}
-	roots := &workspaceRoots{roots: []mcp.Root{{URI: fileURI(workspace), Name: filepath.Base(workspace)}}}
+	if s := plan.Features.Sampling; s != nil {
+		carried("features.sampling.answer", s.Answer, samplingAnswer(s.Answer))
+	}
+
+	roots := &appRoots{}
+	if r := plan.Features.Roots; r != nil {
+		for _, folder := range r.Folders {
+			roots.add(rootFor(folder))
+		}
+	}
 
 	// The library's stdio transport starts the server with our environment (the harness
 	// configures the peer through it). Its stderr is mirrored to ours, so the server's own
 	// messages land in the cell's client.stderr as with the other hosts (the default drops it).
-	stdio := transport.NewStdioWithOptions(opts.server[0], nil, opts.server[1:],
+	stdio := transport.NewStdioWithOptions(server[0], nil, server[1:],
 		transport.WithCommandStderrWriter(os.Stderr))
 
-	// A roots handler is what makes the library declare the roots capability (with
-	// listChanged) and answer roots/list; --no-roots passes none, so its own answer to an
-	// undeclared roots/list is what gets measured.
-	var clientOpts []client.ClientOption
-	if !opts.noRoots {
-		clientOpts = append(clientOpts, client.WithRootsHandler(roots))
-	}
-	c := client.NewClient(stdio, clientOpts...)
+	// With no handler for a feature, the library's own answer to an undeclared request is
+	// what gets measured.
+	c := client.NewClient(stdio, clientOptions(plan.Features, roots)...)
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
 		fail("start: %v", err)
@@ -135,45 +201,43 @@ func main() {
 
 	// As in the library's roots example: ask for the newest revision it knows; Initialize
 	// probes server/discover first and falls back to initialize for an older server.
-	_, err = c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
 		ClientInfo:      mcp.Implementation{Name: "mcp-compare-mcp-go-host", Version: "1.0.0"},
 	}})
 	if err != nil {
 		waitForHangUp(fmt.Sprintf("initialize: %v", err))
 	}
-	listing, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		waitForHangUp(fmt.Sprintf("tools/list: %v", err))
-	}
-	for _, tool := range listing.Tools {
-		request := mcp.CallToolRequest{}
-		request.Params.Name = tool.Name
-		request.Params.Arguments = map[string]any{}
-		// The server's answer is evidence, not our failure: report it and go on.
-		if _, err := c.CallTool(ctx, request); err != nil {
-			fmt.Fprintf(os.Stderr, "mcp-go host: tools/call %s failed: %v\n", tool.Name, err)
+	if plan.CallTools {
+		listing, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			waitForHangUp(fmt.Sprintf("tools/list: %v", err))
+		}
+		for _, tool := range listing.Tools {
+			request := mcp.CallToolRequest{}
+			request.Params.Name = tool.Name
+			request.Params.Arguments = map[string]any{}
+			// The server's answer is evidence, not our failure: report it and go on.
+			if _, err := c.CallTool(ctx, request); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: tools/call %s failed: %v\n", hostName, tool.Name, err)
+			}
 		}
 	}
 
-	// Wait for the harness's signal to add a root, then tell the server the list changed
-	// (RootListChanges is the library's call for notifications/roots/list_changed).
-	if opts.control != "" && !opts.noRoots {
-		signal := filepath.Join(opts.control, "add-root")
-		for {
-			if _, err := os.Stat(signal); err == nil {
-				break
+	// Wait for the harness's signals; after each change, tell the server the list changed
+	// when the plan says so (RootListChanges is the library's call for
+	// notifications/roots/list_changed; it sends whatever was declared).
+	if r := plan.Features.Roots; r != nil && len(r.Changes) > 0 {
+		watchChanges(plan.Control, r.Changes, func(change rootsChange) {
+			for _, folder := range change.AddFolders {
+				roots.add(rootFor(folder))
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		added := filepath.Join(workspace, "added root ü")
-		if err := os.MkdirAll(added, 0o755); err != nil {
-			fail("add root: %v", err)
-		}
-		roots.add(mcp.Root{URI: fileURI(added), Name: filepath.Base(added)})
-		if err := c.RootListChanges(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "mcp-go host: notifications/roots/list_changed failed: %v\n", err)
-		}
+			if change.Notify {
+				if err := c.RootListChanges(ctx); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: notifications/roots/list_changed failed: %v\n", hostName, err)
+				}
+			}
+		})
 	}
 	select {} // until the server hangs up (the goroutine above exits)
 }
@@ -181,7 +245,7 @@ func main() {
 // waitForHangUp reports a failed request; if the server is going away it is the normal end
 // (the goroutine watching its stderr exits 0), otherwise the failure is ours to report.
 func waitForHangUp(message string) {
-	fmt.Fprintf(os.Stderr, "mcp-go host: %s\n", message)
+	fmt.Fprintf(os.Stderr, "%s: %s\n", hostName, message)
 	time.Sleep(2 * time.Second)
-	os.Exit(1)
+	os.Exit(exitFailed)
 }
