@@ -57,13 +57,12 @@ final class JavaSdkPlan {
             });
         }
         catch (IOException | RuntimeException err) {
-            malformed(file + ": " + err.getMessage());
+            malformed(file + ": " + err);
         }
         if (top == null) {
             malformed(file + ": not a JSON object");
         }
-        keys(top, "plan", Set.of("format", "workspace", "control"),
-                Set.of("features", "session", "options"));
+        keys(top, "plan", Set.of("format", "workspace"), Set.of("control", "features", "session", "options"));
         if (!Integer.valueOf(1).equals(top.get("format"))) {
             malformed("format: expected 1, got " + top.get("format"));
         }
