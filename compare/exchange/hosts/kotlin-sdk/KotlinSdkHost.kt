@@ -72,6 +72,19 @@ private fun capabilities(plan: HostPlan) = ClientCapabilities(
     sampling = plan.sampling?.let { ClientCapabilities.Sampling() },
 )
 
+/**
+ * A planned notification through the SDK's own sendRootsListChanged(). The SDK refuses it
+ * unless listChanged was declared (assertNotificationCapability, client/Client.kt:323-328):
+ * then nothing goes on the wire, which is the SDK's doing; the session carries on.
+ */
+private suspend fun notifyRootsChanged(client: Client) {
+    try {
+        client.sendRootsListChanged()
+    } catch (err: IllegalStateException) {
+        System.err.println("kotlin-sdk host: the SDK refused notifications/roots/list_changed: ${err.message}")
+    }
+}
+
 fun main(argv: Array<String>) {
     val cut = argv.indexOf("--")
     if (cut != 2 || argv[0] != "--plan" || cut == argv.size - 1) {
@@ -121,7 +134,7 @@ fun main(argv: Array<String>) {
                         Files.createDirectories(folder)
                         client.addFolder(folder)
                     }
-                    if (change.notify) client.sendRootsListChanged()
+                    if (change.notify) notifyRootsChanged(client)
                 }
                 delay(50)
             }
