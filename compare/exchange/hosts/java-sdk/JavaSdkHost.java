@@ -16,12 +16,16 @@
 // the SyncSpec hook the SDK offers: .roots(...) (the SDK answers roots/list itself from the
 // roots it was given, and addRoot(...) when a folder is added), .elicitation(...) and
 // .urlElicitation(...) for elicitation/create, .sampling(...) for sampling/createMessage.
-// What the SDK requires of them, read in mcp-core 2.2.0 (McpAsyncClient's constructor; the
-// sources jar is not served by Central, so read at gh:modelcontextprotocol/java-sdk@01981b90,
-// mcp-core/src/main/java/io/modelcontextprotocol/client/McpAsyncClient.java, and its strings
-// checked against the pinned jar with javap): a declared capability with no handler is refused
-// ("Sampling handler must not be null when client capabilities include sampling"), and
-// `elicitation: {}` counts as form mode.
+// What the SDK does with them, read in mcp-core 2.2.0's McpAsyncClient.java. Central serves no
+// sources jar for it, so each line below is from the pinned jar's own line table (javap -l) and
+// the text from gh:modelcontextprotocol/java-sdk@01981b90 (its strings match the jar's):
+// - :208, the roots are kept in a ConcurrentHashMap keyed by URI, so roots/list answers in
+//   that map's order, not the order handed over; :224-226, the roots/list handler exists only
+//   when roots are declared;
+// - :229-236, a declared sampling capability without a sampling handler is refused;
+// - :239-256, `elicitation: {}` counts as form mode, and a declared mode without its handler
+//   is refused;
+// - :503-525, addRoot notifies by itself whenever listChanged was declared (:519).
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -156,9 +160,9 @@ public final class JavaSdkHost {
 
     // One planned roots change: its folders made and appended as roots. The SDK's addRoot sends
     // notifications/roots/list_changed by itself, once per root, whenever listChanged was
-    // declared and the client is initialized (McpAsyncClient.addRoot), so the SDK gives no way
-    // to add a root silently then; with listChanged undeclared, a planned notification goes
-    // through the SDK's own rootsListChangedNotification().
+    // declared and the client is initialized (McpAsyncClient.java:519-523), so the SDK gives no
+    // way to add a root silently then; with listChanged undeclared, a planned notification goes
+    // through the SDK's own rootsListChangedNotification() (McpAsyncClient.java:575).
     private static void applyChange(McpSyncClient client, boolean listChanged, JavaSdkPlan.Change change)
             throws java.io.IOException {
         for (Path folder : change.addFolders()) {

@@ -15,7 +15,7 @@
 //! the application's roots, `create_elicitation` and `create_message` with the canned
 //! answers), served over `TokioChildProcess`. A feature the plan leaves out is neither declared
 //! nor answered by us: its method hands the request to rmcp's own default (the `ClientInfo`
-//! handler, crate:rmcp@3.11.0/src/handler/client.rs:330-335, which keeps every default of
+//! handler, crate:rmcp@3.11.0/src/handler/client.rs:329-334, which keeps every default of
 //! client.rs:97-112 and 179-190: `sampling/createMessage` is "method not found", `roots/list`
 //! an empty list, `elicitation/create` declined). `ClientLifecycleMode::Auto` probes
 //! `server/discover` (2026-07-28) and falls back to `initialize` on an older server;
