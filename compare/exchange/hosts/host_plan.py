@@ -17,21 +17,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 SCHEMA = Path(__file__).resolve().parent / "host-plan.schema.json"
-#: Exit codes of the contract: a malformed plan or command line, a feature the SDK lacks.
+#: The contract's exit code for a malformed plan or command line. (Exit 3, a feature the SDK
+#: lacks, is never needed here: both Python SDKs register roots, elicitation and sampling.)
 BAD_PLAN = 2
-UNSUPPORTED = 3
 
 
 def refuse(host: str, message: str) -> NoReturn:
     """A malformed plan or command line: one line on stderr, exit 2."""
     print(f"{host}: {' '.join(message.split())}", file=sys.stderr)
     raise SystemExit(BAD_PLAN)
-
-
-def unsupported(host: str, feature: str, why: str) -> NoReturn:
-    """A feature the SDK cannot register: one line on stderr, exit 3 (before any server)."""
-    print(f"{host}: unsupported: {feature}: {' '.join(why.split())}", file=sys.stderr)
-    raise SystemExit(UNSUPPORTED)
 
 
 def read_plan(argv: list[str], host: str) -> tuple[dict[str, Any], list[str]]:
