@@ -10,6 +10,7 @@ none, and a malformed plan must be refused with exit code 2 before any server is
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -152,7 +153,7 @@ def full_plan(cell: Path) -> dict[str, Any]:
                 "url": False,
                 "answer": {"action": "accept", "content": {"answer": "yes"}},
             },
-            "sampling": {"answer": SAMPLED},
+            "sampling": {"answer": copy.deepcopy(SAMPLED)},
         },
         "session": {"call_tools": True},
         "options": {},
@@ -234,7 +235,7 @@ def test_url_mode_and_a_decline_and_a_change_without_list_changed(
 def test_a_plan_without_features_declares_none(target: str, tools: Path, tmp_path: Path) -> None:
     """Nothing declared, nothing of ours answers: each request meets the SDK's own default."""
     cell = tmp_path / "cell"
-    plan = {"format": 1, "workspace": str(cell / FOLDER), "features": {}}
+    plan = {**full_plan(cell), "features": {}}
     steps = [
         ask("roots", "roots/list"),
         ask("elicit", "elicitation/create", ELICIT_FORM),
@@ -249,28 +250,55 @@ def test_a_plan_without_features_declares_none(target: str, tools: Path, tmp_pat
         assert reply.get("result") != SAMPLED
 
 
-BAD_PLANS = {
-    "unknown-key": {"format": 1, "workspace": "/tmp", "features": {}, "feature": {}},
-    "unknown-feature": {"format": 1, "workspace": "/tmp", "features": {"logging": {}}},
-    "format-2": {"format": 2, "workspace": "/tmp", "features": {}},
-    "relative-workspace": {"format": 1, "workspace": "tmp", "features": {}},
-    "unknown-option": {"format": 1, "workspace": "/tmp", "features": {}, "options": {"x": 1}},
-    "bad-action": {
-        "format": 1,
-        "workspace": "/tmp",
-        "features": {"elicitation": {"answer": {"action": "maybe"}}},
-    },
-}
+def spoiled(case: str, cell: Path) -> str:
+    """A full plan made malformed in one way (the rest of it valid)."""
+    plan = full_plan(cell)
+    features = plan["features"]
+    change = features["roots"]["changes"][0]
+    if case == "not-json":
+        return json.dumps(plan)[:-1]
+    if case == "format-2":
+        plan["format"] = 2
+    elif case == "relative-workspace":
+        plan["workspace"] = "tmp"
+    elif case == "no-session":
+        del plan["session"]
+    elif case == "no-list-changed":
+        del features["roots"]["list_changed"]
+    elif case == "signal-path":
+        change["signal"] = "../add-root"
+    elif case == "no-added-folder":
+        change["add_folders"] = []
+    elif case == "bad-action":
+        features["elicitation"]["answer"] = {"action": "maybe"}
+    elif case == "sampling-without-model":
+        del features["sampling"]["answer"]["model"]
+    elif case == "notify-text":
+        change["notify"] = "yes"
+    return json.dumps(plan, ensure_ascii=False)
+
+
+BAD_PLANS = [
+    "not-json",
+    "format-2",
+    "relative-workspace",
+    "no-session",
+    "no-list-changed",
+    "signal-path",
+    "no-added-folder",
+    "bad-action",
+    "sampling-without-model",
+    "notify-text",
+]
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("case", [*BAD_PLANS, "not-json"])
+@pytest.mark.parametrize("case", BAD_PLANS)
 def test_a_malformed_plan_is_refused_before_the_server_starts(
     target: str, case: str, tools: Path, tmp_path: Path
 ) -> None:
     plan = tmp_path / "plan.json"
-    text = "{format: 1" if case == "not-json" else json.dumps(BAD_PLANS[case])
-    plan.write_text(text, encoding="utf-8")
+    plan.write_text(spoiled(case, tmp_path), encoding="utf-8")
     started = tmp_path / "started"
     server = [sys.executable, "-c", f"open({str(started)!r}, 'w')"]
     done = subprocess.run(

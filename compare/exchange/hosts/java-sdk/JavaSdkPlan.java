@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 final class JavaSdkPlan {
 
@@ -27,6 +28,9 @@ final class JavaSdkPlan {
 
     record Elicitation(boolean form, boolean url, McpSchema.ElicitResult answer) {
     }
+
+    // A signal's file name, as host-plan.schema.json's pattern has it.
+    private static final Pattern SIGNAL = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
     final Roots roots;
     final Elicitation elicitation;
@@ -45,8 +49,9 @@ final class JavaSdkPlan {
         return roots != null || elicitation != null || sampling != null;
     }
 
+    // One line on stderr, whatever the cause's text holds.
     static void malformed(String why) {
-        System.err.println("java-sdk host: bad plan: " + why);
+        System.err.println("java-sdk host: bad plan: " + why.replaceAll("\\s*\\R\\s*", " "));
         System.exit(2);
     }
 
@@ -62,36 +67,43 @@ final class JavaSdkPlan {
         if (top == null) {
             malformed(file + ": not a JSON object");
         }
-        keys(top, "plan", Set.of("format", "workspace"), Set.of("control", "features", "session", "options"));
+        keys(top, "plan", Set.of("format", "workspace", "control", "features", "session", "options"), Set.of());
         if (!Integer.valueOf(1).equals(top.get("format"))) {
             malformed("format: expected 1, got " + top.get("format"));
         }
         Path control = path(top.get("control"), "control");
         path(top.get("workspace"), "workspace");
-        Map<String, Object> features = object(top.getOrDefault("features", Map.of()), "features");
+        Map<String, Object> features = object(top.get("features"), "features");
         keys(features, "features", Set.of(), Set.of("roots", "elicitation", "sampling"));
-        Map<String, Object> session = object(top.getOrDefault("session", Map.of()), "session");
-        keys(session, "session", Set.of(), Set.of("call_tools"));
+        Map<String, Object> session = object(top.get("session"), "session");
+        keys(session, "session", Set.of("call_tools"), Set.of());
         // This host has no target-specific knob: any option is one it does not know.
-        keys(object(top.getOrDefault("options", Map.of()), "options"), "options", Set.of(), Set.of());
-        boolean callTools = flag(session.getOrDefault("call_tools", true), "session.call_tools");
+        keys(object(top.get("options"), "options"), "options", Set.of(), Set.of());
+        boolean callTools = flag(session.get("call_tools"), "session.call_tools");
         Roots roots = features.containsKey("roots") ? roots(features.get("roots"), control) : null;
         Elicitation elicitation = null;
         if (features.containsKey("elicitation")) {
             Map<String, Object> e = object(features.get("elicitation"), "features.elicitation");
-            keys(e, "features.elicitation", Set.of("answer"), Set.of("form", "url"));
+            keys(e, "features.elicitation", Set.of("form", "url", "answer"), Set.of());
             McpSchema.ElicitResult answer = convert(mapper, e.get("answer"), McpSchema.ElicitResult.class,
                     "features.elicitation.answer");
             if (answer.action() == null) {
                 malformed("features.elicitation.answer: no action");
             }
-            elicitation = new Elicitation(flag(e.getOrDefault("form", true), "features.elicitation.form"),
-                    flag(e.getOrDefault("url", false), "features.elicitation.url"), answer);
+            elicitation = new Elicitation(flag(e.get("form"), "features.elicitation.form"),
+                    flag(e.get("url"), "features.elicitation.url"), answer);
         }
         McpSchema.CreateMessageResult sampling = null;
         if (features.containsKey("sampling")) {
             Map<String, Object> s = object(features.get("sampling"), "features.sampling");
             keys(s, "features.sampling", Set.of("answer"), Set.of());
+            // The SDK's type takes a CreateMessageResult without a model, so the schema's
+            // required fields are checked on the plan itself.
+            for (String key : List.of("role", "content", "model")) {
+                if (!object(s.get("answer"), "features.sampling.answer").containsKey(key)) {
+                    malformed("features.sampling.answer: missing " + key);
+                }
+            }
             sampling = convert(mapper, s.get("answer"), McpSchema.CreateMessageResult.class,
                     "features.sampling.answer");
             if (sampling.role() == null || sampling.content() == null || sampling.model() == null) {
@@ -103,22 +115,23 @@ final class JavaSdkPlan {
 
     private static Roots roots(Object value, Path control) {
         Map<String, Object> r = object(value, "features.roots");
-        keys(r, "features.roots", Set.of("folders"), Set.of("list_changed", "changes"));
+        keys(r, "features.roots", Set.of("folders", "list_changed", "changes"), Set.of());
         List<Path> folders = paths(r.get("folders"), "features.roots.folders");
-        boolean listChanged = flag(r.getOrDefault("list_changed", false), "features.roots.list_changed");
+        boolean listChanged = flag(r.get("list_changed"), "features.roots.list_changed");
         List<Change> changes = new ArrayList<>();
-        for (Object item : list(r.getOrDefault("changes", List.of()), "features.roots.changes")) {
+        for (Object item : list(r.get("changes"), "features.roots.changes")) {
             Map<String, Object> c = object(item, "features.roots.changes[]");
-            keys(c, "features.roots.changes[]", Set.of("signal", "add_folders"), Set.of("notify"));
-            if (!(c.get("signal") instanceof String signal) || signal.isEmpty() || signal.contains("/")) {
-                malformed("features.roots.changes[].signal: expected a file name");
+            keys(c, "features.roots.changes[]", Set.of("signal", "add_folders", "notify"), Set.of());
+            if (!(c.get("signal") instanceof String signal) || !SIGNAL.matcher(signal).matches()) {
+                malformed("features.roots.changes[].signal: expected a name like add-root");
                 return null;
             }
-            if (control == null) {
-                malformed("features.roots.changes needs control");
+            List<Path> added = paths(c.get("add_folders"), "features.roots.changes[].add_folders");
+            if (added.isEmpty()) {
+                malformed("features.roots.changes[].add_folders: expected at least one folder");
             }
-            changes.add(new Change(control.resolve(signal), paths(c.get("add_folders"), "add_folders"),
-                    flag(c.getOrDefault("notify", true), "features.roots.changes[].notify")));
+            changes.add(new Change(control.resolve(signal), added,
+                    flag(c.get("notify"), "features.roots.changes[].notify")));
         }
         return new Roots(folders, listChanged, changes);
     }
@@ -160,12 +173,9 @@ final class JavaSdkPlan {
         return b;
     }
 
-    // An absolute path (null when absent: the caller says whether it may be).
+    // An absolute path, as the schema's abs_path: a string starting with "/", not "/" alone.
     private static Path path(Object value, String where) {
-        if (value == null) {
-            return null;
-        }
-        if (!(value instanceof String text) || !Path.of(text).isAbsolute()) {
+        if (!(value instanceof String text) || !text.startsWith("/") || text.length() < 2) {
             malformed(where + ": expected an absolute path");
             return null;
         }
@@ -175,11 +185,7 @@ final class JavaSdkPlan {
     private static List<Path> paths(Object value, String where) {
         List<Path> found = new ArrayList<>();
         for (Object item : list(value, where)) {
-            Path p = path(item, where + "[]");
-            if (p == null) {
-                malformed(where + "[]: expected an absolute path");
-            }
-            found.add(p);
+            found.add(path(item, where + "[]"));
         }
         return found;
     }

@@ -34,8 +34,9 @@ internal class HostPlan(
     val callTools: Boolean,
 )
 
+/** One line on stderr, whatever the cause's text holds. */
 internal fun malformed(why: String): Nothing {
-    System.err.println("kotlin-sdk host: bad plan: $why")
+    System.err.println("kotlin-sdk host: bad plan: ${why.replace(Regex("\\s*\\R\\s*"), " ")}")
     exitProcess(2)
 }
 
@@ -50,18 +51,17 @@ private fun JsonElement?.obj(where: String): JsonObject =
 private fun JsonElement?.list(where: String): JsonArray =
     this as? JsonArray ?: malformed("$where: expected a list")
 
-private fun JsonElement?.flag(where: String, default: Boolean): Boolean {
-    if (this == null) return default
+private fun JsonElement?.flag(where: String): Boolean {
     val p = this as? JsonPrimitive
     return (if (p != null && !p.isString) p.booleanOrNull else null) ?: malformed("$where: expected true or false")
 }
 
 private fun JsonElement?.path(where: String): Path {
     val p = this as? JsonPrimitive
-    val text = if (p != null && p.isString) p.content else malformed("$where: expected an absolute path")
-    val path = Path.of(text)
-    if (!path.isAbsolute) malformed("$where: expected an absolute path")
-    return path.normalize()
+    // As the schema's abs_path: a string starting with "/", not "/" alone.
+    val text = p?.takeIf { it.isString }?.content
+    if (text == null || !text.startsWith("/") || text.length < 2) malformed("$where: expected an absolute path")
+    return Path.of(text).normalize()
 }
 
 private fun <T> JsonElement?.decode(serializer: KSerializer<T>, where: String): T {
@@ -73,27 +73,25 @@ private fun <T> JsonElement?.decode(serializer: KSerializer<T>, where: String): 
     }
 }
 
-private fun rootsPlan(value: JsonElement?, control: Path?): RootsPlan {
+/** A signal's file name, as host-plan.schema.json's pattern has it. */
+private val SIGNAL = Regex("[a-z0-9][a-z0-9-]*")
+
+private fun rootsPlan(value: JsonElement?, control: Path): RootsPlan {
     val r = value.obj("features.roots")
-    r.keys("features.roots", setOf("folders"), setOf("list_changed", "changes"))
+    r.keys("features.roots", setOf("folders", "list_changed", "changes"), emptySet())
     val folders = r["folders"].list("features.roots.folders").map { it.path("features.roots.folders[]") }
-    val changes = (r["changes"] ?: JsonArray(emptyList())).list("features.roots.changes").map { item ->
-        val c = item.obj("features.roots.changes[]")
-        c.keys("features.roots.changes[]", setOf("signal", "add_folders"), setOf("notify"))
+    val changes = r["changes"].list("features.roots.changes").map { item ->
+        val at = "features.roots.changes[]"
+        val c = item.obj(at)
+        c.keys(at, setOf("signal", "add_folders", "notify"), emptySet())
         val s = c["signal"] as? JsonPrimitive
-        val signal = if (s != null && s.isString && s.content.isNotEmpty() && '/' !in s.content) {
-            s.content
-        } else {
-            malformed("features.roots.changes[].signal: expected a file name")
-        }
-        val dir = control ?: malformed("features.roots.changes needs control")
-        Change(
-            dir.resolve(signal),
-            c["add_folders"].list("add_folders").map { it.path("add_folders[]") },
-            c["notify"].flag("features.roots.changes[].notify", true),
-        )
+        val signal = s?.takeIf { it.isString && SIGNAL.matches(it.content) }?.content
+            ?: malformed("$at.signal: expected a name like add-root")
+        val added = c["add_folders"].list("$at.add_folders").map { it.path("$at.add_folders[]") }
+        if (added.isEmpty()) malformed("$at.add_folders: expected at least one folder")
+        Change(control.resolve(signal), added, c["notify"].flag("$at.notify"))
     }
-    return RootsPlan(folders, r["list_changed"].flag("features.roots.list_changed", false), changes)
+    return RootsPlan(folders, r["list_changed"].flag("features.roots.list_changed"), changes)
 }
 
 internal fun readPlan(file: Path): HostPlan {
@@ -102,23 +100,23 @@ internal fun readPlan(file: Path): HostPlan {
     } catch (err: Exception) {
         malformed("$file: $err")
     }.obj("plan")
-    top.keys("plan", setOf("format", "workspace"), setOf("control", "features", "session", "options"))
+    top.keys("plan", setOf("format", "workspace", "control", "features", "session", "options"), emptySet())
     val format = top["format"] as? JsonPrimitive
     if (format == null || format.isString || format.intOrNull != 1) malformed("format: expected 1, got $format")
     top["workspace"].path("workspace")
-    val control = top["control"]?.path("control")
-    val features = (top["features"] ?: JsonObject(emptyMap())).obj("features")
+    val control = top["control"].path("control")
+    val features = top["features"].obj("features")
     features.keys("features", emptySet(), setOf("roots", "elicitation", "sampling"))
-    val session = (top["session"] ?: JsonObject(emptyMap())).obj("session")
-    session.keys("session", emptySet(), setOf("call_tools"))
+    val session = top["session"].obj("session")
+    session.keys("session", setOf("call_tools"), emptySet())
     // This host has no target-specific knob: any option is one it does not know.
-    (top["options"] ?: JsonObject(emptyMap())).obj("options").keys("options", emptySet(), emptySet())
+    top["options"].obj("options").keys("options", emptySet(), emptySet())
     val elicitation = features["elicitation"]?.let { value ->
         val e = value.obj("features.elicitation")
-        e.keys("features.elicitation", setOf("answer"), setOf("form", "url"))
+        e.keys("features.elicitation", setOf("form", "url", "answer"), emptySet())
         ElicitationPlan(
-            e["form"].flag("features.elicitation.form", true),
-            e["url"].flag("features.elicitation.url", false),
+            e["form"].flag("features.elicitation.form"),
+            e["url"].flag("features.elicitation.url"),
             e["answer"].decode(ElicitResult.serializer(), "features.elicitation.answer"),
         )
     }
@@ -131,6 +129,6 @@ internal fun readPlan(file: Path): HostPlan {
         roots = features["roots"]?.let { rootsPlan(it, control) },
         elicitation = elicitation,
         sampling = sampling,
-        callTools = session["call_tools"].flag("session.call_tools", true),
+        callTools = session["call_tools"].flag("session.call_tools"),
     )
 }

@@ -42,8 +42,10 @@ impl Plan {
     }
 }
 
+/// One line on stderr, whatever the cause's text holds.
 pub fn malformed(why: &str) -> ! {
-    eprintln!("rust-sdk host: bad plan: {why}");
+    let line = why.split_whitespace().collect::<Vec<_>>().join(" ");
+    eprintln!("rust-sdk host: bad plan: {line}");
     std::process::exit(2);
 }
 
@@ -68,19 +70,27 @@ fn keys(map: &Object, at: &str, required: &[&str], optional: &[&str]) {
     }
 }
 
-fn flag(map: &Object, key: &str, at: &str, default: bool) -> bool {
+fn flag(map: &Object, key: &str, at: &str) -> bool {
     match map.get(key) {
-        None => default,
         Some(Value::Bool(b)) => *b,
-        Some(_) => malformed(&format!("{at}.{key}: expected true or false")),
+        _ => malformed(&format!("{at}.{key}: expected true or false")),
     }
 }
 
+/// As the schema's `abs_path`: a string starting with "/", not "/" alone.
 fn path(value: &Value, at: &str) -> PathBuf {
-    match value.as_str().map(Path::new) {
-        Some(p) if p.is_absolute() => p.to_path_buf(),
+    match value.as_str() {
+        Some(p) if p.starts_with('/') && p.len() >= 2 => PathBuf::from(p),
         _ => malformed(&format!("{at}: expected an absolute path")),
     }
+}
+
+/// A signal's file name, as host-plan.schema.json's pattern `^[a-z0-9][a-z0-9-]*$` has it.
+fn is_signal(name: &str) -> bool {
+    let mut chars = name.chars();
+    let first = chars.next();
+    first.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 fn paths(value: Option<&Value>, at: &str) -> Vec<PathBuf> {
@@ -96,35 +106,37 @@ fn decode<T: rmcp::serde::de::DeserializeOwned>(value: Option<&Value>, at: &str)
         .unwrap_or_else(|err| malformed(&format!("{at}: {err}")))
 }
 
-fn roots(value: &Value, control: Option<&Path>) -> RootsPlan {
+fn roots(value: &Value, control: &Path) -> RootsPlan {
     let at = "features.roots";
     let r = object(value, at);
-    keys(r, at, &["folders"], &["list_changed", "changes"]);
+    keys(r, at, &["folders", "list_changed", "changes"], &[]);
     let changes = match r.get("changes") {
-        None => Vec::new(),
         Some(Value::Array(items)) => items.iter().map(|item| change(item, control)).collect(),
-        Some(_) => malformed("features.roots.changes: expected a list"),
+        _ => malformed("features.roots.changes: expected a list"),
     };
     RootsPlan {
         folders: paths(r.get("folders"), "features.roots.folders"),
-        list_changed: flag(r, "list_changed", at, false),
+        list_changed: flag(r, "list_changed", at),
         changes,
     }
 }
 
-fn change(value: &Value, control: Option<&Path>) -> Change {
+fn change(value: &Value, control: &Path) -> Change {
     let at = "features.roots.changes[]";
     let c = object(value, at);
-    keys(c, at, &["signal", "add_folders"], &["notify"]);
+    keys(c, at, &["signal", "add_folders", "notify"], &[]);
     let signal = match c.get("signal").and_then(Value::as_str) {
-        Some(s) if !s.is_empty() && !s.contains('/') => s,
-        _ => malformed(&format!("{at}.signal: expected a file name")),
+        Some(s) if is_signal(s) => s,
+        _ => malformed(&format!("{at}.signal: expected a name like add-root")),
     };
-    let control = control.unwrap_or_else(|| malformed("features.roots.changes needs control"));
+    let add_folders = paths(c.get("add_folders"), &format!("{at}.add_folders"));
+    if add_folders.is_empty() {
+        malformed(&format!("{at}.add_folders: expected at least one folder"));
+    }
     Change {
         signal: control.join(signal),
-        add_folders: paths(c.get("add_folders"), &format!("{at}.add_folders")),
-        notify: flag(c, "notify", at, true),
+        add_folders,
+        notify: flag(c, "notify", at),
     }
 }
 
@@ -137,38 +149,39 @@ pub fn read(file: &Path) -> Plan {
     keys(
         top,
         "plan",
-        &["format", "workspace"],
-        &["control", "features", "session", "options"],
+        &[
+            "format",
+            "workspace",
+            "control",
+            "features",
+            "session",
+            "options",
+        ],
+        &[],
     );
     if top.get("format").and_then(Value::as_u64) != Some(1) {
         malformed(&format!("format: expected 1, got {}", top["format"]));
     }
     path(&top["workspace"], "workspace");
-    let control = top.get("control").map(|v| path(v, "control"));
-    let empty = Value::Object(Object::new());
-    let features = object(top.get("features").unwrap_or(&empty), "features");
+    let control = path(&top["control"], "control");
+    let features = object(&top["features"], "features");
     keys(
         features,
         "features",
         &[],
         &["roots", "elicitation", "sampling"],
     );
-    let session = object(top.get("session").unwrap_or(&empty), "session");
-    keys(session, "session", &[], &["call_tools"]);
+    let session = object(&top["session"], "session");
+    keys(session, "session", &["call_tools"], &[]);
     // This host has no target-specific knob: any option is one it does not know.
-    keys(
-        object(top.get("options").unwrap_or(&empty), "options"),
-        "options",
-        &[],
-        &[],
-    );
+    keys(object(&top["options"], "options"), "options", &[], &[]);
     let elicitation = features.get("elicitation").map(|value| {
         let at = "features.elicitation";
         let e = object(value, at);
-        keys(e, at, &["answer"], &["form", "url"]);
+        keys(e, at, &["form", "url", "answer"], &[]);
         ElicitationPlan {
-            form: flag(e, "form", at, true),
-            url: flag(e, "url", at, false),
+            form: flag(e, "form", at),
+            url: flag(e, "url", at),
             answer: decode(e.get("answer"), "features.elicitation.answer"),
         }
     });
@@ -178,9 +191,9 @@ pub fn read(file: &Path) -> Plan {
         decode(s.get("answer"), "features.sampling.answer")
     });
     Plan {
-        roots: features.get("roots").map(|v| roots(v, control.as_deref())),
+        roots: features.get("roots").map(|v| roots(v, &control)),
         elicitation,
         sampling,
-        call_tools: flag(session, "call_tools", "session", true),
+        call_tools: flag(session, "call_tools", "session"),
     }
 }
