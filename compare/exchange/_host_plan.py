@@ -52,15 +52,17 @@ def common() -> Common:
     data = load_yaml(VARIANTS_FILE)
     check_schema(data, VARIANTS_SCHEMA, VARIANTS_FILE)
     assert isinstance(data, dict)
-    variants, name_of_added = dict(data["variants"]), str(data["added_root"])
+    name_of_added = str(data["added_root"])
+    # The added root's name goes into the fragments now, so a renamed folder changes every
+    # fragment that adds it, and with it the play key of each cell of theirs.
+    variants = _expand(dict(data["variants"]), {"{added_root}": name_of_added})
     for name, fragment in variants.items():
         if "base" in fragment:
             raise CompareError(
                 f"{VARIANTS_FILE}: key variants.{name}.base: a common variant has no base",
                 "write its features out in full",
             )
-        where = f"{VARIANTS_FILE}: {name}"
-        host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=where, added=name_of_added)
+        host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=f"{VARIANTS_FILE}: {name}")
     return Common(added_root=name_of_added, variants=variants)
 
 
@@ -96,7 +98,7 @@ def resolve_variants(items: list[Any], source: Path) -> dict[str, dict[str, Any]
         else:
             ((name, own),) = item.items()
             check_schema_value(own, _fragment_schema(), source, VARIANTS_SCHEMA.name)
-            fragment = _own(own, shared, f"{where}.{name}")
+            fragment = _expand(_own(own, shared, f"{where}.{name}"), {"{added_root}": added_root()})
         if name in out:
             raise CompareError(f"{where}: variant {name!r} is listed twice", None)
         host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=f"{where}.{name}")
@@ -131,13 +133,17 @@ def needs(fragment: dict[str, Any] | None) -> list[str]:
     return [f for f in FEATURES if f in ((fragment or {}).get("features") or {})]
 
 
-def _expand(value: Any, workspace: Path, added: str) -> Any:
+def _expand(value: Any, marks: dict[str, str]) -> Any:
+    """``value`` with each template mark (``{workspace}``, ``{added_root}``) in its strings
+    replaced (a copy; the input is left as it was)."""
     if isinstance(value, str):
-        return value.replace("{workspace}", str(workspace)).replace("{added_root}", added)
+        for mark, text in marks.items():
+            value = value.replace(mark, text)
+        return value
     if isinstance(value, dict):
-        return {k: _expand(v, workspace, added) for k, v in value.items()}
+        return {k: _expand(v, marks) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand(v, workspace, added) for v in value]
+        return [_expand(v, marks) for v in value]
     return value
 
 
@@ -147,7 +153,6 @@ def host_plan(
     control: Path,
     *,
     where: str | None = None,
-    added: str | None = None,
 ) -> dict[str, Any]:
     """The host plan of one cell: the fragment's templates expanded for its folders, checked
     against ``host-plan.schema.json`` (a failure names ``where``, or the schema's key)."""
@@ -155,7 +160,7 @@ def host_plan(
         "format": 1,
         "workspace": str(workspace),
         "control": str(control),
-        "features": _expand(fragment.get("features") or {}, workspace, added or added_root()),
+        "features": _expand(fragment.get("features") or {}, {"{workspace}": str(workspace)}),
         "session": {**DEFAULT_SESSION, **(fragment.get("session") or {})},
         "options": copy.deepcopy(fragment.get("options") or {}),
     }

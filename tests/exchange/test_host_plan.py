@@ -52,7 +52,7 @@ def _host(**extra: Any) -> dict[str, Any]:
 def test_the_added_root_is_said_once_and_the_judge_reads_it() -> None:
     assert common().added_root == ADDED_ROOT
     change = common().variants["roots"]["features"]["roots"]["changes"][0]
-    assert change["add_folders"] == ["{workspace}/{added_root}"]
+    assert change["add_folders"] == ["{workspace}/" + ADDED_ROOT]
 
 
 def test_a_cell_plan_expands_the_folders_and_passes_the_schema(tmp_path: Path) -> None:
