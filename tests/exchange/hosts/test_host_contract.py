@@ -6,8 +6,8 @@ the harness's own writer builds (``_host_plan.host_plan``). What holds for every
 with only roots declares roots and answers ``roots/list`` with the folder; ``{}`` declares
 none; a feature the target's data says it ``lacks`` exits 3 with one line, and every feature
 it does not lack is declared; a malformed plan exits 2 with one line. Then the answers of
-the plan: py-sdk, ts-sdk and fastmcp answer ``elicitation/create`` and
-``sampling/createMessage`` with what the plan says.
+the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk and rust-sdk answer
+``elicitation/create`` and ``sampling/createMessage`` with what the plan says.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 SDK_HOSTS = [t for t in load_targets() if t.kind == "sdk-host"]
 IDS = [t.id for t in SDK_HOSTS]
 #: The hosts whose elicitation and sampling answers are checked on the wire here.
-ANSWERING = ["py-sdk", "ts-sdk", "fastmcp"]
+ANSWERING = ["py-sdk", "ts-sdk", "fastmcp", "java-sdk", "kotlin-sdk", "rust-sdk"]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}
 }
@@ -204,7 +204,11 @@ def test_a_malformed_plan_exits_2_with_one_line(
     assert run.lines == []  # refused before the server started
 
 
-@pytest.mark.parametrize("target", [t for t in SDK_HOSTS if t.id in ANSWERING], ids=ANSWERING)
+@pytest.mark.parametrize(
+    "target",
+    [t for t in SDK_HOSTS if t.id in ANSWERING],
+    ids=[t.id for t in SDK_HOSTS if t.id in ANSWERING],
+)
 def test_elicitation_and_sampling_are_answered_with_the_plan(
     target: Target, tools: Path, tmp_path: Path
 ) -> None:

@@ -1,23 +1,31 @@
 //! An application embedding the official Rust SDK's client (crate `rmcp`).
 //!
 //! It is evidence: everything the SDK put on the wire was caused by the few calls below, so a
-//! reader can tell the library's behaviour from ours. Usage (the host contract, CONTRACTS.md):
+//! reader can tell the library's behaviour from ours. Usage (the host contract,
+//! compare/exchange/hosts/README.md):
 //!
-//!     host --workspace DIR [--no-roots] [--control DIR] -- SERVER_COMMAND...
+//!     host --plan PLAN.json -- SERVER_COMMAND...
 //!
-//! Built by `mcp-compare tools install` into tools/hosts/rust-sdk/ from the committed lock.
+//! The plan (read by `plan.rs`) says which client features to declare and how to answer; this
+//! program names no feature on its command line. Built by `mcp-compare tools install` into
+//! tools/hosts/rust-sdk/ from the committed lock.
 //!
 //! The client is what rmcp's documentation shows: a `ClientHandler` whose `get_info` declares
-//! `roots` (with `listChanged`, built by `ClientCapabilities::builder()`) and whose
-//! `list_roots` answers with the application's roots, served over `TokioChildProcess`.
-//! `ClientLifecycleMode::Auto` probes `server/discover` (2026-07-28) and falls back to
-//! `initialize` on an older server; `call_tool` on the running service answers an
-//! `InputRequiredResult` through the same handler, so the 2026-07-28 roots path needs no
-//! extra code here. `--no-roots` serves a bare `ClientInfo` (which rmcp also accepts as a
-//! handler): no roots capability, and the SDK's own default answer to `roots/list`.
+//! the planned capabilities and whose methods answer the planned features (`list_roots` from
+//! the application's roots, `create_elicitation` and `create_message` with the canned
+//! answers), served over `TokioChildProcess`. A feature the plan leaves out is neither declared
+//! nor answered by us: its method hands the request to rmcp's own default (the `ClientInfo`
+//! handler, crate:rmcp@3.11.0/src/handler/client.rs:329-334, which keeps every default of
+//! client.rs:97-112 and 179-190: `sampling/createMessage` is "method not found", `roots/list`
+//! an empty list, `elicitation/create` declined). `ClientLifecycleMode::Auto` probes
+//! `server/discover` (2026-07-28) and falls back to `initialize` on an older server;
+//! `call_tool` on the running service answers an `InputRequiredResult` through the same
+//! handler, so the 2026-07-28 embedded requests need no extra code here.
 // Roots are deprecated by SEP-2577 in 2026-07-28; rmcp marks their API deprecated, but it is
 // still the SDK's API for the revisions before it.
 #![allow(deprecated)]
+
+mod plan;
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
@@ -25,8 +33,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientInfo, ErrorData, Implementation,
-    ListRootsResult, ProtocolVersion, Root,
+    CallToolRequestParams, ClientCapabilities, ClientInfo, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ListRootsResult, ProtocolVersion, Root,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, RequestContext, RoleClient, RunningService, Service,
@@ -35,42 +45,20 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, ClientServiceExt};
 use tokio::process::Command;
 
-struct Args {
-    workspace: PathBuf,
-    control: Option<PathBuf>,
-    no_roots: bool,
-    server: Vec<String>,
-}
+use plan::Plan;
 
 fn fail(message: &str) -> ! {
     eprintln!("rust-sdk host: {message}");
     std::process::exit(1);
 }
 
-fn parse_args() -> Args {
+fn parse_args() -> (PathBuf, Vec<String>) {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let cut = match argv.iter().position(|a| a == "--") {
-        Some(i) if i + 1 < argv.len() => i,
-        _ => fail("missing \"-- SERVER_COMMAND...\""),
-    };
-    let (mut workspace, mut control, mut no_roots) = (None, None, false);
-    let mut own = argv[..cut].iter();
-    while let Some(arg) = own.next() {
-        match arg.as_str() {
-            "--workspace" => workspace = own.next().map(PathBuf::from),
-            "--control" => control = own.next().map(PathBuf::from),
-            "--no-roots" => no_roots = true,
-            other => fail(&format!("unknown argument {other}")),
+    match argv.iter().position(|a| a == "--") {
+        Some(2) if argv[0] == "--plan" && argv.len() > 3 => {
+            (PathBuf::from(&argv[1]), argv[3..].to_vec())
         }
-    }
-    let Some(workspace) = workspace else {
-        fail("--workspace DIR is required")
-    };
-    Args {
-        workspace,
-        control,
-        no_roots,
-        server: argv[cut + 1..].to_vec(),
+        _ => plan::malformed("usage: --plan PLAN.json -- SERVER_COMMAND..."),
     }
 }
 
@@ -88,24 +76,80 @@ fn root_for(path: &Path) -> Root {
     }
 }
 
-/// The application's client handler: it declares roots and serves them.
-struct RootsHost {
+/// The application's client handler: it declares what the plan names and answers it; every
+/// other request goes to rmcp's own default (the bare `ClientInfo` handler).
+struct PlannedHost {
     info: ClientInfo,
-    roots: Arc<Mutex<Vec<Root>>>,
+    roots: Option<Arc<Mutex<Vec<Root>>>>,
+    elicit: Option<ElicitResult>,
+    sample: Option<CreateMessageResult>,
 }
 
-impl ClientHandler for RootsHost {
+impl ClientHandler for PlannedHost {
     fn get_info(&self) -> ClientInfo {
         self.info.clone()
     }
 
     async fn list_roots(
         &self,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let roots = self.roots.lock().expect("roots lock").clone();
-        Ok(ListRootsResult::new(roots))
+        match &self.roots {
+            Some(roots) => Ok(ListRootsResult::new(
+                roots.lock().expect("roots lock").clone(),
+            )),
+            None => ClientHandler::list_roots(&self.info, context).await,
+        }
     }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.elicit {
+            Some(answer) => Ok(answer.clone()),
+            None => ClientHandler::create_elicitation(&self.info, request, context).await,
+        }
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.sample {
+            Some(answer) => Ok(answer.clone()),
+            None => ClientHandler::create_message(&self.info, params, context).await,
+        }
+    }
+}
+
+/// The planned capabilities, nothing more. The builder's type states cannot be chosen at run
+/// time, so the (public, `non_exhaustive`) fields are set on a default value:
+/// `listChanged` is declared when planned and left out otherwise (what the builder's
+/// `enable_roots()` alone gives), elicitation's `form` and `url` are present or absent.
+fn capabilities(plan: &Plan) -> ClientCapabilities {
+    let mut caps = ClientCapabilities::default();
+    if let Some(roots) = &plan.roots {
+        let mut declared = RootsCapabilities::default();
+        declared.list_changed = roots.list_changed.then_some(true);
+        caps.roots = Some(declared);
+    }
+    if let Some(e) = &plan.elicitation {
+        let mut declared = ElicitationCapability::new();
+        if e.form {
+            declared = declared.with_form(FormElicitationCapability::new());
+        }
+        if e.url {
+            declared = declared.with_url(UrlElicitationCapability::new());
+        }
+        caps.elicitation = Some(declared);
+    }
+    if plan.sampling.is_some() {
+        caps.sampling = Some(SamplingCapability::default());
+    }
+    caps
 }
 
 fn implementation() -> Implementation {
@@ -137,7 +181,23 @@ fn transport(server: &[String]) -> TokioChildProcess {
 
 /// List the tools, call each with `{}`, then wait until the server hangs up; a failed call is
 /// the server's answer (evidence), not ours to stop on.
-async fn session<S: Service<RoleClient>>(client: RunningService<RoleClient, S>) -> ExitCode {
+async fn session<S: Service<RoleClient>>(
+    client: RunningService<RoleClient, S>,
+    call_tools: bool,
+) -> ExitCode {
+    if call_tools {
+        list_and_call(&client).await;
+    }
+    match client.waiting().await {
+        Ok(reason) => {
+            eprintln!("rust-sdk host: session ended: {reason:?}");
+            ExitCode::SUCCESS
+        }
+        Err(err) => fail(&format!("session task failed: {err}")),
+    }
+}
+
+async fn list_and_call<S: Service<RoleClient>>(client: &RunningService<RoleClient, S>) {
     match client.list_all_tools().await {
         Ok(tools) => {
             for tool in tools {
@@ -150,13 +210,6 @@ async fn session<S: Service<RoleClient>>(client: RunningService<RoleClient, S>) 
             }
         }
         Err(err) => eprintln!("rust-sdk host: tools/list failed: {err}"),
-    }
-    match client.waiting().await {
-        Ok(reason) => {
-            eprintln!("rust-sdk host: session ended: {reason:?}");
-            ExitCode::SUCCESS
-        }
-        Err(err) => fail(&format!("session task failed: {err}")),
     }
 }
 
@@ -181,57 +234,70 @@ fn serde_json_empty() -> rmcp::model::JsonObject {
     rmcp::model::JsonObject::new()
 }
 
-/// Poll for the harness's `add-root` signal; then add a root and tell the server.
-async fn watch_control(
-    control: PathBuf,
-    workspace: PathBuf,
+/// Poll for each planned change's signal; each fires once: its folders are made and appended
+/// as roots, and the server is told when the plan says so.
+async fn watch_changes(
+    changes: Vec<plan::Change>,
     roots: Arc<Mutex<Vec<Root>>>,
     peer: rmcp::service::Peer<RoleClient>,
 ) {
-    let signal = control.join("add-root");
-    while !signal.exists() {
+    let mut pending = changes;
+    while !pending.is_empty() {
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let added = workspace.join("added root ü");
-    if let Err(err) = std::fs::create_dir_all(&added) {
-        fail(&format!("cannot create {}: {err}", added.display()));
-    }
-    roots.lock().expect("roots lock").push(root_for(&added));
-    if let Err(err) = peer.notify_roots_list_changed().await {
-        fail(&format!("notifications/roots/list_changed failed: {err}"));
+        let (fired, rest): (Vec<_>, Vec<_>) = pending.into_iter().partition(|c| c.signal.exists());
+        pending = rest;
+        for change in fired {
+            for folder in &change.add_folders {
+                if let Err(err) = std::fs::create_dir_all(folder) {
+                    fail(&format!("cannot create {}: {err}", folder.display()));
+                }
+                roots.lock().expect("roots lock").push(root_for(folder));
+            }
+            if change.notify {
+                if let Err(err) = peer.notify_roots_list_changed().await {
+                    fail(&format!("notifications/roots/list_changed failed: {err}"));
+                }
+            }
+        }
     }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let args = parse_args();
-    let workspace = std::path::absolute(&args.workspace)
-        .unwrap_or_else(|err| fail(&format!("bad --workspace: {err}")));
-    let transport = transport(&args.server);
-    if args.no_roots {
-        // No roots capability and no list_roots of ours: ClientInfo is itself a handler.
-        let info = ClientInfo::new(ClientCapabilities::default(), implementation());
+    let (plan_file, server) = parse_args();
+    let mut plan = plan::read(&plan_file);
+    let transport = transport(&server);
+    let info = ClientInfo::new(capabilities(&plan), implementation());
+    let call_tools = plan.call_tools;
+    if !plan.declares_any() {
+        // No feature: the bare ClientInfo is the handler (rmcp accepts it as one), as before.
         return match info.serve_with_lifecycle(transport, lifecycle()).await {
-            Ok(client) => session(client).await,
+            Ok(client) => session(client, call_tools).await,
             Err(err) => connect_failed(err),
         };
     }
-    let roots = Arc::new(Mutex::new(vec![root_for(&workspace)]));
-    let capabilities = ClientCapabilities::builder()
-        .enable_roots()
-        .enable_roots_list_changed()
-        .build();
-    let host = RootsHost {
-        info: ClientInfo::new(capabilities, implementation()),
+    let changes = plan
+        .roots
+        .as_mut()
+        .map(|r| std::mem::take(&mut r.changes))
+        .unwrap_or_default();
+    let roots = plan.roots.as_ref().map(|r| {
+        let folders = r.folders.iter().map(|f| root_for(f)).collect::<Vec<_>>();
+        Arc::new(Mutex::new(folders))
+    });
+    let host = PlannedHost {
+        info,
         roots: roots.clone(),
+        elicit: plan.elicitation.map(|e| e.answer),
+        sample: plan.sampling,
     };
     let client = match host.serve_with_lifecycle(transport, lifecycle()).await {
         Ok(client) => client,
         Err(err) => return connect_failed(err),
     };
-    if let Some(control) = args.control {
+    if let (Some(roots), false) = (roots, changes.is_empty()) {
         let peer = client.peer().clone();
-        tokio::spawn(watch_control(control, workspace, roots, peer));
+        tokio::spawn(watch_changes(changes, roots, peer));
     }
-    session(client).await
+    session(client, call_tools).await
 }
