@@ -32,7 +32,16 @@ TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 SDK_HOSTS = [t for t in load_targets() if t.kind == "sdk-host"]
 IDS = [t.id for t in SDK_HOSTS]
 #: The hosts whose elicitation and sampling answers are checked on the wire here.
-ANSWERING = ["py-sdk", "ts-sdk", "fastmcp", "java-sdk", "kotlin-sdk", "rust-sdk"]
+ANSWERING = [
+    "py-sdk",
+    "ts-sdk",
+    "fastmcp",
+    "go-sdk",
+    "mcp-go",
+    "java-sdk",
+    "kotlin-sdk",
+    "rust-sdk",
+]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}
 }
