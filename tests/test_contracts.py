@@ -78,7 +78,9 @@ def _documents(entry: Contract, path: Path) -> list[Any]:
 def _assert_holds(entry: Contract, paths: list[Path]) -> None:
     """Every document of ``paths`` validates; the first, mutated, does not."""
     assert paths, f"no {entry.where} was produced"
-    problems = [f"{p}: {e}" for p in paths for doc in _documents(entry, p) for e in _errors(entry, doc)]
+    problems = [
+        f"{p}: {e}" for p in paths for doc in _documents(entry, p) for e in _errors(entry, doc)
+    ]
     assert problems == []
     first = _documents(entry, paths[0])[0]
     assert _errors(entry, _without_a_required_key(entry, first)), (
@@ -215,5 +217,7 @@ def test_the_run_produced_a_cell_of_each_side(produced: Path) -> None:
     assert {"side" in p for p in plans} == {True, False}
     assert list(produced.glob("results/fastmcp-proxy/*/relay-roots/*/upstream-plan.json"))
     merged = produced.glob("results/fastmcp-proxy/*/relay-roots/*/transcript.jsonl")
-    legs = {json.loads(line).get("leg") for p in merged for line in p.read_text("utf-8").splitlines()}
+    legs = {
+        json.loads(line).get("leg") for p in merged for line in p.read_text("utf-8").splitlines()
+    }
     assert {"host", "upstream"} <= legs

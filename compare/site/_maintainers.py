@@ -91,8 +91,7 @@ class State:
 def verdicts() -> list[State]:
     """Every verdict a cell or check can have, with the symbol and meaning the exchange gives."""
     return [
-        State(v, VERDICT_SYMBOLS[v][0], word("verdict", v), VERDICT_SYMBOLS[v][1])
-        for v in VERDICTS
+        State(v, VERDICT_SYMBOLS[v][0], word("verdict", v), VERDICT_SYMBOLS[v][1]) for v in VERDICTS
     ]
 
 
