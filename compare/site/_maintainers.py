@@ -12,7 +12,10 @@ pages). Only the explanation around them is written in the templates.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
+import pkgutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -155,6 +158,36 @@ def rules_used(renderer: Renderer) -> list[tuple[str, list[str]]]:
     return [(rule, sorted(names)) for rule, names in sorted(used.items())]
 
 
+def surfaces() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(package, [(name, first line of its docstring)]) for every stage package of ``compare``
+    that declares the names other stages may use (``__all__``), in file-name order.
+
+    Found, not listed: a package added or moved shows up here without an edit."""
+    import compare
+
+    out = []
+    for info in sorted(pkgutil.iter_modules(compare.__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"compare.{info.name}")
+        names = getattr(module, "__all__", None)
+        if not names:
+            continue
+        out.append(
+            (f"compare.{info.name}", [(n, _summary(getattr(module, n, None))) for n in names])
+        )
+    return out
+
+
+def _summary(value: object) -> str:
+    """A function's or class's first docstring line; a constant says what kind of value it is."""
+    if inspect.isfunction(value) or inspect.isclass(value):
+        doc = inspect.getdoc(value) or ""
+        return doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+    kind = type(value).__name__
+    return "a type" if kind.startswith("_") else f"a constant ({kind})"
+
+
 def published(entry: Contract) -> str:
     """Where the site publishes the contract's schema, relative to the maintainers' pages."""
     return f"schemas/{entry.name}.schema.json"
@@ -175,6 +208,7 @@ def add_pages(renderer: Renderer) -> None:
         "not_run": not_run_reasons(renderer),
         "shipped": lambda kind: shipped(renderer, kind),
         "rules_used": rules_used(renderer),
+        "surfaces": surfaces(),
     }
     for slug, template, title in PAGES:
         # A page of its own symbol record: these pages explain every state, and the legend
