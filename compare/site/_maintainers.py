@@ -16,14 +16,16 @@ import importlib
 import inspect
 import json
 import pkgutil
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from compare._contracts import CONTRACTS, Contract, contract
 from compare.exchange import SEVERITY, VERDICT_SYMBOLS, VERDICTS
 from compare.rows._state import CITED_STATES, STATE_LABELS, STATE_PROMISES, STATE_SYMBOLS
+from compare.site._escape import Md, code, esc
 from compare.site._symbols import SymbolUse
-from compare.site._words import word
+from compare.site._words import WORDS, word
 
 if TYPE_CHECKING:
     from compare.site._render import Renderer
@@ -39,6 +41,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (
     ("verdicts", "verdicts", "How a verdict is decided"),
     ("citations", "citations", "Citations"),
     ("contracts", "contracts", "Stage contracts"),
+    ("site", "site", "The site"),
     ("tests", "tests", "Tests and measurements"),
 )
 SIDES = ("client", "server", "proxy")
@@ -158,7 +161,7 @@ def rules_used(renderer: Renderer) -> list[tuple[str, list[str]]]:
     return [(rule, sorted(names)) for rule, names in sorted(used.items())]
 
 
-def surfaces() -> list[tuple[str, list[tuple[str, str]]]]:
+def surfaces() -> list[tuple[str, list[tuple[str, str | Md]]]]:
     """(package, [(name, first line of its docstring)]) for every stage package of ``compare``
     that declares the names other stages may use (``__all__``), in file-name order.
 
@@ -179,11 +182,20 @@ def surfaces() -> list[tuple[str, list[tuple[str, str]]]]:
     return out
 
 
-def _summary(value: object) -> str:
-    """A function's or class's first docstring line; a constant says what kind of value it is."""
+#: Inline code in a docstring: ``x``, or a Sphinx role such as :func:`x`.
+_INLINE = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`")
+
+
+def _summary(value: object) -> str | Md:
+    """A function's or class's first docstring paragraph, its inline code shown as code; a
+    constant says what kind of value it is."""
     if inspect.isfunction(value) or inspect.isclass(value):
-        doc = inspect.getdoc(value) or ""
-        return doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+        doc = (inspect.getdoc(value) or "").split("\n\n", 1)[0].replace("\n", " ").strip()
+        parts, last = [], 0
+        for found in _INLINE.finditer(doc):
+            parts += [esc(doc[last : found.start()]), code(found.group(1) or found.group(2))]
+            last = found.end()
+        return Md("".join([*parts, esc(doc[last:])]))
     kind = type(value).__name__
     return "a type" if kind.startswith("_") else f"a constant ({kind})"
 
@@ -209,6 +221,7 @@ def add_pages(renderer: Renderer) -> None:
         "shipped": lambda kind: shipped(renderer, kind),
         "rules_used": rules_used(renderer),
         "surfaces": surfaces(),
+        "words": [(kind, list(table.items())) for kind, table in WORDS.items()],
     }
     for slug, template, title in PAGES:
         # A page of its own symbol record: these pages explain every state, and the legend
