@@ -205,9 +205,17 @@ def published(entry: Contract) -> str:
     return f"schemas/{entry.name}.schema.json"
 
 
+def pipeline_order() -> list[str]:
+    """The stages ``mcp-compare compare`` runs, in its order."""
+    from compare.pipeline import STAGES
+
+    return list(STAGES)
+
+
 def add_pages(renderer: Renderer) -> None:
     """Render every maintainers' page and publish the contracts' schemas beside them."""
     context: dict[str, Any] = {
+        "stages": pipeline_order(),
         "pages": [(f"{slug}.md", title) for slug, _, title in PAGES],
         "contracts": CONTRACTS,
         "published": published,
