@@ -91,3 +91,12 @@ def test_no_build_machine_path_or_fact_in_the_maintainers_prose(site_env: Path) 
         text = _page(site_env, slug)
         assert not re.search(r"(?<![\w.])/(?:tmp|home|root|work|var|srv)/", text), slug
         assert not re.search(r"\b\d+ cores?\b|\bno network\b", text), slug
+
+
+def test_every_location_variable_of_the_paths_module_is_on_the_running_page(
+    site_env: Path,
+) -> None:
+    render()
+    source = (PROJECT_ROOT / "compare" / "_paths.py").read_text(encoding="utf-8")
+    names = set(re.findall(r'"(MCP_COMPARE_[A-Z0-9_]+)"', source))
+    assert names and {n for n in names if n not in _page(site_env, "running")} == set()
