@@ -100,3 +100,20 @@ def test_every_location_variable_of_the_paths_module_is_on_the_running_page(
     source = (PROJECT_ROOT / "compare" / "_paths.py").read_text(encoding="utf-8")
     names = set(re.findall(r'"(MCP_COMPARE_[A-Z0-9_]+)"', source))
     assert names and {n for n in names if n not in _page(site_env, "running")} == set()
+
+
+def test_render_check_names_an_edited_or_missing_maintainers_page_or_schema(
+    site_env: Path,
+) -> None:
+    from compare.site import check
+
+    render()
+    assert check() == []
+    docs = site_env / "site" / "docs" / "maintainers"
+    with (docs / "verdicts.md").open("a", encoding="utf-8") as page:
+        page.write("an edit by hand\n")
+    (docs / "schemas" / "plan.schema.json").unlink()
+    assert check() == [
+        "changed: maintainers/verdicts.md",
+        "missing: maintainers/schemas/plan.schema.json",
+    ]
