@@ -1,7 +1,7 @@
 """Pipeline stage `diff`: where each area's schema items exist, per revision.
 
 :func:`build_diff` derives everything from the area files, the pinned schemas and the areas'
-pages; :func:`write_diff` stores it as ``build/diff.json`` (format in CONTRACTS.md §3).
+pages; :func:`write_diff` stores it as ``build/diff.json`` (its shape: ``diff.schema.json``).
 """
 
 from compare.diff._build import FORMAT, build_diff

@@ -158,7 +158,7 @@ def _area_section(pins: Pins, spec: AreaSpec) -> dict[str, Any]:
 
 
 def build_diff() -> dict[str, Any]:
-    """The whole diff, as the JSON document ``build/diff.json`` holds (CONTRACTS.md §3)."""
+    """The whole diff, as the JSON document ``build/diff.json`` holds (``diff.schema.json``)."""
     pins = load_pins()
     specs = [spec for spec in load_area_specs() if spec.has_schema]
     if not specs:

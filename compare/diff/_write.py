@@ -20,7 +20,7 @@ def write_diff(diff: dict[str, Any]) -> Path:
     return path
 
 
-#: The typed parts of a diff section (CONTRACTS.md §3) the pages read.
+#: The typed parts of a diff section (``diff.schema.json``) the pages read.
 _SECTION_TYPES: dict[str, type] = {"items": dict, "changes": list, "deprecation": dict}
 
 

@@ -1,4 +1,6 @@
-"""Reading a cell's transcript back: the one reader of ``transcript.jsonl`` (CONTRACTS.md §4).
+"""Reading a cell's transcript back: the one reader of ``transcript.jsonl``.
+
+Each line's shape is ``peer/transcript.schema.json``.
 
 :func:`read_records` is the file format: each line, in order, as the record the peer wrote or
 as the reason it is not one. The judge (:func:`read_transcript`: wire lines parsed, the peer's

@@ -18,6 +18,7 @@ from compare._stamp import Digest
 #: The committed half of the site (``site/mkdocs.yml``, ``templates/``, ``assets/``), always
 #: read from the checkout (``MCP_COMPARE_SITE`` moves only ``docs/`` and ``build/``).
 SITE_SOURCE = _paths.PROJECT_ROOT / "site"
+_PACKAGE = _paths.PROJECT_ROOT / "compare"
 #: The code that runs ``mkdocs build`` (the pages are its real input).
 _BUILD_CODE = "compare/site/_build.py"
 
@@ -137,8 +138,16 @@ def render_inputs() -> str:
     render, so a run that changed them renders once more on the next run), templates, assets."""
     digest = _site_data("render")
     digest.files("matrix", [_build("matrix.json"), _build("previous/matrix.json")])
+    # The maintainers' pages list every package's exported names and publish every contract
+    # schema, the top-level ones (compare/*.schema.json) included.
+    digest.code(*_packages()).files("schemas", sorted(_PACKAGE.glob("*.schema.json")))
     digest.tree("templates", SITE_SOURCE / "templates", content=True)
     return digest.tree("assets", SITE_SOURCE / "assets", content=True).hexdigest()
+
+
+def _packages() -> list[str]:
+    """Every subpackage of ``compare/`` (found, so a moved or added one counts)."""
+    return sorted(p.parent.name for p in _PACKAGE.glob("*/__init__.py"))
 
 
 def render_outputs() -> list[Path]:

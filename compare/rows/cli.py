@@ -39,7 +39,7 @@ def _print_rows(console: Console, document: dict[str, Any]) -> None:
                 console.print(f"   where:  {escape(where.get('reason', ''))}", highlight=False)
             states = [f"{t} {c['label']}" for t, c in row["status"].items()]
             console.print("   status: " + escape(" · ".join(states)), highlight=False)
-    for broken in document.get("broken_cells") or []:  # named, never drawn (CONTRACTS.md §4)
+    for broken in document.get("broken_cells") or []:  # named, never drawn
         console.print(f"[yellow]![/] cell left out: {escape(broken)}", highlight=False)
     console.print("wrote build/rows.json and build/citations.json", highlight=False)
 

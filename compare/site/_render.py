@@ -20,7 +20,7 @@ from compare import _atomic, _paths
 from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.pin import release_order
-from compare.site import _grid_html, _matrix_html
+from compare.site import _grid_html, _maintainers, _matrix_html
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._enforcement import enforcement_matrices
@@ -349,6 +349,7 @@ class Renderer:
         self.page("index.md", "home.md.j2", symbols=home, legend=[], wide=True, **home_context)
         self.page("index.md", "home.md.j2", legend=home.legend(), wide=True, **home_context)
         self.files.update(static_files())
+        _maintainers.add_pages(self)  # the maintainers' section, with the contracts' schemas
         self.page("legend.md", "legend.md.j2", legend=self.symbols.legend())
         return self.files
 

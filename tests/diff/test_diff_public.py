@@ -1,4 +1,4 @@
-"""The names of ``compare.diff`` (CONTRACTS.md §3) stay importable."""
+"""The names of ``compare.diff`` stay importable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The names other stages import from ``compare.models`` (CONTRACTS.md §2) stay importable."""
+"""The names other stages import from ``compare.models`` stay importable."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The names other stages import from ``compare.pin`` (CONTRACTS.md §1) stay importable."""
+"""The names other stages import from ``compare.pin`` stay importable."""
 
 from __future__ import annotations
 

@@ -174,3 +174,23 @@ def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(
     claude = [k for k in before if k.startswith("claude-code~")]
     assert claude and all(before[k] == after_go[k] for k in claude)
     _cells.host_version.cache_clear()
+
+
+def test_render_reruns_when_a_top_level_contract_schema_or_any_package_changes(
+    build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maintainers' pages publish every contract schema and list every package's exported
+    names; a top-level schema (the stamp's) and the pipeline package were no render input, so
+    a changed one left a stale page behind a skipped render."""
+    from compare.pipeline import _inputs
+
+    assert {"pipeline", "site", "exchange"} <= set(_inputs._packages())
+    package = tmp_path / "compare"
+    package.mkdir()
+    schema = package / "stamp.schema.json"
+    schema.write_text("{}", "utf-8")
+    monkeypatch.setattr(_inputs, "_PACKAGE", package)
+    before = _inputs.render_inputs()
+    schema.write_text('{"title": "changed"}', "utf-8")
+    _stamp.forget()
+    assert _inputs.render_inputs() != before
