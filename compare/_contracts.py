@@ -119,6 +119,13 @@ CONTRACTS: tuple[Contract, ...] = (
         "compare/exchange/plan.schema.json",
     ),
     Contract(
+        "host-plan",
+        "results/<cell>/host-plan.json",
+        "run (the play), before an SDK host program starts",
+        "the SDK host programs (what to declare and how to answer)",
+        "compare/exchange/hosts/host-plan.schema.json",
+    ),
+    Contract(
         "transcript",
         "results/<cell>/transcript.jsonl",
         "the peer and the scripted client (merged by the play for a proxy cell)",
@@ -146,6 +153,15 @@ CONTRACTS: tuple[Contract, ...] = (
         "run (the judge, sealed by the play)",
         "run's cache, merge, rows, site (through one reader)",
         "compare/exchange/verdict.schema.json",
+    ),
+    Contract(
+        "variants",
+        "compare/exchange/hosts/variants.yaml",
+        "maintainers",
+        "the target loader (host-plan fragments a target's variants name)",
+        "compare/exchange/hosts/variants.schema.json",
+        form="yaml",
+        kind="data",
     ),
     Contract(
         "area",

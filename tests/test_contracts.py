@@ -133,6 +133,7 @@ def _shipped(pattern: str) -> list[Path]:
         ("sentences", "exchange/scenarios/_sentences.yaml"),
         ("area", "rows/areas/*.yaml"),
         ("implementations", "rows/implementations.yaml"),
+        ("variants", "exchange/hosts/variants.yaml"),
     ],
 )
 def test_every_shipped_data_file_holds_its_contract(name: str, pattern: str) -> None:
@@ -184,6 +185,7 @@ def produced(
 PRODUCED = {
     "plan": ["results/*/*/*/*/plan.json", "results/*/*/*/*/upstream-plan.json"],
     "transcript": ["results/*/*/*/*/transcript.jsonl", "results/*/*/*/*/upstream-*.jsonl"],
+    "host-plan": ["results/*/*/*/*/host-plan.json"],
     "done": ["results/*/*/*/*/done.json"],
     "process": ["results/*/*/*/*/process.json"],
     "verdict": ["results/*/*/*/*/verdict.json"],
