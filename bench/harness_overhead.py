@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from compare._paths import tools_dir
 from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells
 from compare.exchange._harness import HOSTS_DIR, WORKSPACE_NAME, peer_argv
+from compare.exchange._host_plan import write_host_plan
 from compare.exchange._targets import Expansion
 from compare.pin import load_pins
 
@@ -132,7 +133,7 @@ def main() -> None:
             hosts=HOSTS_DIR,
             control=tmp / "control",
             cell=tmp,
-            variant_args=list(target.variants.get("roots", [])),
+            host_plan=write_host_plan(target.variants, "roots", tmp, workspace, tmp / "control"),
         )
         host_argv = exp.argv(target.argv)
         env = {**os.environ, **{k: exp.text(v) for k, v in target.env.items()}}

@@ -45,6 +45,7 @@ from compare.exchange._harness import (
     _env,
     _write_files,
 )
+from compare.exchange._host_plan import write_host_plan
 from compare.exchange._proc import run_process
 from compare.exchange._run import run, select
 from compare.exchange._scenarios import Scenario
@@ -104,7 +105,7 @@ def _expansion(target: Target, tmp: Path, server_argv: list[str]) -> Expansion:
         hosts=HOSTS_DIR,
         control=control,
         cell=tmp / "out",
-        variant_args=list(target.variants.get(variant, [])),
+        host_plan=write_host_plan(target.variants, variant, tmp / "out", workspace, control),
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from compare.exchange import _integrity
+from compare.exchange._host_plan import needs
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
 from compare.exchange._verdict import Verdict, VerdictError, parse_verdict, read_verdict
@@ -82,13 +83,18 @@ _HOST_FILE = re.compile(r"\{hosts\}/([\w.-]+)")
 def host_version(target_id: str, entry: str) -> str | None:
     """sha256 of the host program behind a target (None when it has none): a changed host
     plays differently, so it re-runs that target's cells. A Node host counts every ``*.mjs``
-    beside it (a target may preload ``loopback.mjs``). ``entry`` is the target's entry as
-    JSON (memoised per process, as :func:`harness_version`)."""
+    beside it (a target may preload ``loopback.mjs``); a host that reads a host plan counts
+    the plan's schema, and a Python one the plan reader it imports. ``entry`` is the target's
+    entry as JSON (memoised per process, as :func:`harness_version`)."""
     files: set[Path] = set()
     for name in _HOST_FILE.findall(entry):
         files.add(HOSTS / name)
         if name.endswith(".mjs"):
             files.update(HOSTS.glob("*.mjs"))
+        if name.endswith(".py") and "{host_plan}" in entry:
+            files.add(HOSTS / "host_plan.py")
+    if "{host_plan}" in entry:
+        files.add(HOSTS / "host-plan.schema.json")
     own = HOSTS / target_id
     if own.is_dir():
         files.update(p for p in own.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
@@ -143,6 +149,9 @@ class Cell:
         host = host_version(self.target.id, raw)
         if host is not None:  # absent for targets without a host: their keys stay as they were
             material["host"] = host
+        if self.target.variants:  # the host plan's fragment (common variants live elsewhere)
+            fragment = self.target.variants.get(self.variant) or {}
+            material["host_plan"] = {k: v for k, v in fragment.items() if k != "description"}
         return _digest(material)
 
     def judge_key(self, spec_commit: str) -> str:
@@ -183,6 +192,10 @@ class Cell:
             return (
                 f"not run, because {s.id} applies to revisions {s.revisions['from']} … {until}{why}"
             )
+        for feature in needs(t.variants.get(self.variant)):
+            if feature in t.lacks:
+                why = " ".join(t.lacks[feature]["why"].split())
+                return f"not run, because {t.name} lacks {feature}: {why}"
         if "can_change_roots" in s.requires and not t.can_change_roots:
             return f"not run, because {t.name} cannot add a root while connected"
         if s.id in t.not_run:

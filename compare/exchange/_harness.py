@@ -29,6 +29,7 @@ from compare._paths import tools_dir
 from compare.exchange import _integrity, _plays
 from compare.exchange._cellenv import cell_env, write_files
 from compare.exchange._cells import Cell
+from compare.exchange._host_plan import write_host_plan
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import Ended, run_process
 from compare.exchange._proxy import (
@@ -201,7 +202,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             hosts=HOSTS_DIR,
             control=control,
             cell=stage,
-            variant_args=list(target.variants.get(cell.variant, [])),
+            # What an SDK host declares and answers: its variant's fragment, for this cell.
+            host_plan=write_host_plan(target.variants, cell.variant, stage, workspace, control),
         )
         version = (
             newest_dated(settings.known_revisions) if cell.revision == "draft" else cell.revision

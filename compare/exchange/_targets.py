@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
+from compare.exchange._host_plan import FEATURES, resolve_variants
 from compare.exchange._proc import DRAIN_S
 from compare.exchange._yaml import check_schema, load_yaml
 
@@ -26,12 +27,26 @@ TARGET_SCHEMA = HERE / "target.schema.json"
 
 #: Placeholders replaced inside a string; ``{python:ID}`` and ``{node_bin:NAME}`` take an argument.
 SIMPLE_PLACEHOLDERS = frozenset(
-    {"server", "workspace", "home", "tools", "hosts", "control", "cell", "port", "upstream_url"}
+    {
+        "server",
+        "workspace",
+        "home",
+        "tools",
+        "hosts",
+        "control",
+        "cell",
+        "port",
+        "upstream_url",
+        "host_plan",
+    }
 )
 #: A proxy's transports when its file names none: stdio toward both of our ends.
 STDIO_BOTH = {"host": "stdio", "upstream": "stdio"}
 #: Placeholders that must be a whole list item: they expand to several items.
-SPLAT_PLACEHOLDERS = frozenset({"server_argv", "variant_args"})
+SPLAT_PLACEHOLDERS = frozenset({"server_argv"})
+#: How every SDK host's launch line ends (the host contract, ``hosts/README.md``): the plan,
+#: then the server's command; no host program names a feature in its command line.
+HOST_TAIL = ["--plan", "{host_plan}", "--", "{server_argv}"]
 #: The launch line of the generic ``command`` and ``server-command`` targets, filled from
 #: ``--command``.
 COMMAND_SLOT = "{command}"
@@ -58,7 +73,10 @@ class Target:
     setup: list[list[str]] = field(default_factory=list)
     files: list[dict[str, Any]] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
-    variants: dict[str, list[str]] = field(default_factory=dict)
+    #: Variant name -> its host-plan fragment, resolved (``_host_plan.resolve_variants``).
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Client feature -> ``{why, source}``: what the SDK cannot register (``lacks``).
+    lacks: dict[str, dict[str, str]] = field(default_factory=dict)
     ends: str = "self"
     timeout_s: float = 60.0
     #: How long a self-ending client may take to exit after the peer closed (``exit_s``).
@@ -136,7 +154,7 @@ def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> N
             )
         raise CompareError(
             f"{source}: key {where}: unknown placeholder {text!r}",
-            "known: {server} {server_argv} {variant_args} {workspace} {home} {tools} {hosts} "
+            "known: {server} {server_argv} {host_plan} {workspace} {home} {tools} {hosts} "
             "{control} {cell} {port} {upstream_url} {python:<target-id>} {node_bin:<name>}; "
             "write {{ }} for braces",
         )
@@ -188,18 +206,14 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
             _check_template(text, where, source, splat_ok=False)
     for key, value in (data.get("env") or {}).items():
         _check_template(value, f"env.{key}", source, splat_ok=False)
-    variants = dict(data.get("variants") or {})
+    variants = resolve_variants(list(data.get("variants") or []), source)
+    _check_host_line(data, argv, variants, source)
     for name in data.get("start_failure_findings") or []:
         if name not in variants:
             raise CompareError(
                 f"{source}: key start_failure_findings: {name!r} is not a declared variant",
                 "name a variant from variants:",
             )
-    if variants and data["kind"] != "cited" and "{variant_args}" not in argv:
-        raise CompareError(
-            f"{source}: key variants: declared but launch.argv has no {{variant_args}} item",
-            "add '{variant_args}' where the variant's extra arguments go",
-        )
     transports = {**STDIO_BOTH, **(data.get("transports") or {})}
     if data.get("transports") and data["kind"] != "proxy":
         raise CompareError(f"{source}: key transports: only a proxy has two ends", None)
@@ -240,6 +254,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         files=list(data.get("files", [])),
         env=dict(data.get("env") or {}),
         variants=variants,
+        lacks={k: dict(v) for k, v in (data.get("lacks") or {}).items()},
         ends=str(data.get("ends", "self")),
         timeout_s=float(data.get("timeout_s", 60)),
         exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),
@@ -249,6 +264,35 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         cites=list(data.get("cites", [])),
         transports=transports,
     )
+
+
+def _check_host_line(
+    data: dict[str, Any], argv: list[str], variants: dict[str, Any], source: Path
+) -> None:
+    """Variants are host plans: a target with variants passes ``{host_plan}``, one without
+    never does, and an SDK host's launch line ends ``--plan {host_plan} -- {server_argv}``."""
+    passes = any("{host_plan}" in item for item in argv)
+    if variants and not passes:
+        raise CompareError(
+            f"{source}: key variants: declared but launch.argv never passes {{host_plan}}",
+            "end launch.argv with: --plan, '{host_plan}', '--', '{server_argv}'",
+        )
+    if passes and not variants:
+        raise CompareError(
+            f"{source}: key launch.argv: passes {{host_plan}} but the target lists no variants",
+            "list the variants it plays, e.g. variants: [roots, no-roots]",
+        )
+    if data["kind"] == "sdk-host" and argv[-len(HOST_TAIL) :] != HOST_TAIL:
+        raise CompareError(
+            f"{source}: key launch.argv: an SDK host's launch line must end with "
+            "--plan {host_plan} -- {server_argv}",
+            "every SDK host reads what to declare from its plan (hosts/README.md)",
+        )
+    if data.get("lacks") and not variants:
+        raise CompareError(f"{source}: key lacks: only a target with variants has a plan", None)
+    unknown = sorted(set(data.get("lacks") or {}) - set(FEATURES))
+    if unknown:  # the schema says the same; kept so a schema edit cannot drop it silently
+        raise CompareError(f"{source}: key lacks: unknown feature {unknown[0]!r}", None)
 
 
 def load_target_file(path: Path) -> Target:
@@ -304,7 +348,8 @@ class Expansion:
     hosts: Path
     control: Path
     cell: Path
-    variant_args: list[str] = field(default_factory=list)
+    #: The cell's host plan (``host-plan.json``), for a target with variants.
+    host_plan: Path | None = None
     #: A proxy's HTTP ends: the free 127.0.0.1 port it listens on for our host, and the URL
     #: our upstream listens at (empty when that end is stdio).
     port: int = 0
@@ -317,7 +362,9 @@ class Expansion:
             return str(self.tools / "venvs" / str(arg) / "bin" / "python")
         if name == "node_bin":
             return str(self.tools / "node_modules" / ".bin" / str(arg))
-        value: Path | int | str = getattr(self, name)
+        value: Path | int | str | None = getattr(self, name)
+        if value is None:
+            raise CompareError(f"{{{name}}} has no value in this cell", None)
         return str(value)
 
     def text(self, template: str) -> str:
@@ -334,13 +381,11 @@ class Expansion:
         return _PLACEHOLDER.sub(sub, template)
 
     def argv(self, template: list[str]) -> list[str]:
-        """Expand an argv template, splatting ``{server_argv}`` and ``{variant_args}``."""
+        """Expand an argv template, splatting ``{server_argv}``."""
         out: list[str] = []
         for item in template:
             if item == "{server_argv}":
                 out.extend(self.server_argv)
-            elif item == "{variant_args}":
-                out.extend(self.variant_args)
             else:
                 out.append(self.text(item))
         return out

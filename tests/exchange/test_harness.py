@@ -93,7 +93,7 @@ def test_cells_a_target_cannot_play_are_not_run_with_a_reason(tmp_path: Path) ->
 
 
 def test_variants_pick_their_scenarios() -> None:
-    target = fake_target("good", variants={"roots": [], "no-roots": ["--no-roots"]})
+    target = fake_target("good", variants=["roots", "no-roots"])
     cells = plan_cells([target], load_scenarios(), ["2025-11-25"])
     pairs = {(c.variant, c.scenario.id) for c in cells}
     assert ("no-roots", "roots-undeclared") in pairs and ("roots", "roots-list") in pairs

@@ -357,7 +357,8 @@ def test_fastmcp_variants_pass_the_documented_path_and_the_platform_uri() -> Non
     from compare.exchange._targets import load_targets
 
     fastmcp = next(t for t in load_targets() if t.id == "fastmcp")
-    assert fastmcp.variants["roots-documented"] == ["--roots-form", "documented"]
+    assert fastmcp.variants["roots-documented"]["options"] == {"roots_form": "documented"}
+    assert fastmcp.variants["roots-documented"]["features"] == fastmcp.variants["roots"]["features"]
     assert "roots-documented" in fastmcp.raw["start_failure_findings"]
     assert fastmcp.raw.get("roots_uri")
     assert GOOD_URI.startswith("file:///")

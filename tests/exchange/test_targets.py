@@ -20,8 +20,8 @@ name: Demo client
 kind: cli
 package: {registry: npm, name: demo-cli, version: 1.2.3}
 launch:
-  argv: ["{node_bin:demo}", "--server", "{server}", "{variant_args}"]
-variants: {roots: [], no-roots: ["--no-roots"]}
+  argv: ["{node_bin:demo}", "--server", "{server}", "--plan", "{host_plan}"]
+variants: [roots, no-roots]
 files:
   - path: "{home}/.demo/settings.json"
     format: json
@@ -54,13 +54,14 @@ def test_good_target_parses_and_expands(tmp_path: Path) -> None:
         hosts=Path("/hosts"),
         control=Path("/ctl"),
         cell=Path("/cell"),
-        variant_args=["--no-roots"],
+        host_plan=Path("/cell/host-plan.json"),
     )
     assert exp.argv(target.argv) == [
         "/t/node_modules/.bin/demo",
         "--server",
         "/py peer.py --plan '/c d/plan.json'",
-        "--no-roots",
+        "--plan",
+        "/cell/host-plan.json",
     ]
     content = exp.value(target.files[0]["content"])
     assert content["mcpServers"]["peer"]["cwd"] == "/w"
@@ -73,7 +74,11 @@ def test_good_target_parses_and_expands(tmp_path: Path) -> None:
         (("kind: cli", "kind: browser"), "kind"),
         (("timeout_s: 30", "timeout_s: -1"), "timeout_s"),
         (('"--server", ', '"--server", "{srv}", '), "launch.argv.2"),
-        (('"{variant_args}"', '"x{variant_args}"'), "launch.argv.3"),
+        (('"{host_plan}"', '"{host_plan}", "{variant_args}"'), "launch.argv.5"),
+        (("variants: [roots, no-roots]", "variants: [roots, rots]"), "variants.1"),
+        (("variants: [roots, no-roots]", "variants: [roots, roots]"), "variants.1"),
+        (("variants: [roots, no-roots]", "variants: {roots: []}"), "variants"),
+        (("ends: harness\n", "ends: harness\nlacks: {logging: {why: x, source: y}}\n"), "lacks"),
         (('path: "{home}/', 'path: "/etc/'), "files.0.path"),
         (("ends: harness\n", "ends: harness\nsurprise: 1\n"), "(top level)"),
     ],
@@ -109,10 +114,11 @@ def test_duplicate_key_is_rejected(tmp_path: Path) -> None:
 
 def test_yaml_12_keeps_no_as_string(tmp_path: Path) -> None:
     text = GOOD.replace(
-        'variants: {roots: [], no-roots: ["--no-roots"]}', "variants: {roots: [no]}"
+        "variants: [roots, no-roots]",
+        "variants: [roots, {plain: {base: roots, options: {form: no}}}]",
     )
     target = load_target_file(_write(tmp_path, text))
-    assert target.variants == {"roots": ["no"]}
+    assert target.variants["plain"]["options"] == {"form": "no"}
 
 
 def test_command_template_target() -> None:

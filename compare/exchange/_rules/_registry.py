@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from compare._errors import CompareError
+from compare.exchange._host_plan import added_root
 from compare.exchange._rules._context import Context
 from compare.exchange._transcript import Line
 from compare.exchange._uri import judge_file_uri, rank
@@ -28,7 +29,8 @@ RIGHT_PLACE = ("encoded", "non-ascii-raw", *OTHER_FORM)
 RIGHT_PATH_BAD_FORM = ("space-unencoded", "invalid-uri")
 #: The right folder, written so that it is not a correct file:// URI.
 MISENCODED = ("non-ascii-raw", *RIGHT_PATH_BAD_FORM, "hash-unencoded")
-ADDED_ROOT = "added root ü"
+#: The folder a host adds on the add-root signal: said once, in hosts/variants.yaml.
+ADDED_ROOT = added_root()
 
 
 @dataclass

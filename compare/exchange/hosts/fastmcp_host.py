@@ -1,14 +1,20 @@
 """An application embedding the fastmcp client (PyPI ``fastmcp``).
 
 It is evidence: everything fastmcp put on the wire was caused by the few calls below, so a
-reader can tell the library's behaviour from ours. Usage (the host contract, CONTRACTS.md):
+reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
-    python fastmcp_host.py --workspace DIR [--no-roots] [--control DIR] -- SERVER_COMMAND...
+    python fastmcp_host.py --plan PLAN.json -- SERVER_COMMAND...
 
 Run it with the interpreter of ``tools/venvs/fastmcp`` (``mcp-compare tools install``).
 
-Roots are passed the way fastmcp's client documentation shows, ``Client(..., roots=[...])``
-with a list of strings, in one of two forms (``--roots-form``):
+Each client feature of the plan is one argument of ``fastmcp.Client`` (``roots=``,
+``elicitation_handler=``, ``sampling_handler=``; ``fastmcp/client/client.py`` lines 437-440
+and 554-593 in fastmcp 4.2.3, which hand them to the SDK's ``ClientSession`` as callbacks; the
+SDK then declares each capability and its sub-capabilities itself, so the plan's
+``list_changed``, ``form`` and ``url`` are fastmcp's and the SDK's to choose, not ours).
+
+Roots are passed the way fastmcp's client documentation shows, a list of strings, in one of
+two forms (plan option ``roots_form``):
 
 - ``documented`` (variant ``roots-documented``): exactly what the docs page shows, a plain
   path string (``"/path/to/root1"``). The pinned fastmcp turns each string into a
@@ -21,29 +27,21 @@ with a list of strings, in one of two forms (``--roots-form``):
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
+import mcp_types
 from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StdioTransport
+from host_plan import Changes, add_folders, options, read_plan
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 
-
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    if "--" not in argv or argv.index("--") == len(argv) - 1:
-        sys.exit('fastmcp host: missing "-- SERVER_COMMAND..."')
-    cut = argv.index("--")
-    parser = argparse.ArgumentParser(prog="fastmcp_host.py")
-    parser.add_argument("--workspace", type=Path, required=True)
-    parser.add_argument("--control", type=Path)
-    parser.add_argument("--no-roots", action="store_true")
-    parser.add_argument("--roots-form", choices=("uri", "documented"), default="uri")
-    args = parser.parse_args(argv[:cut])
-    args.server = argv[cut + 1 :]
-    return args
+HOST = "fastmcp host"
+OPTIONS = {"roots_form": ("uri", "documented")}
 
 
 def connection_closed(client: Client) -> bool:
@@ -54,35 +52,60 @@ def connection_closed(client: Client) -> bool:
 
 def as_root(path: Path, form: str) -> str:
     """One root string: the path as the docs page shows it, or the platform's file URI."""
+    path = path.resolve()
     return str(path) if form == "documented" else path.as_uri()
 
 
-async def run(args: argparse.Namespace) -> None:
-    workspace = args.workspace.resolve()
-    roots = [as_root(workspace, args.roots_form)]
+def handlers(features: dict[str, Any], roots: list[str] | None) -> dict[str, Any]:
+    """One fastmcp argument per feature the plan names; an absent feature gets none, so
+    fastmcp registers no callback and the underlying SDK's default is what gets measured."""
+    given: dict[str, Any] = {}
+    if roots is not None:
+        given["roots"] = roots
+    if "elicitation" in features:
+        # fastmcp's ElicitResult carries the action explicitly (elicitation.py:22-23, 82-83).
+        answer = ElicitResult.model_validate(features["elicitation"]["answer"])
+
+        async def elicit(message: str, response_type: Any, params: Any, context: Any) -> Any:
+            return answer
+
+        given["elicitation_handler"] = elicit
+    if "sampling" in features:
+        # A CreateMessageResult is passed through unchanged (sampling/__init__.py:58-64).
+        sampled = mcp_types.CreateMessageResult.model_validate(features["sampling"]["answer"])
+
+        def sample(messages: Any, params: Any, context: Any) -> Any:
+            return sampled
+
+        given["sampling_handler"] = sample
+    return given
+
+
+async def run(plan: dict[str, Any], command: list[str], form: str) -> None:
+    features = plan["features"]
+    folders = (features.get("roots") or {}).get("folders")
+    roots = None if "roots" not in features else [as_root(Path(f), form) for f in folders]
+    changes = Changes.of(plan)
     # fastmcp's stdio transport. An application passes its server's configured environment;
     # the harness configures the peer through ours, so all of it is passed on.
-    transport = StdioTransport(command=args.server[0], args=args.server[1:], env=dict(os.environ))
-    # --no-roots passes no roots at all: fastmcp then registers no roots callback and the
-    # underlying SDK's default answer to roots/list is what gets measured.
-    client = Client(transport, roots=None if args.no_roots else roots)
+    transport = StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
+    client = Client(transport, **handlers(features, roots))
     async with client:  # fastmcp's default mode="auto": server/discover, then initialize
-        for tool in await client.list_tools():
-            try:
-                await client.call_tool(tool.name, {})
-            except Exception as err:  # the server's answer is evidence, not our failure
-                print(f"fastmcp host: tools/call {tool.name} failed: {err}", file=sys.stderr)
-        signal = args.control / "add-root" if args.control and not args.no_roots else None
+        if plan["session"]["call_tools"]:
+            for tool in await client.list_tools():
+                try:
+                    await client.call_tool(tool.name, {})
+                except Exception as err:  # the server's answer is evidence, not our failure
+                    print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
         while not connection_closed(client):
-            if signal is not None and signal.exists():
-                signal = None
-                added = workspace / "added root ü"
-                added.mkdir(parents=True, exist_ok=True)
-                roots.append(as_root(added, args.roots_form))
+            for change in changes.due():
+                assert roots is not None  # a change belongs to the roots feature
+                roots.extend(add_folders(change, lambda p: as_root(p, form)))
                 # fastmcp's API for changing roots, then its notification (set_roots says
                 # it does not notify by itself).
                 client.set_roots(list(roots))
-                await client.send_roots_list_changed()
+                if change["notify"]:
+                    await client.send_roots_list_changed()
             await anyio.sleep(0.05)
 
 
@@ -93,14 +116,15 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    args = parse_args(sys.argv[1:])
+    plan, command = read_plan(sys.argv[1:], HOST)
+    form = options(plan, HOST, OPTIONS).get("roots_form", "uri")
     try:
-        anyio.run(run, args)
+        anyio.run(run, plan, command, form)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
         causes = leaves(err)
         for leaf in causes:
-            print(f"fastmcp host: {type(leaf).__name__}: {leaf}", file=sys.stderr)
+            print(f"{HOST}: {type(leaf).__name__}: {leaf}", file=sys.stderr)
         # The server hanging up, even mid-request, is the normal end of a session.
         closed = all(getattr(leaf, "code", None) == CONNECTION_CLOSED for leaf in causes)
         return 0 if closed else 1

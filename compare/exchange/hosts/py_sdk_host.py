@@ -1,46 +1,44 @@
 """An application embedding the official Python SDK's client (PyPI ``mcp``).
 
 It is evidence: everything the SDK put on the wire was caused by the few calls below, so a
-reader can tell the library's behaviour from ours. Usage (the host contract, CONTRACTS.md):
+reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
-    python py_sdk_host.py --workspace DIR [--no-roots] [--control DIR] -- SERVER_COMMAND...
+    python py_sdk_host.py --plan PLAN.json -- SERVER_COMMAND...
 
 Run it with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install``).
 
 We use ``mcp.Client``, the front door the SDK's README shows; it drives ``ClientSession`` over
 ``stdio_client`` for a ``StdioServerParameters`` server. Its default ``mode="auto"`` first
 probes ``server/discover`` (2026-07-28) and falls back to ``initialize`` on an older server,
-and its ``call_tool`` answers an ``InputRequiredResult`` from the same roots callback, so the
-2026-07-28 roots path is exercised with no extra code here.
+and its ``call_tool`` answers an ``InputRequiredResult`` from the same callbacks, so the
+2026-07-28 embedded path is exercised with no extra code here.
+
+Each client feature of the plan is one callback handed to ``Client`` (``mcp/client/client.py``
+fields ``list_roots_callback``, ``elicitation_callback``, ``sampling_callback``, lines 306-348
+in mcp 2.3.0). The SDK declares a capability exactly when its callback is given and chooses
+the sub-capabilities itself (``ClientSession._build_capabilities``, ``mcp/client/session.py``
+lines 629-648: roots always ``listChanged: true``, elicitation always both ``form`` and
+``url``), so the plan's ``list_changed``, ``form`` and ``url`` are not ours to apply here:
+what the SDK declares is what the wire shows.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as types
+from host_plan import Changes, add_folders, options, read_plan
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 
-
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    if "--" not in argv or argv.index("--") == len(argv) - 1:
-        sys.exit('py-sdk host: missing "-- SERVER_COMMAND..."')
-    cut = argv.index("--")
-    parser = argparse.ArgumentParser(prog="py_sdk_host.py")
-    parser.add_argument("--workspace", type=Path, required=True)
-    parser.add_argument("--control", type=Path)
-    parser.add_argument("--no-roots", action="store_true")
-    args = parser.parse_args(argv[:cut])
-    args.server = argv[cut + 1 :]
-    return args
+HOST = "py-sdk host"
 
 
 def connection_closed(client: Client) -> bool:
@@ -49,42 +47,70 @@ def connection_closed(client: Client) -> bool:
     return bool(getattr(client.session._dispatcher, "_closed", False))
 
 
-async def run(args: argparse.Namespace) -> None:
-    workspace = args.workspace.resolve()
-    # The application's roots: its workspace folder as a file URI from the standard library
-    # (Path.as_uri percent-encodes spaces, '#' and non-ASCII letters); Root validates it.
-    roots = [types.Root(uri=workspace.as_uri(), name=workspace.name)]
+def as_root(path: Path) -> types.Root:
+    # A file URI from the standard library (Path.as_uri percent-encodes spaces, '#' and
+    # non-ASCII letters); the SDK's Root type validates it.
+    return types.Root(uri=path.resolve().as_uri(), name=path.name)
 
-    async def list_roots(context: ClientRequestContext) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=list(roots))
 
+def callbacks(features: dict[str, Any], roots: list[types.Root]) -> dict[str, Any]:
+    """One SDK callback per feature the plan names; an absent feature gets none, so the SDK
+    declares nothing for it and answers its requests with its own default."""
+    given: dict[str, Any] = {}
+    if "roots" in features:
+
+        async def list_roots(context: ClientRequestContext) -> types.ListRootsResult:
+            return types.ListRootsResult(roots=list(roots))
+
+        given["list_roots_callback"] = list_roots
+    if "elicitation" in features:
+        # The plan's answer as the SDK's own ElicitResult (ElicitationFnT, session.py:214-219).
+        elicited = types.ElicitResult.model_validate(features["elicitation"]["answer"])
+
+        async def elicit(
+            context: ClientRequestContext, params: types.ElicitRequestParams
+        ) -> types.ElicitResult:
+            return elicited
+
+        given["elicitation_callback"] = elicit
+    if "sampling" in features:
+        # The plan's answer as the SDK's CreateMessageResult (SamplingFnT, session.py:206-211).
+        sampled = types.CreateMessageResult.model_validate(features["sampling"]["answer"])
+
+        async def sample(
+            context: ClientRequestContext, params: types.CreateMessageRequestParams
+        ) -> types.CreateMessageResult:
+            return sampled
+
+        given["sampling_callback"] = sample
+    return given
+
+
+async def run(plan: dict[str, Any], command: list[str]) -> None:
+    features = plan["features"]
+    roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
+    given = callbacks(features, roots)
+    changes = Changes.of(plan)
     # The SDK's stdio transport. An application passes its server's configured environment;
     # the harness configures the peer through ours, so all of it is passed on.
-    server = StdioServerParameters(
-        command=args.server[0], args=args.server[1:], env=dict(os.environ)
-    )
-    # --no-roots passes no callback at all: the SDK then declares no roots capability and
-    # answers roots/list with its own default, which is what gets measured.
+    server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     client_info = types.Implementation(name="mcp-compare-py-host", version="1.0.0")
-    callback = None if args.no_roots else list_roots
-    async with Client(server, list_roots_callback=callback, client_info=client_info) as client:
-        listing = await client.list_tools()
-        for tool in listing.tools:
-            try:
-                await client.call_tool(tool.name, {})
-            except Exception as err:  # the server's answer is evidence, not our failure
-                print(f"py-sdk host: tools/call {tool.name} failed: {err}", file=sys.stderr)
-        signal = args.control / "add-root" if args.control and not args.no_roots else None
+    async with Client(server, client_info=client_info, **given) as client:
+        if plan["session"]["call_tools"]:
+            listing = await client.list_tools()
+            for tool in listing.tools:
+                try:
+                    await client.call_tool(tool.name, {})
+                except Exception as err:  # the server's answer is evidence, not our failure
+                    print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
         while not connection_closed(client):
-            if signal is not None and signal.exists():
-                signal = None
-                added = workspace / "added root ü"
-                added.mkdir(parents=True, exist_ok=True)
-                roots.append(types.Root(uri=added.as_uri(), name=added.name))
-                with warnings.catch_warnings():
-                    # Deprecated in 2026-07-28 (SEP-2577); still the SDK's API for older ones.
-                    warnings.simplefilter("ignore", MCPDeprecationWarning)
-                    await client.send_roots_list_changed()
+            for change in changes.due():
+                roots.extend(add_folders(change, as_root))
+                if change["notify"]:
+                    with warnings.catch_warnings():
+                        # Deprecated in 2026-07-28 (SEP-2577); still the SDK's API before it.
+                        warnings.simplefilter("ignore", MCPDeprecationWarning)
+                        await client.send_roots_list_changed()
             await anyio.sleep(0.05)
 
 
@@ -95,14 +121,15 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    args = parse_args(sys.argv[1:])
+    plan, command = read_plan(sys.argv[1:], HOST)
+    options(plan, HOST, {})  # this host has no options
     try:
-        anyio.run(run, args)
+        anyio.run(run, plan, command)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
         causes = leaves(err)
         for leaf in causes:
-            print(f"py-sdk host: {type(leaf).__name__}: {leaf}", file=sys.stderr)
+            print(f"{HOST}: {type(leaf).__name__}: {leaf}", file=sys.stderr)
         # The server hanging up, even mid-request, is the normal end of a session.
         closed = all(getattr(leaf, "code", None) == CONNECTION_CLOSED for leaf in causes)
         return 0 if closed else 1

@@ -1,73 +1,130 @@
 // An application embedding the official TypeScript SDK's client (@modelcontextprotocol/sdk).
 //
 // It is evidence: everything the SDK put on the wire was caused by the few calls below, so a
-// reader can tell the library's behaviour from ours. Usage (the host contract, CONTRACTS.md):
+// reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 //
-//   node ts_sdk_host.mjs --workspace DIR [--no-roots] [--control DIR] -- SERVER_COMMAND...
+//   node ts_sdk_host.mjs --plan PLAN.json -- SERVER_COMMAND...
 //
 // The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default ../../../tools
-// from this file), where `mcp-compare tools install` put the pinned version.
+// from this file), where `mcp-compare tools install` put the pinned version. The plan is checked
+// against host-plan.schema.json beside this file with ajv, which the SDK itself depends on
+// (its package.json "dependencies"), so the shape is said once for every host.
+//
+// Each client feature of the plan is a capability declared in the Client's options plus a
+// request handler, as the SDK documents it: Client.setRequestHandler refuses a handler for
+// roots/list, elicitation/create or sampling/createMessage whose capability was not declared
+// (assertRequestHandlerCapability, dist/esm/client/index.js:398-418 in 1.32.2), and it
+// validates elicitation and sampling requests and results itself (index.js:169-267). A
+// feature the plan leaves out is neither declared nor handled: the SDK's default is measured.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+const HOST = 'ts-sdk host';
+const here = dirname(fileURLToPath(import.meta.url));
+const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'tools');
+
 function fail(message) {
-  process.stderr.write(`ts-sdk host: ${message}\n`);
+  process.stderr.write(`${HOST}: ${message}\n`);
   process.exit(1);
 }
 
-function parseArgs(argv) {
-  const opts = { workspace: null, control: null, noRoots: false, server: [] };
-  const cut = argv.indexOf('--');
-  if (cut < 0 || cut === argv.length - 1) fail('missing "-- SERVER_COMMAND..."');
-  opts.server = argv.slice(cut + 1);
-  const own = argv.slice(0, cut);
-  for (let i = 0; i < own.length; i++) {
-    if (own[i] === '--workspace') opts.workspace = own[++i];
-    else if (own[i] === '--control') opts.control = own[++i];
-    else if (own[i] === '--no-roots') opts.noRoots = true;
-    else fail(`unknown argument ${own[i]}`);
-  }
-  if (!opts.workspace) fail('--workspace DIR is required');
-  return opts;
+// A malformed plan or command line: one line, exit 2 (the contract).
+function refuse(message) {
+  process.stderr.write(`${HOST}: ${message.split(/\s+/).join(' ')}\n`);
+  process.exit(2);
 }
 
-// Resolve a subpath of the SDK through its package.json "exports" (the "import" condition),
-// the way Node would if the package sat beside this file.
-async function importSdk(subpath) {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'tools');
-  const root = join(tools, 'node_modules', '@modelcontextprotocol', 'sdk');
+function parseArgs(argv) {
+  const cut = argv.indexOf('--');
+  if (cut < 0 || cut === argv.length - 1) {
+    refuse('usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")');
+  }
+  const own = argv.slice(0, cut);
+  if (own.length !== 2 || own[0] !== '--plan') {
+    refuse(`usage: --plan PATH -- SERVER_COMMAND... (got ${own.join(' ') || 'nothing'})`);
+  }
+  return { planPath: own[1], server: argv.slice(cut + 1) };
+}
+
+// Resolve a subpath of an installed package through its package.json "exports" (the "import"
+// condition), the way Node would if the package sat beside this file.
+async function importFrom(name, subpath) {
+  const root = join(tools, 'node_modules', ...name.split('/'));
   let pkg;
   try {
     pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   } catch {
-    fail(`@modelcontextprotocol/sdk is not installed under ${tools}; run: mcp-compare tools install`);
+    fail(`${name} is not installed under ${tools}; run: mcp-compare tools install`);
   }
-  const exact = pkg.exports[`./${subpath}`];
-  const target = exact ? exact.import : pkg.exports['./*'].import.replace('*', subpath);
-  return import(pathToFileURL(join(root, target)).href);
+  // A package without "exports" (ajv 8) is imported by its file path.
+  const exports = pkg.exports || {};
+  const exact = exports[`./${subpath}`];
+  let target = exact && exact.import;
+  if (!target && exports['./*']) target = exports['./*'].import.replace('*', subpath);
+  return import(pathToFileURL(join(root, target || subpath)).href);
+}
+
+async function readPlan(path) {
+  let plan;
+  try {
+    plan = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    refuse(`cannot read the plan ${path}: ${err.message}`);
+  }
+  // ajv's draft 2020-12 build; the schema's dialect.
+  const { default: Ajv2020 } = await importFrom('ajv', 'dist/2020.js');
+  const schema = JSON.parse(readFileSync(join(here, 'host-plan.schema.json'), 'utf8'));
+  const validate = new Ajv2020({ allErrors: false, strict: false }).compile(schema);
+  if (!validate(plan)) {
+    const [first] = validate.errors;
+    const where = first.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
+    const extra = first.params && first.params.additionalProperty;
+    refuse(`malformed plan ${path}: key ${where}: ${first.message}${extra ? ` (${extra})` : ''}`);
+  }
+  const unknown = Object.keys(plan.options);
+  if (unknown.length) refuse(`unknown option ${unknown[0]} (known: none)`);
+  return plan;
 }
 
 const opts = parseArgs(process.argv.slice(2));
-const { Client } = await importSdk('client');
-const { StdioClientTransport } = await importSdk('client/stdio.js');
-const { ListRootsRequestSchema } = await importSdk('types.js');
+const plan = await readPlan(opts.planPath);
+const features = plan.features;
+const { Client } = await importFrom('@modelcontextprotocol/sdk', 'client');
+const { StdioClientTransport } = await importFrom('@modelcontextprotocol/sdk', 'client/stdio.js');
+const { ListRootsRequestSchema, ElicitRequestSchema, CreateMessageRequestSchema } =
+  await importFrom('@modelcontextprotocol/sdk', 'types.js');
 
-// The application's roots: its workspace folder, as a file URL made by Node's own helper
-// (which percent-encodes spaces, '#' and non-ASCII letters).
-const workspace = resolve(opts.workspace);
-const roots = [{ uri: pathToFileURL(workspace).href, name: basename(workspace) }];
+// The application's roots: file URLs made by Node's own helper (which percent-encodes spaces,
+// '#' and non-ASCII letters), named by the folder's base name.
+const asRoot = (folder) => {
+  const path = resolve(folder);
+  return { uri: pathToFileURL(path).href, name: basename(path) };
+};
+const roots = features.roots ? features.roots.folders.map(asRoot) : [];
 
-// Declare roots (with listChanged, since this application can change them) only when it
-// serves them; --no-roots declares nothing and registers no handler, so the SDK's own
-// default answer to roots/list is what gets measured.
-const client = new Client(
-  { name: 'mcp-compare-ts-host', version: '1.0.0' },
-  { capabilities: opts.noRoots ? {} : { roots: { listChanged: true } } },
-);
-if (!opts.noRoots) {
+// The capabilities this application declares: one per feature of the plan, with the
+// sub-capabilities the SDK lets the application choose (listChanged; form and url modes).
+const capabilities = {};
+if (features.roots) capabilities.roots = features.roots.list_changed ? { listChanged: true } : {};
+if (features.elicitation) {
+  capabilities.elicitation = {};
+  if (features.elicitation.form) capabilities.elicitation.form = {};
+  if (features.elicitation.url) capabilities.elicitation.url = {};
+}
+if (features.sampling) capabilities.sampling = {};
+
+const client = new Client({ name: 'mcp-compare-ts-host', version: '1.0.0' }, { capabilities });
+if (features.roots) {
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [...roots] }));
+}
+if (features.elicitation) {
+  const answer = features.elicitation.answer;
+  client.setRequestHandler(ElicitRequestSchema, async () => answer);
+}
+if (features.sampling) {
+  const answer = features.sampling.answer;
+  client.setRequestHandler(CreateMessageRequestSchema, async () => answer);
 }
 
 // The server closing the connection is the normal end of a session: exit 0.
@@ -88,12 +145,14 @@ const transport = new StdioClientTransport({
 
 try {
   await client.connect(transport); // initialize + notifications/initialized
-  const { tools } = await client.listTools();
-  for (const tool of tools) {
-    try {
-      await client.callTool({ name: tool.name, arguments: {} });
-    } catch (err) {
-      process.stderr.write(`ts-sdk host: tools/call ${tool.name} failed: ${err.message}\n`);
+  if (plan.session.call_tools) {
+    const { tools: listed } = await client.listTools();
+    for (const tool of listed) {
+      try {
+        await client.callTool({ name: tool.name, arguments: {} });
+      } catch (err) {
+        process.stderr.write(`${HOST}: tools/call ${tool.name} failed: ${err.message}\n`);
+      }
     }
   }
 } catch (err) {
@@ -101,19 +160,25 @@ try {
   fail(err && err.message ? err.message : String(err));
 }
 
-// Wait for the harness's signal to add a root, then tell the server the list changed.
-if (opts.control && !opts.noRoots) {
-  const signal = join(opts.control, 'add-root');
+// Each change of the plan fires once, when its signal file appears in the control folder.
+let pending = features.roots ? [...features.roots.changes] : [];
+if (pending.length) {
   const timer = setInterval(async () => {
-    if (!existsSync(signal)) return;
-    clearInterval(timer);
-    const added = join(workspace, 'added root ü');
-    mkdirSync(added, { recursive: true });
-    roots.push({ uri: pathToFileURL(added).href, name: basename(added) });
-    try {
-      await client.sendRootsListChanged();
-    } catch (err) {
-      fail(`notifications/roots/list_changed failed: ${err.message}`);
+    const due = pending.filter((c) => existsSync(join(plan.control, c.signal)));
+    if (!due.length) return;
+    pending = pending.filter((c) => !due.includes(c));
+    if (!pending.length) clearInterval(timer);
+    for (const change of due) {
+      for (const folder of change.add_folders) {
+        mkdirSync(folder, { recursive: true });
+        roots.push(asRoot(folder));
+      }
+      if (!change.notify) continue;
+      try {
+        await client.sendRootsListChanged();
+      } catch (err) {
+        fail(`notifications/roots/list_changed failed: ${err.message}`);
+      }
     }
   }, 50);
 }

@@ -17,13 +17,15 @@ def fake_target(
     timeout_s: float = 20,
     extra: list[str] | None = None,
     can_change_roots: bool = True,
-    variants: dict[str, list[str]] | None = None,
+    variants: list[str] | None = None,
 ) -> Target:
-    """A ``command`` target running ``fake_client.py --mode MODE -- {server_argv}``."""
+    """A ``command`` target running ``fake_client.py --mode MODE -- {server_argv}``; with
+    ``variants`` (common variant names) it reads the cell's host plan (``--plan``) as an SDK
+    host does."""
     argv = [sys.executable, str(FAKE_CLIENT), "--mode", mode, "--control", "{control}"]
     argv += extra or []
     if variants:
-        argv.append("{variant_args}")
+        argv += ["--plan", "{host_plan}"]
     data = {
         "id": f"fake-{mode}",
         "name": f"fake client ({mode})",

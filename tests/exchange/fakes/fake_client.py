@@ -1,15 +1,16 @@
 """A small MCP client for the harness tests: well-behaved, or misbehaving on purpose.
 
-    fake_client.py --mode MODE [--control DIR] [--no-roots] -- SERVER_ARGV...
+    fake_client.py --mode MODE [--control DIR] [--plan HOST_PLAN] -- SERVER_ARGV...
 
-It starts the server (our peer) over stdio like any host would, with its working folder as
-its root. ``good`` answers everything per spec (so verdicts can be ``pass``); ``modern`` also
-speaks 2026-07-28 (server/discover, per-request _meta, InputRequiredResult retries). The other
-modes are faults the real clients will not produce on demand: garbage, wrong ids, silence,
-floods, a 10 MB line, a crash (after the handshake, or ``exit-early`` before it), a client
-that refuses the server's version by stopping its server (``refuse``), a client that
-never exits (ignoring SIGTERM, with a grandchild in a session of its own), and one that is
-``good`` and ``wrong-ids`` on alternate runs (``flaky``, counting runs in ``--counter FILE``).
+It starts the server (our peer) over stdio like any host would, with its working folder as its
+root (declared unless a host plan, ``--plan``, names no roots feature). ``good`` answers
+everything per spec (so verdicts can be ``pass``); ``modern`` also speaks 2026-07-28
+(server/discover, per-request _meta, InputRequiredResult retries). The other modes are faults
+the real clients will not produce on demand: garbage, wrong ids, silence, floods, a 10 MB line,
+a crash (after the handshake, or ``exit-early`` before it), a client that refuses the server's
+version by stopping its server (``refuse``), a client that never exits (ignoring SIGTERM, with
+a grandchild in a session of its own), and one that is ``good`` and ``wrong-ids`` on alternate
+runs (``flaky``, counting runs in ``--counter FILE``).
 The wire hygiene faults: ``double-answer`` answers each server request twice, ``reuse-id``
 sends two pings with one id in one write (the second while the first is pending),
 ``answer-notifications`` answers every notification with an id-less error, ``stray-progress``
@@ -234,7 +235,11 @@ def main() -> int:
         counter.write_text(str(plays))
         mode = "good" if plays % 2 else "wrong-ids"
     control = opts[opts.index("--control") + 1] if "--control" in opts else None
-    client = Client(server, mode, control, roots="--no-roots" not in opts)
+    roots = True
+    if "--plan" in opts:  # the host plan's features, as an SDK host reads them
+        plan = json.loads(Path(opts[opts.index("--plan") + 1]).read_text(encoding="utf-8"))
+        roots = "roots" in plan["features"]
+    client = Client(server, mode, control, roots=roots)
     if mode == "hang":
         prepare_to_hang()  # after the server started: it keeps the usual SIGTERM
     if mode == "exit-early":

@@ -1,11 +1,12 @@
 """Each host program against a tiny stdlib server: what the real SDK client put on the wire.
 
-Each host runs once per mode (roots with a control folder, no-roots) and every test reads that
-run's record. What the pinned client versions were measured to do — the root URI each SDK
-produced for a folder named ``web #staging é``, the answer to ``roots/list`` without a roots
-handler, what each sends first, the add-root → list_changed path — is data in
-``tests/golden/sdk_hosts.json`` (``make golden`` rewrites it); the tests here check it and
-what holds for any client: the hosts exit cleanly, call tools as told, report bad servers.
+Each host runs once per common variant (roots, no-roots, as host plans; roots with the add-root
+signal) and every test reads that run's record. What the pinned client versions were measured
+to do — the root URI each SDK produced for a folder named ``web #staging é``, the answer to
+``roots/list`` without a roots handler, what each sends first, the add-root → list_changed path
+— is data in ``tests/golden/sdk_hosts.json`` (``make golden`` rewrites it); the tests here
+check it and what holds for any client: the hosts exit cleanly, call tools as told, report bad
+servers.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 from _golden import GoldenFile
 
+from compare.exchange._host_plan import common, host_plan
 from compare.exchange.install import venv_python
 
 HOSTS = Path(__file__).resolve().parents[3] / "compare" / "exchange" / "hosts"
@@ -65,25 +67,32 @@ class HostRun:
         return next(m for m in self.received() if m.get("method") == "initialize")
 
 
+def plan_argv(target: str, tools: Path, folder: Path, variant: str = "no-roots") -> list[str]:
+    """The host's command line up to ``--``, with the plan of a common variant written into
+    ``folder`` (its workspace is ``folder/FOLDER``, its control folder ``folder/control``)."""
+    workspace, control = folder / FOLDER, folder / "control"
+    workspace.mkdir(parents=True, exist_ok=True)
+    control.mkdir(exist_ok=True)
+    plan = folder / "host-plan.json"
+    fragment = common().variants[variant]
+    plan.write_text(json.dumps(host_plan(fragment, workspace, control)), encoding="utf-8")
+    return [*host_argv(target, tools), "--plan", str(plan)]
+
+
 def run_host(target: str, tools: Path, folder: Path, *, no_roots: bool) -> HostRun:
     workspace = folder / FOLDER
-    workspace.mkdir(parents=True)
     record = folder / "record.jsonl"
     server = [sys.executable, str(TINY_SERVER), "--record", str(record)]
-    argv = [*host_argv(target, tools), "--workspace", str(workspace)]
-    if no_roots:
-        argv.append("--no-roots")
-    else:
-        control = folder / "control"
-        control.mkdir()
-        argv += ["--control", str(control)]
-        server += ["--control", str(control)]
+    argv = plan_argv(target, tools, folder, "no-roots" if no_roots else "roots")
+    if not no_roots:
+        server += ["--control", str(folder / "control")]
     env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
     done = subprocess.run(
         [*argv, "--", *server], capture_output=True, text=True, timeout=60, env=env, check=False
     )
-    lines = [json.loads(x) for x in record.read_text(encoding="utf-8").splitlines()]
-    return HostRun(done, lines, workspace)
+    # A host that never started the server leaves no record: its own tests fail, not all.
+    text = record.read_text(encoding="utf-8") if record.exists() else ""
+    return HostRun(done, [json.loads(x) for x in text.splitlines()], workspace)
 
 
 @pytest.fixture(scope="module")
@@ -177,9 +186,7 @@ def test_add_root_creates_the_folder_and_asks_again(
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_host_reports_a_server_that_cannot_start(target: str, tools: Path, tmp_path: Path) -> None:
-    workspace = tmp_path / FOLDER
-    workspace.mkdir()
-    argv = [*host_argv(target, tools), "--workspace", str(workspace), "--", "/nonexistent/srv"]
+    argv = [*plan_argv(target, tools, tmp_path), "--", "/nonexistent/srv"]
     env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
     assert done.returncode != 0
@@ -191,12 +198,10 @@ def test_host_reports_a_server_that_cannot_start(target: str, tools: Path, tmp_p
 def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
     target: str, tools: Path, tmp_path: Path
 ) -> None:
-    workspace = tmp_path / FOLDER
-    workspace.mkdir()
     # A server that reads the first request (initialize or server/discover), then exits
     # without answering: the connection closes under a pending request.
     server = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
-    argv = [*host_argv(target, tools), "--workspace", str(workspace), "--", *server]
+    argv = [*plan_argv(target, tools, tmp_path), "--", *server]
     env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
     assert done.returncode == 0, done.stderr
@@ -205,7 +210,7 @@ def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
 
 def test_host_refuses_a_missing_server_command(tools: Path, tmp_path: Path) -> None:
     done = subprocess.run(
-        [*host_argv("py-sdk", tools), "--workspace", str(tmp_path)],
+        plan_argv("py-sdk", tools, tmp_path),
         capture_output=True,
         text=True,
         timeout=60,

@@ -4,7 +4,9 @@ It speaks newline-delimited JSON-RPC on stdio, records every raw line both ways 
 ``--record`` (JSONL), answers ``initialize`` at ``--version``, rejects ``server/discover`` as a
 pre-2026 server would (-32601), asks ``roots/list`` once the client says it is initialized,
 serves one tool, and, with ``--control``, asks the host to add a root and waits for
-``notifications/roots/list_changed`` before asking again. It then closes stdout and exits,
+``notifications/roots/list_changed`` before asking again; with ``--ask METHOD`` (repeatable:
+``elicitation/create``, ``sampling/createMessage``) it also sends that request once the client
+is initialized and waits for its answer. It then closes stdout and exits,
 which is the host's cue to exit too. Kept independent of the engine's peer on purpose: these
 tests pin the hosts' behaviour, not the harness's.
 """
@@ -20,6 +22,23 @@ import time
 from pathlib import Path
 from typing import Any
 
+#: The requests ``--ask`` sends, each with the params of a plain form elicitation or a
+#: one-message sampling request (valid at 2025-06-18 and later).
+ASKS: dict[str, dict[str, Any]] = {
+    "elicitation/create": {
+        "message": "Proceed?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+        },
+    },
+    "sampling/createMessage": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+        "maxTokens": 16,
+    },
+}
+
 
 def main() -> int:
     parser = argparse.ArgumentParser()
@@ -27,6 +46,7 @@ def main() -> int:
     parser.add_argument("--version", default="2025-11-25")
     parser.add_argument("--control", type=Path)
     parser.add_argument("--bound", type=float, default=20.0)
+    parser.add_argument("--ask", action="append", default=[], choices=sorted(ASKS))
     args = parser.parse_args()
     record = args.record.open("a", encoding="utf-8")
     lock = threading.Lock()
@@ -49,6 +69,7 @@ def main() -> int:
     roots_answers = 0
     tool_called = False
     want_answers = 2 if args.control else 1
+    asks_answered: set[str] = set()
     for line in sys.stdin:
         raw = line.rstrip("\n")
         log("in", raw)
@@ -79,6 +100,8 @@ def main() -> int:
             )
         elif method == "notifications/initialized":
             send({"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
+            for asked in args.ask:
+                send({"jsonrpc": "2.0", "id": asked, "method": asked, "params": ASKS[asked]})
         elif method == "notifications/roots/list_changed":
             send({"jsonrpc": "2.0", "id": "roots-2", "method": "roots/list"})
         elif method == "tools/list":
@@ -110,7 +133,9 @@ def main() -> int:
             roots_answers += 1
             if roots_answers == 1 and args.control:
                 (args.control / "add-root").write_text("", encoding="utf-8")
-        if roots_answers >= want_answers and tool_called:
+        elif msg.get("id") in args.ask:
+            asks_answered.add(msg["id"])
+        if roots_answers >= want_answers and tool_called and asks_answered == set(args.ask):
             break
     time.sleep(0.2)  # let a late line arrive so it is recorded, then hang up
     log("note", "closing")

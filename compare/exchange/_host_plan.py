@@ -1,0 +1,175 @@
+"""Host plans: what an SDK host program declares and answers in one cell, as data.
+
+Every SDK host takes ``HOST --plan PATH -- SERVER_COMMAND...`` and reads the rest from the
+plan (the contract: ``hosts/README.md``; the shape: ``hosts/host-plan.schema.json``). A
+target's variant is not a command-line fragment but a named plan fragment: the common ones
+(``roots``, ``no-roots``) are said once in ``hosts/variants.yaml``; a target lists the ones
+it plays and may add its own, starting from a common one (``base``). This module resolves a
+target's variants when its file is loaded, so a bad fragment is an error naming the file,
+and expands one into the plan the harness writes per cell, checked against the schema.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from compare import _atomic
+from compare._errors import CompareError
+from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
+
+HOSTS = Path(__file__).resolve().parent / "hosts"
+VARIANTS_FILE = HOSTS / "variants.yaml"
+VARIANTS_SCHEMA = HOSTS / "variants.schema.json"
+HOST_PLAN_SCHEMA = HOSTS / "host-plan.schema.json"
+#: The plan's file name inside a cell's folder, beside the peer's ``plan.json``.
+HOST_PLAN = "host-plan.json"
+#: The client features a plan can name (and a target can say it ``lacks``).
+FEATURES = ("roots", "elicitation", "sampling")
+#: What every host does with its session unless a fragment says otherwise.
+DEFAULT_SESSION: dict[str, Any] = {"call_tools": True}
+#: Stand-ins used to check a fragment when its target is loaded (a real cell's folders are
+#: absolute paths too, so the same schema applies).
+_CHECK_WORKSPACE = Path("/cell/workspace")
+_CHECK_CONTROL = Path("/cell/control")
+
+
+@dataclass(frozen=True)
+class Common:
+    """``hosts/variants.yaml`` as loaded: the added root's name and the common fragments."""
+
+    added_root: str
+    variants: dict[str, dict[str, Any]]
+
+
+@functools.cache
+def common() -> Common:
+    """The common variants (validated; read once per process)."""
+    data = load_yaml(VARIANTS_FILE)
+    check_schema(data, VARIANTS_SCHEMA, VARIANTS_FILE)
+    assert isinstance(data, dict)
+    variants, name_of_added = dict(data["variants"]), str(data["added_root"])
+    for name, fragment in variants.items():
+        if "base" in fragment:
+            raise CompareError(
+                f"{VARIANTS_FILE}: key variants.{name}.base: a common variant has no base",
+                "write its features out in full",
+            )
+        where = f"{VARIANTS_FILE}: {name}"
+        host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=where, added=name_of_added)
+    return Common(added_root=name_of_added, variants=variants)
+
+
+@functools.cache
+def _fragment_schema() -> dict[str, Any]:
+    """``$defs.fragment`` of ``variants.schema.json``, standing alone (a target's own variant
+    has the same shape as a common one)."""
+    schema: dict[str, Any] = json.loads(VARIANTS_SCHEMA.read_text(encoding="utf-8"))
+    return {**schema["$defs"]["fragment"], "$defs": schema["$defs"]}
+
+
+def added_root() -> str:
+    """The base name of the folder a host adds on the ``add-root`` signal (said once, in
+    ``hosts/variants.yaml``; the judge looks for the same folder)."""
+    return common().added_root
+
+
+def resolve_variants(items: list[Any], source: Path) -> dict[str, dict[str, Any]]:
+    """A target's ``variants:`` list, each item a common variant's name or a one-key mapping
+    ``{name: fragment}`` of its own, resolved to full fragments in the order listed."""
+    shared = common().variants
+    out: dict[str, dict[str, Any]] = {}
+    for index, item in enumerate(items):
+        where = f"{source}: key variants.{index}"
+        if isinstance(item, str):
+            if item not in shared:
+                raise CompareError(
+                    f"{where}: {item!r} is not a common variant",
+                    f"name one of {sorted(shared)} ({VARIANTS_FILE.name}) or define it here "
+                    f"as {{{item}: {{base: ..., options: ...}}}}",
+                )
+            name, fragment = item, copy.deepcopy(shared[item])
+        else:
+            ((name, own),) = item.items()
+            check_schema_value(own, _fragment_schema(), source, VARIANTS_SCHEMA.name)
+            fragment = _own(own, shared, f"{where}.{name}")
+        if name in out:
+            raise CompareError(f"{where}: variant {name!r} is listed twice", None)
+        host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=f"{where}.{name}")
+        out[name] = fragment
+    return out
+
+
+def _own(own: dict[str, Any], shared: dict[str, dict[str, Any]], where: str) -> dict[str, Any]:
+    """A target's own variant: its ``base`` (a common variant) with its own keys laid over
+    (``features`` replaces the base's, ``session`` and ``options`` add to them)."""
+    base_name = own.get("base")
+    if base_name is None:
+        return {k: copy.deepcopy(v) for k, v in own.items()}
+    if base_name in shared and "base" not in shared[base_name]:
+        base = copy.deepcopy(shared[base_name])
+    else:
+        raise CompareError(
+            f"{where}.base: {base_name!r} is not a common variant", f"name one of {sorted(shared)}"
+        )
+    merged: dict[str, Any] = {"base": base_name, "features": base.get("features", {})}
+    if "features" in own:
+        merged["features"] = copy.deepcopy(own["features"])
+    for key in ("session", "options"):
+        if key in base or key in own:
+            merged[key] = {**base.get(key, {}), **copy.deepcopy(own.get(key, {}))}
+    merged["description"] = own.get("description", base.get("description", ""))
+    return merged
+
+
+def needs(fragment: dict[str, Any] | None) -> list[str]:
+    """The client features a variant's plan declares (what a cell of it needs the SDK for)."""
+    return [f for f in FEATURES if f in ((fragment or {}).get("features") or {})]
+
+
+def _expand(value: Any, workspace: Path, added: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{workspace}", str(workspace)).replace("{added_root}", added)
+    if isinstance(value, dict):
+        return {k: _expand(v, workspace, added) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, workspace, added) for v in value]
+    return value
+
+
+def host_plan(
+    fragment: dict[str, Any],
+    workspace: Path,
+    control: Path,
+    *,
+    where: str | None = None,
+    added: str | None = None,
+) -> dict[str, Any]:
+    """The host plan of one cell: the fragment's templates expanded for its folders, checked
+    against ``host-plan.schema.json`` (a failure names ``where``, or the schema's key)."""
+    plan: dict[str, Any] = {
+        "format": 1,
+        "workspace": str(workspace),
+        "control": str(control),
+        "features": _expand(fragment.get("features") or {}, workspace, added or added_root()),
+        "session": {**DEFAULT_SESSION, **(fragment.get("session") or {})},
+        "options": copy.deepcopy(fragment.get("options") or {}),
+    }
+    check_schema(plan, HOST_PLAN_SCHEMA, Path(where or HOST_PLAN))
+    return plan
+
+
+def write_host_plan(
+    variants: dict[str, dict[str, Any]], variant: str, folder: Path, workspace: Path, control: Path
+) -> Path | None:
+    """Write the host plan of ``variant`` into ``folder`` (atomically) and return its path;
+    None for a target without variants, which takes no plan."""
+    if not variants:
+        return None
+    path = folder / HOST_PLAN
+    _atomic.write_json(path, host_plan(variants[variant], workspace, control))
+    return path
