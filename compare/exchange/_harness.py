@@ -167,10 +167,16 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
         # replies the peer keeps back until a release step (a request pending on purpose)
         plan["hold_replies"] = list(scenario["hold_replies"])
     if scenario.get("mrtr"):
+        mrtr = scenario["mrtr"]
+        asked: dict[str, Any] = {"method": mrtr["request"]}
+        if mrtr.get("params") is not None:
+            asked["params"] = mrtr["params"]
         plan["mrtr"] = {
-            "key": scenario["mrtr"]["key"],
+            "key": mrtr["key"],
             # Opaque to the client; '+', '/' and '=' catch clients that re-encode it.
             "request_state": "mcpc1." + secrets.token_urlsafe(12) + "+/=",
+            # what the peer embeds, as the InputRequiredResult's inputRequests map
+            "input_requests": {mrtr["key"]: asked},
         }
     return plan
 

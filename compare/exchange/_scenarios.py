@@ -122,6 +122,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             if label:
                 labels.add(label)
     _check_releases(data, side, source)
+    _check_requests(data, side, source)
     sentences = load_sentences(sentences_file(source.parent))
     requests = step_requests(data)
     answer = data.get("answer_revision")
@@ -179,6 +180,55 @@ def _check_releases(data: dict[str, Any], side: str, source: Path) -> None:
                 raise CompareError(
                     f"{source}: key {key}.{i}.release: {step['release']!r} is not in hold_replies",
                     f"add {step['release']!r} to hold_replies, or release a held method",
+                )
+
+
+@cache
+def _methods() -> dict[str, frozenset[str]]:
+    """The method lists of scenario.schema.json's ``$defs`` (server_request, client_request,
+    input_request), read from the schema so the list is written once."""
+    defs = json.loads(SCENARIO_SCHEMA.read_text(encoding="utf-8"))["$defs"]
+    return {
+        name: frozenset(defs[name]["enum"])
+        for name in ("server_request", "client_request", "input_request")
+    }
+
+
+def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
+    """Every ``request`` step names a method its sender may send: the peer (a client
+    scenario's steps, a proxy scenario's upstream_steps) a server-to-client request, the
+    scripted client (the other steps) a client-to-server one; an ``embed`` step, only the
+    peer's, a request an InputRequiredResult may hold. So a typo or a method of the wrong
+    direction is refused here, not played as a request the other end can only refuse."""
+    methods = _methods()
+    peer_key = {"client": "steps", "proxy": "upstream_steps"}.get(side)
+    for key in ("steps", "upstream_steps"):
+        for i, step in enumerate(data.get(key, [])):
+            if "request" not in step:
+                continue
+            method = step["request"]
+            by_peer = key == peer_key
+            if "embed" in step and not by_peer:
+                raise CompareError(
+                    f"{source}: key {key}.{i}.embed: only the peer embeds a request",
+                    "put it in the peer's steps (upstream_steps in a proxy scenario)",
+                )
+            kind = (
+                "input_request"
+                if "embed" in step
+                else ("server_request" if by_peer else "client_request")
+            )
+            if method not in methods[kind]:
+                who = {
+                    "input_request": "an InputRequiredResult may embed",
+                    "server_request": "a server may send a client (the peer plays the server)",
+                    "client_request": "a client may send a server (the scripted client plays it)",
+                }[kind]
+                raise CompareError(
+                    f"{source}: key {key}.{i}.request: {method!r} is not a request {who} at "
+                    "any pinned revision",
+                    f"use one of {', '.join(sorted(methods[kind]))} (scenario.schema.json "
+                    f"$defs.{kind})",
                 )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from compare.exchange._cells import Cell
 from compare.exchange._fixture import build_fixture, probe_places
 from compare.exchange._targets import Expansion
+from compare.exchange.peer.client._features import declared
 
 HERE = Path(__file__).resolve().parent
 #: The scripted client: a folder with a ``__main__.py`` inside the peer's folder.
@@ -47,6 +48,27 @@ def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
     return out
 
 
+def features(cell: Cell, workspace: Path) -> dict[str, Any]:
+    """The client features the scripted client declares and answers, in the host plan's shape
+    (``peer/client/_features``): roots from ``client_roots`` (folders by path, a bad root as
+    its object), the rest from ``client_features`` as written."""
+    spec = cell.scenario.raw.get("client_roots") or {}
+    out: dict[str, Any] = dict(cell.scenario.raw.get("client_features") or {})
+    capability = spec.get("capability")
+    if capability is not None:
+        roots: dict[str, Any] = {}
+        if "listChanged" in capability:
+            roots["list_changed"] = bool(capability["listChanged"])
+
+        def entry(name: Any) -> Any:
+            return str(workspace / name) if isinstance(name, str) else name
+
+        roots["folders"] = [entry(n) for n in spec.get("roots", [])]
+        roots["named"] = {n: entry(n) for n in _folders(cell, workspace)}
+        out = {"roots": roots, **out}
+    return out
+
+
 def server_plan(
     cell: Cell, exp: Expansion, wire_version: str, first_modern: str | None
 ) -> dict[str, Any]:
@@ -54,7 +76,7 @@ def server_plan(
     ``first_modern`` is the pins' era boundary: from it on the client opens with
     ``server/discover`` and carries ``_meta`` on every request instead of ``initialize``."""
     spec = cell.scenario.raw.get("client_roots") or {}
-    capability = spec.get("capability")
+    wanted = features(cell, exp.workspace)
     probe = cell.scenario.raw.get("probe")
     build_fixture(cell.scenario.raw.get("fixture"), exp.workspace)
     step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
@@ -70,7 +92,10 @@ def server_plan(
         "workspace": str(exp.workspace),
         "server_argv": exp.argv(cell.target.argv),
         "server_cwd": str(exp.workspace),
-        "capabilities": {} if capability is None else {"roots": capability},
+        # what the client declares and answers; the three keys after it are the same facts
+        # as the judge reads them (declared capabilities, folder name -> root, root names)
+        "features": wanted,
+        "capabilities": declared(wanted),
         "client_info": {"name": "mcp-compare-client", "version": CLIENT_VERSION},
         "folders": _folders(cell, exp.workspace),
         "roots": list(spec.get("roots", [])),

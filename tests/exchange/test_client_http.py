@@ -67,8 +67,7 @@ def _play(tmp_path: Path, kind: str, get_stream: bool) -> tuple[list[Any], list[
         "wire_version": "2025-06-18",
         "first_modern": first_after_initialize(),
         "server_argv": peer_argv(server),
-        "capabilities": {"roots": {}},
-        "roots": [{"uri": "file:///tmp/x", "name": "x"}],
+        "features": {"roots": {"folders": [{"uri": "file:///tmp/x", "name": "x"}]}},
         "transport": {
             "kind": kind,
             "url": f"http://127.0.0.1:{port}{path}",

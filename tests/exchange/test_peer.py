@@ -211,7 +211,8 @@ def test_modern_discover_and_input_required(tmp_path: Path) -> None:
         },
     ]
     data = "".join(json.dumps(x) + "\n" for x in lines).encode()
-    _, out = _run(tmp_path, data, revision="2026-07-28", mrtr={"key": "k", "request_state": "s"})
+    mrtr = {"key": "k", "request_state": "s", "input_requests": {"k": {"method": "roots/list"}}}
+    _, out = _run(tmp_path, data, revision="2026-07-28", mrtr=mrtr)
     discover, first, retry = (json.loads(x)["result"] for x in out)
     assert discover["supportedVersions"] == ["2026-07-28"]
     assert first["resultType"] == "input_required"

@@ -158,6 +158,8 @@ def test_a_release_step_needs_a_held_method_and_the_peer(tmp_path: Path) -> None
     with pytest.raises(CompareError, match=r"steps\.2\.release: 'tools/call' is not in hold_"):
         load_scenario_file(_write(tmp_path, BASE.replace("checks:", release, 1)))
     up = "upstream_steps:\n  - {request: roots/list, label: ask, timeout_s: 5}\n" + release
+    # the host's steps are the scripted client's: it sends client requests, not roots/list
+    held = held.replace("{request: roots/list, label: roots", "{request: tools/list, label: roots")
     proxy = held.replace("steps:", "side: proxy\nsteps:", 1).replace("checks:", up, 1)
     assert load_scenario_file(_write(tmp_path, proxy))
     ask = "upstream_steps:\n  - {request: roots/list, label: ask, timeout_s: 5}\nchecks:"

@@ -5,6 +5,13 @@ transcript line, the step log) for the harness to judge later. A plan's ``hold_r
 keeps the reply to a request of those methods back until a ``release`` step (or the end of
 the steps), so steps can act while the other end waits: a server request sent inside a
 ``tools/call``, before its answer, the way real servers ask for roots.
+
+A server-to-client request is data, whatever its method: a ``request`` step sends the method
+and params it names, as a plain request or, with ``embed: KEY`` at a revision from the plan's
+era boundary on, inside the ``InputRequiredResult`` answering the client's next ``tools/call``
+(2026-07-28 ``basic/patterns/mrtr.mdx``: ``inputRequests`` maps a key of ours to the request
+object, the retry carries ``inputResponses`` under the same key). The plan's ``mrtr`` does
+the same for every first-leg call, with the ``input_requests`` map the harness wrote.
 """
 
 from __future__ import annotations
@@ -53,6 +60,11 @@ class Peer(StepWaits):
         self.hold = frozenset(plan.get("hold_replies") or ())
         self.held: list[tuple[str, dict[str, Any]]] = []
         self.holding = bool(self.hold)
+        #: What an ``embed`` step asks inside the next first-leg tools/call: (inputRequests,
+        #: requestState); taken by that call, so one step embeds once.
+        self.embedding: tuple[dict[str, Any], str] | None = None
+        #: True while an ``embed`` step runs: its retry is answered (and noted) as a retry.
+        self.asking = False
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -193,22 +205,63 @@ class Peer(StepWaits):
             self.tx.note(event="reply-released", method=method, id=message.get("id"), n=n)
 
     def tools_call(self, n: int, params: dict[str, Any], modern_request: bool) -> dict[str, Any]:
+        """A tools/call's result: ``ok``, or at 2026-07-28 an InputRequiredResult when the plan's
+        ``mrtr`` or an armed ``embed`` step has input to ask for. A retry (``inputResponses``
+        or ``requestState`` present) is noted per key it answers, for the step that waits."""
         mrtr = self.plan.get("mrtr")
         done = {"content": [{"type": "text", "text": "ok"}], "isError": False}
-        if not mrtr:
+        if not mrtr and not self.asking:
             return done
         if not modern_request:
             self.event("tools/call:legacy", n)
             return done
         if "inputResponses" in params or "requestState" in params:
             self.event("tools/call:retry", n)
+            answered = params.get("inputResponses")
+            for key in answered if isinstance(answered, dict) else ():
+                self.event(f"input-response:{key}", n)
             return {"resultType": "complete", **done}
         self.event("tools/call:input-required", n)
-        return {
-            "resultType": "input_required",
-            "inputRequests": {mrtr["key"]: {"method": "roots/list"}},
-            "requestState": mrtr["request_state"],
-        }
+        if self.embedding is not None:
+            asked, state = self.embedding
+            self.embedding = None
+        else:
+            assert mrtr is not None
+            asked, state = mrtr["input_requests"], mrtr["request_state"]
+        return {"resultType": "input_required", "inputRequests": asked, "requestState": state}
+
+    def embed(self, step: dict[str, Any], timeout: float, record: dict[str, Any]) -> None:
+        """An ``embed`` step: arm the next first-leg tools/call to ask for the step's request
+        under its key, then wait (bounded) for the retry that answers that key."""
+        key = str(step["embed"])
+        asked: dict[str, Any] = {"method": step["request"]}
+        if step.get("params") is not None:
+            asked["params"] = step["params"]
+        # Opaque to the client; '+', '/' and '=' catch a client that re-encodes it.
+        state = f"mcpc1.{os.urandom(9).hex()}+/="
+        self.embedding = ({key: asked}, state)
+        self.asking = True
+        self.tx.note(event="embed-armed", index=record["index"], key=key, request_state=state)
+        hit: list[int | None] = [None]
+
+        def answered() -> bool:
+            hit[0] = self.seen([f"input-response:{key}"])
+            return hit[0] is not None
+
+        try:
+            ok = self.wait(answered, timeout)
+        finally:  # whether or not a call took it: no later call asks for it
+            self.embedding, self.asking = None, False
+        record.update(
+            outcome="ok" if ok else "timeout", embedded=True, key=key, request_state=state,
+            evidence=hit[0],
+        )  # fmt: skip
+
+    def embeds(self, step: dict[str, Any]) -> bool:
+        """Whether a ``request`` step is played embedded: it names a key, the cell's revision
+        is from the era boundary on, and the client did not open with ``initialize`` (a
+        session of the handshake era has no InputRequiredResult; it is asked plainly)."""
+        return "embed" in step and self.modern and "initialize" not in self.events
 
     # -- steps ----------------------------------------------------------------------------
 
@@ -235,11 +288,15 @@ class Peer(StepWaits):
 
                 ok = self.wait(arrived, timeout)
                 record.update(outcome="ok" if ok else "timeout", evidence=hit[0])
+            elif "request" in step and self.embeds(step):
+                self.embed(step, timeout, record)
             elif "request" in step:
                 rid = self.request(step["request"], step.get("params"))
                 ok = self.wait(lambda rid=rid: rid in self.responses, timeout)
                 got = self.responses.get(rid)
                 record.update(outcome="ok" if ok else "timeout", id=rid, evidence=got and got[0])
+                if "embed" in step:  # asked plainly: a handshake-era cell or session
+                    record["embedded"] = False
             elif "notify" in step:
                 message: dict[str, Any] = {"jsonrpc": "2.0", "method": step["notify"]}
                 if step.get("params") is not None:

@@ -15,7 +15,9 @@ The wire hygiene faults: ``double-answer`` answers each server request twice, ``
 sends two pings with one id in one write (the second while the first is pending),
 ``answer-notifications`` answers every notification with an id-less error, ``stray-progress``
 sends progress for a token no request carried, ``modern-answer`` speaks 2026-07-28 and writes
-a response, which that revision forbids a stdio client.
+a response, which that revision forbids a stdio client. ``modern-elicit`` speaks 2026-07-28,
+declares elicitation and answers an embedded ``elicitation/create`` with a valid ElicitResult;
+``modern-elicit-garbage`` answers it with one no MCP result type admits.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ from pathlib import Path
 from typing import Any
 
 MODERN = "2026-07-28"
+MODERN_MODES = ("modern", "modern-answer", "modern-elicit", "modern-elicit-garbage")
+#: What the elicit modes answer an embedded elicitation/create with.
+ELICITED = {
+    "modern-elicit": {"action": "accept", "content": {"answer": "yes"}},
+    "modern-elicit-garbage": {"action": "maybe", "content": {"answer": {"nested": 1}}},
+}
 
 
 class Client:
@@ -62,6 +70,8 @@ class Client:
 
     def meta(self) -> dict[str, Any]:
         caps: dict[str, Any] = {"roots": {}} if self.roots_on else {}
+        if self.mode in ELICITED:
+            caps["elicitation"] = {"form": {}}
         return {
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientInfo": {"name": f"fake-{self.mode}", "version": "1"},
@@ -127,7 +137,7 @@ class Client:
     def handshake(self) -> bool:
         if self.mode == "refuse":
             return self.refuse()
-        if self.mode in ("modern", "modern-answer"):
+        if self.mode in MODERN_MODES:
             reply = self.call("server/discover", {"_meta": self.meta()})
             if reply and isinstance(reply.get("result"), dict):
                 self.modern = MODERN in reply["result"].get("supportedVersions", [])
@@ -182,6 +192,9 @@ class Client:
                     for key, req in asked.items()
                     if req.get("method") == "roots/list"
                 }
+                for key, req in asked.items():
+                    if req.get("method") == "elicitation/create" and self.mode in ELICITED:
+                        retry["inputResponses"][key] = ELICITED[self.mode]
                 if "requestState" in result:
                     retry["requestState"] = result["requestState"]
                 self.call("tools/call", retry)

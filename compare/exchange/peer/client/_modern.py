@@ -8,11 +8,12 @@ one place. What the 2026-07-28 pages ask of a client, and so what is done here:
   so the opening step is that probe, labelled ``discover``;
 - every request carries ``_meta`` with the protocol version, the client's capabilities and
   (recommended) its identity (basic page, "Per-request protocol fields");
-- a server asks for roots by answering ``tools/call`` with an ``InputRequiredResult`` whose
-  ``inputRequests`` hold ``roots/list``; the client retries the same call with a new id,
-  ``inputResponses`` under the same keys and ``requestState`` echoed exactly (MRTR page).
-  Both legs are recorded: the first as the plan's step, the retry as a step of its own
-  labelled ``<label>:retry``;
+- a server asks for input (roots, an elicitation, a sampling) by answering ``tools/call``
+  with an ``InputRequiredResult`` whose ``inputRequests`` hold the requests; the client
+  retries the same call with a new id, ``inputResponses`` under the same keys (each answered
+  as ``_features.answer`` answers a plain request, leaving out what the plan does not
+  declare) and ``requestState`` echoed exactly (MRTR page). Both legs are recorded: the
+  first as the plan's step, the retry as a step of its own labelled ``<label>:retry``;
 - a client never writes a JSON-RPC response at this revision, so a request the server sends
   anyway is recorded and left unanswered; there is no ``notifications/roots/list_changed``
   either, so changing roots sends nothing.
@@ -24,6 +25,7 @@ era test.
 from __future__ import annotations
 
 from .._era import META_VERSION, is_modern
+from . import _features
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ def capabilities(plan: dict[str, Any]) -> dict[str, Any]:
     """The capabilities declared per request. 2026-07-28's ``roots`` capability is an empty
     object (no ``listChanged``: the notification no longer exists), so a declared roots
     capability is sent as ``{}``."""
-    caps = dict(plan.get("capabilities") or {})
+    caps = _features.declared(plan.get("features") or {})
     if "roots" in caps:
         caps["roots"] = {}
     return caps
@@ -90,33 +92,46 @@ def discover(client: Any) -> str | None:
     return f"no answer to server/discover within {timeout:g} s"
 
 
-def roots_keys(result: dict[str, Any]) -> list[str]:
-    """The keys of an InputRequiredResult's ``inputRequests`` that ask for ``roots/list``."""
+def answerable(result: dict[str, Any]) -> list[str]:
+    """The keys of an InputRequiredResult's ``inputRequests`` whose request is one we know an
+    answer for (``_features.ANSWERS``), declared or not."""
     asked = result.get("inputRequests")
     if not isinstance(asked, dict):
         return []
-    return [k for k, v in asked.items() if isinstance(v, dict) and v.get("method") == "roots/list"]
+    return [
+        k
+        for k, v in asked.items()
+        if isinstance(v, dict) and isinstance(v.get("method"), str)
+        and v["method"] in _features.ANSWERS
+    ]  # fmt: skip
 
 
 def call_tool(
     client: Any, params: dict[str, Any], timeout: float, label: str, record: dict[str, Any]
 ) -> None:
-    """``tools/call``; when the answer is an InputRequiredResult asking for roots (and roots
-    were declared), the retry with our roots as its input responses, recorded as its own step.
+    """``tools/call``; when the answer is an InputRequiredResult asking for input the plan's
+    features answer, the retry with those answers as its input responses, recorded as its
+    own step. Asked input whose feature is not declared is left out; with none left, no retry.
     """
     rid, got = client.call("tools/call", params, timeout)
     record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
     result = got[1].get("result") if got else None
     if not isinstance(result, dict) or result.get("resultType") != "input_required":
         return
-    keys = roots_keys(result)
+    keys = answerable(result)
     record["input_required"] = keys
-    if not keys or "roots" not in (client.plan.get("capabilities") or {}):
-        # Nothing we can answer: no roots asked, or asked of a client without roots.
+    asked = result["inputRequests"]
+    responses: dict[str, Any] = {}
+    for key in keys:
+        value = _features.answer(client.features, client.roots, asked[key]["method"])
+        if value is not None:
+            responses[key] = value
+    if not responses:
+        # Nothing we can answer: nothing known asked, or asked of a feature not declared.
         return
     retry = f"{label}:retry"
     again = dict(params)
-    again["inputResponses"] = {key: {"roots": list(client.roots)} for key in keys}
+    again["inputResponses"] = responses
     if "requestState" in result:
         again["requestState"] = result["requestState"]
     index = record["index"]

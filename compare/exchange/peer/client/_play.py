@@ -13,7 +13,7 @@ import time
 
 from .._record import EOF_MARK, Transcript
 from .._steps import StepWaits
-from . import _modern
+from . import _features, _modern
 from ._probes import run_probes
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
@@ -34,9 +34,10 @@ class Client(StepWaits):
         self.out = out
         self.tx = transcript
         self.inbox: queue.Queue[Any] = queue.Queue(maxsize=1000)
-        self.capabilities: dict[str, Any] = dict(plan.get("capabilities") or {})
-        self.folders: dict[str, Any] = dict(plan.get("folders") or {})
-        self.roots: list[Any] = self.roots_of(plan.get("roots", []))
+        #: What the client declares and answers (the host plan's shape: ``_features``).
+        self.features: dict[str, Any] = dict(plan.get("features") or {})
+        self.capabilities: dict[str, Any] = _features.declared(self.features)
+        self.roots: list[Any] = _features.initial_roots(self.features)
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
         self.tools: list[dict[str, Any]] = []
@@ -45,10 +46,6 @@ class Client(StepWaits):
         self.step_log: list[dict[str, Any]] = []
         #: Past the handshake era (2026-07-28 on): see ``_modern``.
         self.modern = _modern.plays_modern(plan)
-
-    def roots_of(self, names: list[Any]) -> list[Any]:
-        """The roots for these entries: a folder's name, or a root object listed as written."""
-        return [self.folders[n] if isinstance(n, str) else n for n in names]
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -113,11 +110,7 @@ class Client(StepWaits):
             self.responses.setdefault(msg["id"], (n, msg))
 
     def answer(self, rid: Any, method: str) -> None:
-        result: dict[str, Any] | None = None
-        if method == "roots/list" and "roots" in self.capabilities:
-            result = {"roots": list(self.roots)}
-        elif method == "ping":
-            result = {}
+        result = _features.answer(self.features, self.roots, method)
         if result is None:
             error = {"code": -32601, "message": "Method not found"}
             self.send({"jsonrpc": "2.0", "id": rid, "error": error})
@@ -205,7 +198,7 @@ class Client(StepWaits):
             rid, got = self.call("tools/call", params, timeout)
             record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
         elif "set_roots" in step:
-            self.roots = self.roots_of(step["set_roots"])
+            self.roots = _features.named_roots(self.features, step["set_roots"])
             if self.modern:  # 2026-07-28 has no roots/list_changed: the next retry carries them
                 record.update(outcome="ok", evidence=None)
                 return
