@@ -295,3 +295,78 @@ def test_the_parameters_reach_the_judge_key(tmp_path: Path) -> None:
     before = _load(tmp_path).file_hash
     after = _load(tmp_path, SCENARIO.replace("member: form", "member: url")).file_hash
     assert before != after
+
+
+# -- a request embedded in an InputRequiredResult (2026-07-28) ---------------------------------
+EMBEDDED = SCENARIO.replace(
+    'revisions: {from: "2025-06-18", until: "2025-11-25"}',
+    'revisions: {from: "2026-07-28", until: null}',
+).replace(
+    "  - {await: notifications/initialized, label: initialized, timeout_s: 5}\n"
+    "  - {request: elicitation/create, label: ask, timeout_s: 5}\n",
+    "  - {request: elicitation/create, label: ask, embed: answer, timeout_s: 5}\n",
+)
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
+
+
+def _embedded_tape(retry: dict[str, Any] | None, *, asked: bool = True) -> Tape:
+    """The peer's record of an embed step: armed, the client's tools/call answered with an
+    InputRequiredResult holding the request under ``answer`` (when ``asked``), then the retry."""
+    tape = Tape()
+    tape.note(event="step", index=0, step={"request": "elicitation/create", "label": "ask"})
+    tape.note(event="embed-armed", index=0, key="answer", request_state="s")
+    call = {"name": "probe", "arguments": {}, "_meta": META}
+    tape.add("in", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call})
+    if asked:
+        ask = {"answer": {"method": "elicitation/create", "params": ASK}}
+        result = {"resultType": "input_required", "inputRequests": ask, "requestState": "s"}
+    else:
+        result = {"resultType": "complete", "content": []}
+    tape.add("out", {"jsonrpc": "2.0", "id": 1, "result": result})
+    evidence = None
+    if retry is not None:
+        again = {**call, "inputResponses": retry, "requestState": "s"}
+        n = tape.add("in", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": again})
+        evidence = n if "answer" in retry else None  # the peer's step ends on its key only
+    tape.note(
+        event="step-done",
+        index=0,
+        label="ask",
+        outcome="ok" if evidence else "timeout",
+        id=None,
+        evidence=evidence,
+    )
+    return tape
+
+
+def _judge_embedded(tmp_path: Path, tape: Tape) -> dict[str, Any]:
+    return tape.judge(tmp_path, _load(tmp_path, EMBEDDED), "2026-07-28")["checks"]
+
+
+def test_an_embedded_request_is_answered_by_the_retrys_input_responses(tmp_path: Path) -> None:
+    tape = _embedded_tape({"answer": ACCEPTED})
+    checks = _judge_embedded(tmp_path, tape)
+    assert checks["answered"]["outcome"] == "result"
+    assert checks["answered"]["evidence"] == [len(tape.records) - 1]  # the retry line
+    assert checks["valid"]["outcome"] == "valid"
+    assert checks["valid"]["observed"] == "valid ElicitResult at 2026-07-28"
+    assert checks["declares"]["outcome"] == "member-declared"  # from the request's _meta
+
+
+def test_an_embedded_answer_is_validated_as_the_definition(tmp_path: Path) -> None:
+    checks = _judge_embedded(tmp_path, _embedded_tape({"answer": {"action": "maybe"}}))
+    assert (checks["answered"]["outcome"], checks["valid"]["outcome"]) == ("result", "invalid")
+
+
+def test_a_retry_without_the_key_is_silence_and_no_input_required_result_is_not_asked(
+    tmp_path: Path,
+) -> None:
+    checks = _judge_embedded(tmp_path, _embedded_tape({"other": ACCEPTED}))
+    assert checks["answered"]["outcome"] == "silence"
+    assert checks["valid"]["outcome"] == "no-result"
+    never = _judge_embedded(tmp_path, _embedded_tape(None, asked=False))
+    assert never["answered"]["outcome"] == "not-asked"
+    assert "no 2026-07-28 tools/call" in never["answered"]["observed"]

@@ -1,7 +1,9 @@
 """Generic rules: the shapes every client feature's exchange shares, with the feature named by
 the check (``with:`` in the scenario file), not by the rule.
 
-- ``request-answered``: did the client answer the peer's request of ``method``?
+- ``request-answered``: did the client answer the peer's request of ``method``? Sent plainly,
+  the answer is the JSON-RPC response; embedded in an InputRequiredResult (a step with
+  ``embed:``, from the era boundary on), it is the retry's ``inputResponses`` entry.
 - ``result-valid``: does that answer's result validate as ``definition`` at the negotiated
   revision (through the models of that revision)?
 - ``capability-declared``: what the client declares as ``capability`` (and its ``member``).
@@ -15,6 +17,7 @@ and capability here instead of adding a rule.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,6 +32,7 @@ from compare.exchange._rules._registry import (
     rule,
     stopped_early,
 )
+from compare.exchange._transcript import Line
 from compare.exchange._validate import validate_as
 
 #: The gate outcome of a check whose ``capability`` the client did not declare.
@@ -87,6 +91,10 @@ def _member_declared(capability: dict[str, Any], member: str) -> bool:
 
 
 _ANSWERED = ("result", "error", "silence", "closed", "not-asked")
+_NOT_EMBEDDED = (
+    "never asked: no 2026-07-28 tools/call came while the step waited to embed the request"
+    " in its InputRequiredResult"
+)
 
 
 @rule(
@@ -97,9 +105,60 @@ _ANSWERED = ("result", "error", "silence", "closed", "not-asked")
     outcomes_for=_gated(_ANSWERED),
 )
 def _request_answered(ctx: Context) -> Outcome:
-    kind, line = ctx.reply(_step(ctx))
+    label = _step(ctx)
+    embedded = _embedded(ctx, label)
+    if embedded is not None:
+        kind, line, value = embedded
+        if line is None:
+            return Outcome(kind, _NOT_EMBEDDED if kind == "not-asked" else NO_ANSWER[kind])
+        shown = json.dumps(value, ensure_ascii=False)[:300]
+        return Outcome(kind, f"inputResponses of the retry (line {line.n}): {shown}", _ev(line))
+    kind, line = ctx.reply(label)
     observed = (line.raw or "")[:300] if line is not None else NO_ANSWER[kind]
     return Outcome(kind, observed, _ev(line))
+
+
+def _embedded(ctx: Context, label: str) -> tuple[str, Line | None, Any] | None:
+    """How a request the peer embedded in an InputRequiredResult (a step with ``embed:``,
+    played from the era boundary on) was answered: (kind, the retry line, the answer), or
+    None when the step's request went out plainly.
+
+    The answer is the retry's ``inputResponses`` entry under the step's key; ``silence`` when
+    no retry held it while the connection stayed open for the step's bound, ``closed`` when the
+    connection ended first — the same reading as a plain request's (``Context.reply``).
+    """
+    trace = ctx.tx.steps.get(label)
+    if trace is None:
+        return None
+    key = next(
+        (
+            note.get("key")
+            for _, note in ctx.tx.notes
+            if note.get("event") == "embed-armed" and note.get("index") == trace.index
+        ),
+        None,
+    )
+    if not isinstance(key, str):
+        return None
+    if not any(_asks(x, key) for x in ctx.tx.lines if x.dir == "out" and x.n > trace.start_n):
+        return "not-asked", None, None  # no 2026-07-28 tools/call came to carry it
+    retry = ctx.tx.by_n(trace.evidence)
+    responses = retry.params.get("inputResponses") if retry is not None else None
+    if isinstance(responses, dict) and key in responses:
+        return "result", retry, responses[key]
+    closed = ctx.ended_at()
+    if closed is not None and (trace.done_n is None or closed < trace.done_n):
+        return "closed", None, None
+    if trace.done_n is None:
+        return "closed", None, None  # the peer stopped mid-step: nothing says an answer was due
+    return "silence", None, None
+
+
+def _asks(line: Line, key: str) -> bool:
+    """Whether our ``line`` is an InputRequiredResult asking for input under ``key``."""
+    result = line.obj.get("result") if isinstance(line.obj, dict) else None
+    asked = result.get("inputRequests") if isinstance(result, dict) else None
+    return isinstance(asked, dict) and key in asked
 
 
 _VALID = ("valid", "invalid", "no-result")
@@ -118,11 +177,17 @@ _VALID = ("valid", "invalid", "no-result")
     outcomes_for=_gated(_VALID),
 )
 def _result_valid(ctx: Context) -> Outcome:
-    kind, line = ctx.reply(_step(ctx))
+    label = _step(ctx)
+    embedded = _embedded(ctx, label)
+    if embedded is not None:
+        kind, line, result = embedded
+    else:
+        kind, line = ctx.reply(label)
+        result = line.obj.get("result") if line is not None else None
     if kind != "result" or line is None:
         return Outcome("no-result", f"no {ctx.params.get('method')} result")
     definition, at = str(ctx.params["definition"]), ctx.negotiated
-    ok, errors = validate_as(line.obj.get("result"), definition, at)
+    ok, errors = validate_as(result, definition, at)
     if ok:
         return Outcome("valid", f"valid {definition} at {at}", _ev(line))
     return Outcome("invalid", f"at {at}: " + "; ".join(errors[:5]), _ev(line))
