@@ -29,7 +29,7 @@ from compare._paths import tools_dir
 from compare.exchange import _integrity, _plays
 from compare.exchange._cellenv import cell_env, write_files
 from compare.exchange._cells import Cell
-from compare.exchange._host_plan import write_host_plan
+from compare.exchange._host_plan import host_refusal, write_host_plan
 from compare.exchange._judge import judge_checks, overall, read_done
 from compare.exchange._proc import Ended, run_process
 from compare.exchange._proxy import (
@@ -266,6 +266,9 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             drain_s=target.exit_s,
         )
         process.update(_process_facts(ended))
+        refused = host_refusal(ended.exit_code, stage) if target.variants else None
+        if refused:  # our host's doing, not the SDK's: an error, never a finding
+            process["setup_failed"] = refused
         if target.side == "proxy":
             merge_legs(stage)
         return process

@@ -52,15 +52,17 @@ def common() -> Common:
     data = load_yaml(VARIANTS_FILE)
     check_schema(data, VARIANTS_SCHEMA, VARIANTS_FILE)
     assert isinstance(data, dict)
-    variants, name_of_added = dict(data["variants"]), str(data["added_root"])
+    name_of_added = str(data["added_root"])
+    # The added root's name goes into the fragments now, so a renamed folder changes every
+    # fragment that adds it, and with it the play key of each cell of theirs.
+    variants = _expand(dict(data["variants"]), {"{added_root}": name_of_added})
     for name, fragment in variants.items():
         if "base" in fragment:
             raise CompareError(
                 f"{VARIANTS_FILE}: key variants.{name}.base: a common variant has no base",
                 "write its features out in full",
             )
-        where = f"{VARIANTS_FILE}: {name}"
-        host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=where, added=name_of_added)
+        host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=f"{VARIANTS_FILE}: {name}")
     return Common(added_root=name_of_added, variants=variants)
 
 
@@ -96,7 +98,7 @@ def resolve_variants(items: list[Any], source: Path) -> dict[str, dict[str, Any]
         else:
             ((name, own),) = item.items()
             check_schema_value(own, _fragment_schema(), source, VARIANTS_SCHEMA.name)
-            fragment = _own(own, shared, f"{where}.{name}")
+            fragment = _expand(_own(own, shared, f"{where}.{name}"), {"{added_root}": added_root()})
         if name in out:
             raise CompareError(f"{where}: variant {name!r} is listed twice", None)
         host_plan(fragment, _CHECK_WORKSPACE, _CHECK_CONTROL, where=f"{where}.{name}")
@@ -110,12 +112,11 @@ def _own(own: dict[str, Any], shared: dict[str, dict[str, Any]], where: str) -> 
     base_name = own.get("base")
     if base_name is None:
         return {k: copy.deepcopy(v) for k, v in own.items()}
-    if base_name in shared and "base" not in shared[base_name]:
-        base = copy.deepcopy(shared[base_name])
-    else:
+    if base_name not in shared:  # a common variant never has a base itself (see common())
         raise CompareError(
             f"{where}.base: {base_name!r} is not a common variant", f"name one of {sorted(shared)}"
         )
+    base = copy.deepcopy(shared[base_name])
     merged: dict[str, Any] = {"base": base_name, "features": base.get("features", {})}
     if "features" in own:
         merged["features"] = copy.deepcopy(own["features"])
@@ -131,13 +132,17 @@ def needs(fragment: dict[str, Any] | None) -> list[str]:
     return [f for f in FEATURES if f in ((fragment or {}).get("features") or {})]
 
 
-def _expand(value: Any, workspace: Path, added: str) -> Any:
+def _expand(value: Any, marks: dict[str, str]) -> Any:
+    """``value`` with each template mark (``{workspace}``, ``{added_root}``) in its strings
+    replaced (a copy; the input is left as it was)."""
     if isinstance(value, str):
-        return value.replace("{workspace}", str(workspace)).replace("{added_root}", added)
+        for mark, text in marks.items():
+            value = value.replace(mark, text)
+        return value
     if isinstance(value, dict):
-        return {k: _expand(v, workspace, added) for k, v in value.items()}
+        return {k: _expand(v, marks) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand(v, workspace, added) for v in value]
+        return [_expand(v, marks) for v in value]
     return value
 
 
@@ -147,7 +152,6 @@ def host_plan(
     control: Path,
     *,
     where: str | None = None,
-    added: str | None = None,
 ) -> dict[str, Any]:
     """The host plan of one cell: the fragment's templates expanded for its folders, checked
     against ``host-plan.schema.json`` (a failure names ``where``, or the schema's key)."""
@@ -155,7 +159,7 @@ def host_plan(
         "format": 1,
         "workspace": str(workspace),
         "control": str(control),
-        "features": _expand(fragment.get("features") or {}, workspace, added or added_root()),
+        "features": _expand(fragment.get("features") or {}, {"{workspace}": str(workspace)}),
         "session": {**DEFAULT_SESSION, **(fragment.get("session") or {})},
         "options": copy.deepcopy(fragment.get("options") or {}),
     }
@@ -173,3 +177,24 @@ def write_host_plan(
     path = folder / HOST_PLAN
     _atomic.write_json(path, host_plan(variants[variant], workspace, control))
     return path
+
+
+#: The host contract's exit codes for a plan the host refused before starting the server.
+REFUSED = {
+    2: "the plan is malformed for it (hosts/host-plan.schema.json and the host disagree)",
+    3: "it cannot register a feature the plan names (say so under lacks: in the target file)",
+}
+
+
+def host_refusal(exit_code: int | None, cell: Path) -> str | None:
+    """Why a cell is the harness's error and not the SDK's finding: our host program exited
+    with a contract code (2, 3) without ever starting the peer (no transcript). None when the
+    host did start it, or exited otherwise."""
+    if exit_code not in REFUSED or (cell / "transcript.jsonl").exists():
+        return None
+    try:
+        lines = (cell / "client.stderr").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    said = next((line.strip() for line in lines if line.strip()), "(nothing on stderr)")
+    return f"our host program refused its plan, exit {exit_code}: {REFUSED[exit_code]}: {said}"

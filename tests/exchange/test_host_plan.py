@@ -52,7 +52,7 @@ def _host(**extra: Any) -> dict[str, Any]:
 def test_the_added_root_is_said_once_and_the_judge_reads_it() -> None:
     assert common().added_root == ADDED_ROOT
     change = common().variants["roots"]["features"]["roots"]["changes"][0]
-    assert change["add_folders"] == ["{workspace}/{added_root}"]
+    assert change["add_folders"] == ["{workspace}/" + ADDED_ROOT]
 
 
 def test_a_cell_plan_expands_the_folders_and_passes_the_schema(tmp_path: Path) -> None:
@@ -202,3 +202,30 @@ def test_a_changed_fragment_replays_and_a_changed_description_does_not(tmp_path:
 
     assert key(changed) != key(roots)
     assert key(reworded) == key(roots)
+
+
+@pytest.mark.usefixtures("_spec_cache")
+@pytest.mark.parametrize("code", [2, 3])
+def test_a_host_refusing_its_plan_is_an_error_not_a_finding(code: int, tmp_path: Path) -> None:
+    """Exit 2 or 3 before the server started is our host and our data disagreeing: the cell is
+    the harness's error, never the SDK's fail."""
+    said = "print('demo host: unsupported: roots: none', file=sys.stderr)"
+    refuse = f"import sys; {said}; sys.exit({code})"
+    data = {
+        "id": "refusing",
+        "name": "refusing host",
+        "kind": "command",
+        "launch": {
+            "argv": [sys.executable, "-c", refuse, "--plan", "{host_plan}", "--", "{server_argv}"]
+        },
+        "variants": ["roots"],
+        "ends": "self",
+        "timeout_s": 20,
+    }
+    target = parse_target(data, tmp_path / "refusing.yaml")
+    [verdict] = run_cells(
+        [Cell(target, "roots", _scenario("roots-list"), "2025-11-25")], _settings(tmp_path)
+    )
+    assert verdict["verdict"] == "error"
+    assert f"our host program refused its plan, exit {code}" in verdict["reason"]
+    assert "demo host: unsupported: roots: none" in verdict["reason"]

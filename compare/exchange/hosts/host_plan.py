@@ -1,15 +1,19 @@
 """Reading the host plan, for the Python host programs (``py_sdk_host.py``, ``fastmcp_host.py``).
 
-The contract is ``README.md`` beside this file. Both hosts run in their target's own venv
-(``tools/venvs/<id>``), which has ``jsonschema`` because the SDK itself depends on it; the
-plan is checked against ``host-plan.schema.json`` here, the same file the harness checks the
-plan it writes against, so the shape is said once. Standard library otherwise: it must not
-change what the SDK puts on the wire.
+The contract is ``README.md`` beside this file. The plan is checked against
+``host-plan.schema.json``, the same file the harness checks the plan it writes against, so the
+shape is said once. The check is a small reader of the few keywords that schema uses, in the
+standard library: ``jsonschema`` (which the SDK's venv has) takes about a third of a second to
+import, more than the SDK client itself, on every cell. A keyword it does not know is refused
+loudly, so the schema cannot outgrow it unnoticed (``tests/exchange/hosts/test_plan_reader.py``
+checks it agrees with jsonschema). Standard library only: it must not change what the SDK puts
+on the wire.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,17 +44,69 @@ def read_plan(argv: list[str], host: str) -> tuple[dict[str, Any], list[str]]:
         plan = json.loads(Path(own[1]).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         refuse(host, f"cannot read the plan {own[1]}: {err}")
-    import jsonschema  # the SDK's own dependency (see the module docstring)
-
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(plan),
-        key=lambda e: list(map(str, e.absolute_path)),
-    )
-    if errors:
-        where = ".".join(str(p) for p in errors[0].absolute_path) or "(top level)"
-        refuse(host, f"malformed plan {own[1]}: key {where}: {errors[0].message}")
+    problem = check(plan, schema, schema)
+    if problem:
+        refuse(host, f"malformed plan {own[1]}: {problem}")
     return plan, server
+
+
+#: The keywords ``check`` reads, and the ones that only annotate.
+_CHECKED = {"type", "const", "enum", "pattern", "minLength", "minItems", "items", "$ref"}
+_CHECKED |= {"properties", "required", "additionalProperties"}
+_ANNOTATIONS = {"$schema", "$id", "title", "description", "$defs"}
+_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+}
+
+
+def check(value: Any, schema: dict[str, Any], root: dict[str, Any], where: str = "") -> str | None:
+    """The first way ``value`` breaks ``schema`` ("key WHERE: what"), or None."""
+    key = f"key {where or '(top level)'}"
+    unknown = set(schema) - _CHECKED - _ANNOTATIONS
+    if unknown:
+        raise ValueError(f"host-plan.schema.json uses {sorted(unknown)}, which check() cannot read")
+    if schema.get("additionalProperties", False) is not False:
+        raise ValueError("host-plan.schema.json: check() reads additionalProperties: false only")
+    if "$ref" in schema:
+        return check(value, root["$defs"][schema["$ref"].removeprefix("#/$defs/")], root, where)
+    kind = schema.get("type")
+    if kind is not None and not isinstance(value, _TYPES[kind]):
+        return f"{key}: {json.dumps(value)[:40]} is not of type {kind}"
+    if "const" in schema and value != schema["const"]:
+        return f"{key}: {schema['const']!r} was expected"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{key}: {value!r} is not one of {schema['enum']}"
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return f"{key}: {value!r} is too short"
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            return f"{key}: {value!r} does not match {schema['pattern']!r}"
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            return f"{key}: too few items"
+        for index, item in enumerate(value):
+            problem = check(item, schema.get("items", {}), root, f"{where}.{index}".lstrip("."))
+            if problem:
+                return problem
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                return f"{key}: {name!r} is a required property"
+        if schema.get("additionalProperties") is False:
+            extra = sorted(set(value) - set(properties))
+            if extra:
+                return f"{key}: unknown key {extra[0]!r}"
+        for name, sub in properties.items():
+            if name in value:
+                problem = check(value[name], sub, root, f"{where}.{name}".lstrip("."))
+                if problem:
+                    return problem
+    return None
 
 
 def options(plan: dict[str, Any], host: str, known: dict[str, tuple[str, ...]]) -> dict[str, str]:

@@ -7,8 +7,10 @@
 //
 // The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default ../../../tools
 // from this file), where `mcp-compare tools install` put the pinned version. The plan is checked
-// against host-plan.schema.json beside this file with ajv, which the SDK itself depends on
-// (its package.json "dependencies"), so the shape is said once for every host.
+// against host-plan.schema.json beside this file, so its shape is said once for every host, by
+// a small reader of the few keywords that schema uses (check() below, as host_plan.py does for
+// the Python hosts): ajv, which the SDK depends on, took about 0.3 s to load and compile on
+// every cell, more than the SDK's client. A keyword check() does not know is refused loudly.
 //
 // Each client feature of the plan is a capability declared in the Client's options plus a
 // request handler, as the SDK documents it: Client.setRequestHandler refuses a handler for
@@ -57,12 +59,71 @@ async function importFrom(name, subpath) {
   } catch {
     fail(`${name} is not installed under ${tools}; run: mcp-compare tools install`);
   }
-  // A package without "exports" (ajv 8) is imported by its file path.
   const exports = pkg.exports || {};
   const exact = exports[`./${subpath}`];
   let target = exact && exact.import;
   if (!target && exports['./*']) target = exports['./*'].import.replace('*', subpath);
   return import(pathToFileURL(join(root, target || subpath)).href);
+}
+
+// The keywords check() reads, and the ones that only annotate.
+const CHECKED = new Set(['type', 'const', 'enum', 'pattern', 'minLength', 'minItems', 'items',
+  '$ref', 'properties', 'required', 'additionalProperties']);
+const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', '$defs']);
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const TYPES = {
+  object: isObject,
+  array: Array.isArray,
+  string: (v) => typeof v === 'string',
+  boolean: (v) => typeof v === 'boolean',
+};
+
+// The first way `value` breaks `schema` ("key WHERE: what"), or null.
+function check(value, schema, root, where) {
+  const key = `key ${where || '(top level)'}`;
+  const unknown = Object.keys(schema).filter((k) => !CHECKED.has(k) && !ANNOTATIONS.has(k));
+  if (unknown.length || (schema.additionalProperties ?? false) !== false) {
+    fail(`host-plan.schema.json uses ${unknown.join(', ') || 'additionalProperties'}, which check() cannot read`);
+  }
+  if (schema.$ref) return check(value, root.$defs[schema.$ref.replace('#/$defs/', '')], root, where);
+  const at = (sub) => (where ? `${where}.${sub}` : String(sub));
+  if (schema.type && !TYPES[schema.type](value)) {
+    return `${key}: ${JSON.stringify(value).slice(0, 40)} is not of type ${schema.type}`;
+  }
+  if ('const' in schema && value !== schema.const) return `${key}: ${schema.const} was expected`;
+  if (schema.enum && !schema.enum.includes(value)) {
+    return `${key}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`;
+  }
+  if (typeof value === 'string') {
+    if (value.length < (schema.minLength ?? 0)) return `${key}: ${JSON.stringify(value)} is too short`;
+    if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value)) {
+      return `${key}: ${JSON.stringify(value)} does not match ${schema.pattern}`;
+    }
+  }
+  if (Array.isArray(value)) {
+    if (value.length < (schema.minItems ?? 0)) return `${key}: too few items`;
+    for (let i = 0; i < value.length; i++) {
+      const problem = check(value[i], schema.items ?? {}, root, at(i));
+      if (problem) return problem;
+    }
+  }
+  if (isObject(value)) {
+    const properties = schema.properties ?? {};
+    for (const name of schema.required ?? []) {
+      if (!Object.hasOwn(value, name)) return `${key}: '${name}' is a required property`;
+    }
+    if (schema.additionalProperties === false) {
+      const extra = Object.keys(value).filter((k) => !Object.hasOwn(properties, k)).sort();
+      if (extra.length) return `${key}: unknown key '${extra[0]}'`;
+    }
+    for (const [name, sub] of Object.entries(properties)) {
+      if (Object.hasOwn(value, name)) {
+        const problem = check(value[name], sub, root, at(name));
+        if (problem) return problem;
+      }
+    }
+  }
+  return null;
 }
 
 async function readPlan(path) {
@@ -72,16 +133,9 @@ async function readPlan(path) {
   } catch (err) {
     refuse(`cannot read the plan ${path}: ${err.message}`);
   }
-  // ajv's draft 2020-12 build; the schema's dialect.
-  const { default: Ajv2020 } = await importFrom('ajv', 'dist/2020.js');
   const schema = JSON.parse(readFileSync(join(here, 'host-plan.schema.json'), 'utf8'));
-  const validate = new Ajv2020({ allErrors: false, strict: false }).compile(schema);
-  if (!validate(plan)) {
-    const [first] = validate.errors;
-    const where = first.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)';
-    const extra = first.params && first.params.additionalProperty;
-    refuse(`malformed plan ${path}: key ${where}: ${first.message}${extra ? ` (${extra})` : ''}`);
-  }
+  const problem = check(plan, schema, schema, '');
+  if (problem) refuse(`malformed plan ${path}: ${problem}`);
   const unknown = Object.keys(plan.options);
   if (unknown.length) refuse(`unknown option ${unknown[0]} (known: none)`);
   return plan;

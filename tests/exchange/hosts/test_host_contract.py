@@ -25,7 +25,7 @@ import pytest
 
 from compare.exchange import load_targets
 from compare.exchange._harness import HOSTS_DIR, WORKSPACE_NAME
-from compare.exchange._host_plan import FEATURES, HOST_PLAN, host_plan
+from compare.exchange._host_plan import FEATURES, HOST_PLAN, common, host_plan
 from compare.exchange._targets import Expansion, Target
 
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
@@ -36,19 +36,14 @@ ANSWERING = ["py-sdk", "ts-sdk", "fastmcp"]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}
 }
-ELICITED = {"action": "accept", "content": {"answer": "yes"}}
-SAMPLED = {
-    "role": "assistant",
-    "content": {"type": "text", "text": "canned"},
-    "model": "mcp-compare-canned",
-    "stopReason": "endTurn",
-}
-#: A fragment per feature, with the answers above.
+#: A fragment per feature: roots alone, and the common elicitation and sampling variants
+#: (``hosts/variants.yaml``) with their canned answers.
 FRAGMENTS: dict[str, dict[str, Any]] = {
     "roots": ONLY_ROOTS["features"]["roots"],
-    "elicitation": {"form": True, "url": False, "answer": ELICITED},
-    "sampling": {"answer": SAMPLED},
+    **{f: common().variants[f]["features"][f] for f in ("elicitation", "sampling")},
 }
+ELICITED = FRAGMENTS["elicitation"]["answer"]
+SAMPLED = FRAGMENTS["sampling"]["answer"]
 
 pytestmark = pytest.mark.clients
 
