@@ -200,6 +200,11 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
     scripted client (the other steps) a client-to-server one; an ``embed`` step, only the
     peer's, a request an InputRequiredResult may hold. So a typo or a method of the wrong
     direction is refused here, not played as a request the other end can only refuse."""
+    if "client_features" in data and side == "client":
+        raise CompareError(
+            f"{source}: key client_features: only for side: server or proxy",
+            "the scripted client declares them; a client scenario's client is the target",
+        )
     methods = _methods()
     peer_key = {"client": "steps", "proxy": "upstream_steps"}.get(side)
     for key in ("steps", "upstream_steps"):

@@ -76,9 +76,10 @@ def server_plan(
     ``first_modern`` is the pins' era boundary: from it on the client opens with
     ``server/discover`` and carries ``_meta`` on every request instead of ``initialize``."""
     spec = cell.scenario.raw.get("client_roots") or {}
-    wanted = features(cell, exp.workspace)
     probe = cell.scenario.raw.get("probe")
+    # the fixture first: a root may name one of its links, which must not become a folder
     build_fixture(cell.scenario.raw.get("fixture"), exp.workspace)
+    wanted = features(cell, exp.workspace)
     step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
     return {
         "format": 1,

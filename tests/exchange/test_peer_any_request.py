@@ -131,6 +131,11 @@ def test_the_base_embed_scenario_loads(tmp_path: Path) -> None:
         ("embed: confirm,", "embed: confirm, observe_s: 1,", "steps.0"),
         ("revisions:", "mrtr: {key: k, request: tasks/get}\nrevisions:", "key mrtr.request"),
         ("revisions:", "mrtr: {key: k}\nrevisions:", "'request' is a required property"),
+        (
+            "revisions:",
+            "client_features: {sampling: {answer: {}}}\nrevisions:",
+            "client_features: only for side: server or proxy",
+        ),
     ],
 )
 def test_the_loader_refuses_a_request_its_sender_cannot_send(
@@ -265,3 +270,23 @@ def test_the_scripted_client_declares_and_lists_what_the_scenarios_said(tmp_path
                     assert json.dumps(got) == json.dumps(old, sort_keys=True), scenario.id
         played += 1
     assert played >= 8
+
+
+def test_a_root_named_like_a_fixture_link_stays_the_fixtures_link(tmp_path: Path) -> None:
+    """Regression: building ``features`` before the fixture made the enforcement scenario's
+    ``linked`` root a folder, and the fixture's link to outside the roots then failed to be
+    made (a harness error in every server-enforcement cell of a replay)."""
+    from compare.exchange import load_scenarios, load_targets
+    from compare.exchange._server_plan import server_plan
+    from compare.exchange._targets import Expansion
+
+    scenario = next(s for s in load_scenarios() if s.id == "server-enforcement")
+    target = next(t for t in load_targets() if t.id == "server-everything")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    exp = Expansion([], ws, tmp_path, tmp_path, tmp_path, tmp_path, tmp_path)
+    plan = server_plan(Cell(target, "default", scenario, "2025-11-25"), exp, "2025-11-25", MODERN)
+    links = [p for p in ws.iterdir() if p.is_symlink()]
+    assert links, "the fixture's links are made"
+    named = plan["features"]["roots"]["named"]
+    assert all(str(ws / link.name) == named[link.name] for link in links if link.name in named)

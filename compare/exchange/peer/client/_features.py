@@ -7,7 +7,9 @@ way a client scenario does, with no code that names an area:
 - ``roots``: ``folders`` are the roots at the start, in order: an absolute folder (its root
   is ``Path.as_uri()`` and the folder's base name) or a root object, listed as written (a bad
   root sent on purpose); ``named`` maps the names a ``set_roots`` step uses to such entries;
-  ``list_changed`` (when present) is declared as ``listChanged``.
+  ``list_changed`` (when present) is declared as ``listChanged``. A host plan's ``changes``
+  (signal files) have no use here: the scripted client changes its roots at its own
+  ``set_roots`` steps.
 - ``elicitation``: ``form`` / ``url`` declare those modes (each an empty object when true);
   every ``elicitation/create`` is answered with ``answer``.
 - ``sampling``: every ``sampling/createMessage`` is answered with ``answer``.
