@@ -40,6 +40,7 @@ def judge_checks(
             "refs": check.refs_for(revision),
         }
         ctx.check_probes = check.probes
+        ctx.params = check.params
         try:
             out = RULES[check.rule].fn(ctx)
         except NotJudged as err:

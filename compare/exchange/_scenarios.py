@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
+from compare.exchange._params import check_params, step_requests
 from compare.exchange._rules import RULES
 from compare.exchange._sentences import Sentence, expand_refs, load_sentences, sentences_file
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
@@ -52,6 +53,8 @@ class Check:
     probes: dict[str, Any] | None = None
     #: The sentences (scenarios/_sentences.yaml) its refs name.
     sentences: tuple[str, ...] = ()
+    #: What a generic rule reads from the check (``with:``): its method, definition, …
+    params: dict[str, Any] = field(default_factory=dict)
 
     def refs_for(self, revision: str) -> list[dict[str, Any]]:
         """The references whose window holds ``revision``."""
@@ -121,6 +124,8 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
     _check_releases(data, side, source)
     _check_requests(data, side, source)
     sentences = load_sentences(sentences_file(source.parent))
+    requests = step_requests(data)
+    answer = data.get("answer_revision")
     checks: list[Check] = []
     seen: set[str] = set()
     for i, raw in enumerate(data["checks"]):
@@ -131,7 +136,11 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             )
         seen.add(raw["id"])
         plays = _meet(data["revisions"], raw.get("revisions"))
-        checks.append(_build_check(raw, f"checks.{i}", source, labels, side, plays, sentences))
+        checks.append(
+            _build_check(
+                raw, f"checks.{i}", source, labels, side, plays, sentences, requests, answer
+            )
+        )
     _lint_grounds(checks, data["revisions"], source, side)
     return Scenario(
         id=sid,
@@ -235,7 +244,10 @@ def _expanded(raw: dict[str, Any], check: Check) -> dict[str, Any]:
 def _judged(check: Check) -> dict[str, Any]:
     """What of a check reaches a verdict: everything but its provenance."""
     fields = ("id", "title", "rule", "expected", "outcomes", "refs", "revisions", "probes")
-    return {k: getattr(check, k) for k in fields}
+    judged = {k: getattr(check, k) for k in fields}
+    if check.params:  # absent when empty: a check without with: hashes as it always did
+        judged["params"] = check.params
+    return judged
 
 
 def _meet(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any]:
@@ -263,6 +275,8 @@ def _build_check(
     side: str,
     plays: dict[str, Any] | None,
     sentences: dict[str, Sentence],
+    requests: set[str] | None = None,
+    answer_revision: str | None = None,
 ) -> Check:
     rule = RULES.get(raw["rule"])
     if rule is None:
@@ -270,12 +284,22 @@ def _build_check(
             f"{source}: key {where}.rule: unknown rule {raw['rule']!r}",
             "known rules: " + ", ".join(sorted(RULES)),
         )
+    params = dict(raw.get("with") or {})
+    check_params(
+        rule,
+        params,
+        f"{source}: key {where}",
+        labels,
+        requests or set(),
+        _played_at(plays, answer_revision),
+    )
+    produces = rule.produces(params)
     defaults = gates(side)
     # the check's own grades win; a gate outcome it leaves out gets the side's default
     outcomes = dict(raw["outcomes"]) | {
-        o: g for o, g in defaults.items() if o in rule.outcomes and o not in raw["outcomes"]
+        o: g for o, g in defaults.items() if o in produces and o not in raw["outcomes"]
     }
-    graded, produced = set(outcomes), set(rule.outcomes)
+    graded, produced = set(outcomes), set(produces)
     if graded != produced:
         missing = ", ".join(sorted(produced - graded)) or "-"
         extra = ", ".join(sorted(graded - produced)) or "-"
@@ -306,7 +330,19 @@ def _build_check(
         revisions=raw.get("revisions"),
         probes=raw.get("probes"),
         sentences=names,
+        params=params,
     )
+
+
+def _played_at(plays: dict[str, Any] | None, answer_revision: str | None) -> list[str]:
+    """The pinned revisions a check is judged at (``plays``), and the revision the peer
+    answers initialize with when the scenario fixes one: a rule validates at either."""
+    from compare.pin import load_pins
+
+    played = [r.name for r in load_pins().revisions if in_window(r.name, plays)]
+    if answer_revision and answer_revision not in played:
+        played.append(answer_revision)
+    return played
 
 
 def _lint_grounds(

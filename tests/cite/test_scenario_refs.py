@@ -32,11 +32,14 @@ WRONG = (
 )
 
 
+WITH = {"method": "roots/list", "capability": "roots"}
+
+
 def _scenario(folder: Path, *refs: str) -> Path:
     """One valid scenario whose single check carries ``refs``."""
     outcomes = "".join(
         f"      {o}: {{verdict: informational, means: {o}}}\n"
-        for o in RULES["roots-answered"].outcomes
+        for o in RULES["request-answered"].produces(WITH)
     )
     folder.mkdir(exist_ok=True)
     (folder / "demo.yaml").write_text(
@@ -45,7 +48,8 @@ def _scenario(folder: Path, *refs: str) -> Path:
         "steps:\n"
         "  - {await: notifications/initialized, label: initialized, timeout_s: 5}\n"
         "  - {request: roots/list, label: roots, timeout_s: 5}\n"
-        "checks:\n  - id: answered\n    title: answered\n    rule: roots-answered\n"
+        "checks:\n  - id: answered\n    title: answered\n    rule: request-answered\n"
+        "    with: {method: roots/list, capability: roots}\n"
         f"    expected: a result\n    outcomes:\n{outcomes}    refs:\n"
         + "".join(f"      - {r}\n" for r in refs),
         encoding="utf-8",

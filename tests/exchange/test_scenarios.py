@@ -79,7 +79,8 @@ steps:
 checks:
   - id: answered
     title: answered
-    rule: roots-answered
+    rule: request-answered
+    with: {method: roots/list, step: roots, capability: roots}
     expected: a result
     outcomes:
       result: {verdict: pass, means: ok}
@@ -113,14 +114,14 @@ def test_base_scenario_loads(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("rule: roots-answered", "rule: no-such-rule", "unknown rule"),
+        ("rule: request-answered", "rule: no-such-rule", "unknown rule"),
         (
             "      undeclared: {verdict: informational, means: undeclared}\n",
             "",
             "ungraded: undeclared;",
         ),
         ("verdict: pass", "verdict: great", "checks.0.outcomes.result.verdict"),
-        ("label: roots", "label: other", "needs a step labelled 'roots'"),
+        ("label: roots", "label: other", "checks.0.with.step: no step is labelled 'roots'"),
         ('until: "2025-11-25"', 'until: "2024-01-01"', "is before"),
         ("{await: notifications/initialized,", "{wait: notifications/initialized,", "steps.0"),
         ("id: answered", "id: wire-json", "used twice"),

@@ -5,7 +5,10 @@ has always read.
 The proof of no behaviour change is ``data/scenarios_before.json``: every check's outcome
 grades and refs as the scenario files held them before the change (written once from main's
 files, commit a50100b; a grade changed on purpose since is written into it with its change:
-relay-roots-undeclared's ``forwarded-session``). The loader's expansion must give the same
+relay-roots-undeclared's ``forwarded-session``; and the outcomes renamed, with the same grades,
+when checks moved onto the generic rules of issue 22 item 4: handshake ``roots-capability``
+``roots`` → ``declared`` and ``roots-list-changed`` → ``member-declared``, list-changed
+``notification`` ``no-roots`` → ``undeclared``). The loader's expansion must give the same
 grades and, at every
 revision a check plays at, the same refs in the same order (what a verdict stores and the
 site shows).

@@ -221,7 +221,10 @@ def _edit_raw(draw: st.DrawFn, raw: Any) -> Any:
     """Replace one value somewhere inside the line's JSON (or the whole line)."""
     try:
         value = json.loads(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
+        # RecursionError: an earlier edit nested the line deeper than the JSON reader follows
+        # at this stack depth (it passed alone, failed inside a longer session); the judge reads
+        # such a line as unparseable, and so does this mutator.
         return draw(raw_texts)
     holder, key = None, None
     node = value

@@ -6,7 +6,7 @@ Kept apart from the rules so every rule module imports one small thing, and so t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -29,6 +29,8 @@ class Context:
     process: dict[str, Any] | None = None
     #: The probes the check being judged reads (its ``probes: {step, places}``), if any.
     check_probes: dict[str, Any] | None = None
+    #: The parameters of the check being judged (its ``with:``), checked by the loader.
+    params: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def first_modern(self) -> str | None:
@@ -50,13 +52,19 @@ class Context:
         init = self.initialize
         return init.params if init else {}
 
-    @property
-    def roots_capability(self) -> dict[str, Any] | None:
+    def capability(self, name: str) -> dict[str, Any] | None:
+        """The client capability ``name`` as the client declared it (an object), else None.
+
+        Read from ``initialize`` (every revision up to the era boundary), and where that does
+        not declare it, from the first 2026-07-28 request whose ``_meta`` carries the client's
+        capabilities (the per-request form that replaces the handshake). A value that is not
+        an object (``"roots": true``) declares nothing a rule could read, so it is None too.
+        """
         caps = self.init_params.get("capabilities")
-        roots = caps.get("roots") if isinstance(caps, dict) else None
-        if roots is None:
-            roots = self._modern_caps().get("roots")
-        return roots if isinstance(roots, dict) else None
+        value = caps.get(name) if isinstance(caps, dict) else None
+        if value is None:
+            value = self._modern_caps().get(name)
+        return value if isinstance(value, dict) else None
 
     def _modern_caps(self) -> dict[str, Any]:
         for line in self.tx.incoming():

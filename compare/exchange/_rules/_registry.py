@@ -3,14 +3,20 @@
 A rule returns an outcome name, what it observed and the transcript lines that show it. It
 never decides pass or fail itself — that lives in the scenario file beside the spec
 references, so a reviewer can see and change a grading without reading code.
+
+A rule may take parameters from its check (``with:`` in the scenario file), declared here as
+:class:`Param` so the scenario loader can refuse an unknown or ill-typed one before a cell is
+judged; a parameterised rule may produce different outcomes for different parameters
+(``outcomes_for``), and the loader holds each check to the outcomes of its own parameters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from compare._errors import CompareError
 from compare.exchange._host_plan import added_root
 from compare.exchange._rules._context import Context
 from compare.exchange._transcript import Line
@@ -38,26 +44,61 @@ RuleFn = Callable[[Context], Outcome]
 #: Runs before a rule: an outcome when the exchange never reached what the rule reads.
 Gate = Callable[[Context], Outcome | None]
 
+#: What a parameter names, so the loader knows how to check it: a JSON-RPC ``method``; a
+#: step ``label`` of the scenario; a schema ``definition`` (it must exist at every revision
+#: the check plays at); a client ``capability`` (a property of ``ClientCapabilities`` there);
+#: a ``member`` of that capability (e.g. ``listChanged``).
+ParamKind = Literal["method", "label", "definition", "capability", "member"]
+
+
+@dataclass(frozen=True)
+class Param:
+    kind: ParamKind
+    doc: str
+    required: bool = False
+    #: Another parameter this one only makes sense beside (``member`` needs ``capability``).
+    needs: str = ""
+
 
 @dataclass(frozen=True)
 class Rule:
     name: str
+    #: Every outcome the rule can name, whatever its parameters.
     outcomes: tuple[str, ...]
     labels: tuple[str, ...]
     fn: RuleFn
+    params: Mapping[str, Param] = field(default_factory=dict)
+    outcomes_for: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
+
+    def produces(self, params: Mapping[str, Any]) -> tuple[str, ...]:
+        """The outcomes a check with these parameters can get (all of them by default)."""
+        return self.outcomes if self.outcomes_for is None else self.outcomes_for(params)
 
 
 RULES: dict[str, Rule] = {}
 
 
 def rule(
-    name: str, outcomes: tuple[str, ...], labels: tuple[str, ...] = (), gate: Gate | None = None
+    name: str,
+    outcomes: tuple[str, ...],
+    labels: tuple[str, ...] = (),
+    gate: Gate | None = None,
+    params: Mapping[str, Param] | None = None,
+    outcomes_for: Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None,
 ) -> Callable[[RuleFn], RuleFn]:
     """Register ``fn`` as rule ``name``; with a ``gate``, the gate's outcome (when it names
-    one) is the rule's, so the rule body only reads an exchange that got far enough."""
+    one) is the rule's, so the rule body only reads an exchange that got far enough. Two
+    rules of one name are refused: the second would silently replace the first."""
 
     def register(fn: RuleFn) -> RuleFn:
-        RULES[name] = Rule(name, outcomes, labels, fn if gate is None else _gated(gate, fn))
+        if name in RULES:
+            raise CompareError(
+                f"judge rule {name!r} is registered twice ({RULES[name].fn.__module__} and"
+                f" {fn.__module__})",
+                "give one of them another name",
+            )
+        body = fn if gate is None else _gated(gate, fn)
+        RULES[name] = Rule(name, outcomes, labels, body, dict(params or {}), outcomes_for)
         return fn
 
     return register
@@ -68,6 +109,7 @@ def _gated(gate: Gate, fn: RuleFn) -> RuleFn:
         early = gate(ctx)
         return early if early is not None else fn(ctx)
 
+    gated.__module__ = fn.__module__
     return gated
 
 
@@ -129,6 +171,30 @@ def stopped_early(ctx: Context) -> Outcome | None:
             _ev(init),
         )
     return None
+
+
+def without_capability(name: str, outcome: str = "undeclared", observed: str = "") -> Gate:
+    """A gate: the handshake never completed (the early outcomes of :func:`stopped_early`),
+    or the client declared no capability ``name`` (outcome ``outcome``), so a rule about
+    what that capability promises does not apply. Both eras: see ``Context.capability``."""
+
+    def gate(ctx: Context) -> Outcome | None:
+        early = stopped_early(ctx)
+        if early is not None:
+            return early
+        if ctx.capability(name) is None:
+            return Outcome(outcome, observed or f"no {name} capability", _ev(ctx.initialize))
+        return None
+
+    return gate
+
+
+#: What a request step's missing answer means (``Context.reply``'s kinds without a line).
+NO_ANSWER = {
+    "silence": "no response while the connection stayed open for the step's whole bound",
+    "closed": "the client ended the connection before it answered",
+    "not-asked": "the request was never sent: the client stopped first",
+}
 
 
 def _ev(*lines: Line | None) -> list[int]:

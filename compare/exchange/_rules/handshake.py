@@ -1,5 +1,6 @@
 """Handshake rules: what the client's initialize (or first 2026-07-28 request) says, and
-whether it went on after the peer chose a version.
+whether it went on after the peer chose a version. What it declares as a capability is the
+generic ``capability-declared`` rule (``generic.py``).
 """
 
 from __future__ import annotations
@@ -50,19 +51,6 @@ def _client_info(ctx: Context) -> Outcome:
     if isinstance(info, dict) and isinstance(info.get("name"), str) and "version" in info:
         return Outcome("present", f"{info['name']} {info.get('version')}", _ev(ctx.initialize))
     return Outcome("absent", f"clientInfo = {info!r}", _ev(ctx.initialize))
-
-
-@rule(
-    "roots-capability",
-    ("roots-list-changed", "roots", "absent", "exited-before-initialize"),
-    gate=measured_start_failure,
-)
-def _roots_capability(ctx: Context) -> Outcome:
-    roots = ctx.roots_capability
-    if roots is None:
-        return Outcome("absent", "no roots capability", _ev(ctx.initialize))
-    name = "roots-list-changed" if roots.get("listChanged") is True else "roots"
-    return Outcome(name, f"roots = {roots}", _ev(ctx.initialize))
 
 
 @rule(

@@ -1,5 +1,6 @@
 """Notification rules: an unknown notification (ignored, and the connection still answers),
-and roots/list_changed (sent when declared, and the new root then listed).
+and the root a roots/list_changed announced (listed by the next roots/list). Whether the
+notification itself was sent is the generic ``notification-sent`` rule (``generic.py``).
 """
 
 from __future__ import annotations
@@ -93,38 +94,7 @@ def _still_responsive(ctx: Context) -> Outcome:
     )
 
 
-# -- list changed -----------------------------------------------------------------------------
-@rule(
-    "list-changed-notification",
-    (
-        "sent-declared",
-        "missing-declared",
-        "sent-undeclared",
-        "missing-undeclared",
-        "no-roots",
-        *EARLY,
-    ),
-    ("signal",),
-    gate=_early_or_no_roots,
-)
-def _list_changed(ctx: Context) -> Outcome:
-    roots = ctx.roots_capability or {}  # the gate saw it declared
-    signal = ctx.tx.steps.get("signal")
-    after = signal.start_n if signal else 10**12
-    note = next(
-        (
-            x
-            for x in ctx.tx.incoming()
-            if x.n > after and x.method == "notifications/roots/list_changed"
-        ),
-        None,
-    )
-    declared = roots.get("listChanged") is True
-    sent = note is not None
-    name = ("sent-" if sent else "missing-") + ("declared" if declared else "undeclared")
-    return Outcome(name, f"listChanged={roots.get('listChanged')!r}; notified={sent}", _ev(note))
-
-
+# -- list changed (whether it was sent: the generic notification-sent) ------------------
 @rule(
     "new-root-listed",
     (

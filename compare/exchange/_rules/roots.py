@@ -1,4 +1,8 @@
-"""roots/list rules: whether the client answered the peer's request, and what its roots say."""
+"""roots/list rules: what a client's roots say, and what a client without roots answers.
+
+Whether roots/list was answered at all, and whether its result validates, are the generic
+``request-answered`` and ``result-valid`` rules (``generic.py``) with ``method: roots/list``.
+"""
 
 from __future__ import annotations
 
@@ -7,56 +11,23 @@ from typing import Any
 from compare.exchange._rules._context import Context
 from compare.exchange._rules._registry import (
     EARLY,
+    NO_ANSWER,
     RIGHT_PATH_BAD_FORM,
     RIGHT_PLACE,
-    Gate,
     Outcome,
     _ev,
     _roots,
     best_root,
     rule,
     stopped_early,
+    without_capability,
 )
 from compare.exchange._transcript import Line
-from compare.exchange._validate import validate_as
 
-_NO_ANSWER = {
-    "silence": "no response while the connection stayed open for the step's whole bound",
-    "closed": "the client ended the connection before it answered",
-    "not-asked": "the request was never sent: the client stopped first",
-}
 UNDECLARED = "no roots capability; see roots-undeclared"
 
-
-def _without_roots(name: str, observed: str) -> Gate:
-    """A gate: the handshake never completed, or the client has no roots capability (outcome
-    ``name``), so a rule about its roots does not apply."""
-
-    def gate(ctx: Context) -> Outcome | None:
-        early = stopped_early(ctx)
-        if early is not None:
-            return early
-        if ctx.roots_capability is None:
-            return Outcome(name, observed, _ev(ctx.initialize))
-        return None
-
-    return gate
-
-
-_early_or_undeclared = _without_roots("undeclared", UNDECLARED)
-_early_or_no_roots = _without_roots("no-roots", "no roots capability")
-
-
-@rule(
-    "roots-answered",
-    ("result", "error", "silence", "closed", "not-asked", "undeclared", *EARLY),
-    ("roots",),
-    gate=_without_roots("undeclared", "the client did not declare roots"),
-)
-def _roots_answered(ctx: Context) -> Outcome:
-    kind, line = ctx.reply("roots")
-    observed = line.raw[:300] if line and line.raw else _NO_ANSWER[kind]
-    return Outcome(kind, observed, _ev(line))
+_early_or_undeclared = without_capability("roots", "undeclared", UNDECLARED)
+_early_or_no_roots = without_capability("roots", "no-roots", "no roots capability")
 
 
 def _roots_result(ctx: Context, label: str) -> tuple[Any, Line | None]:
@@ -64,22 +35,6 @@ def _roots_result(ctx: Context, label: str) -> tuple[Any, Line | None]:
     if kind != "result" or line is None:
         return None, None
     return line.obj.get("result"), line
-
-
-@rule(
-    "roots-result-valid",
-    ("valid", "invalid", "no-result", "undeclared", *EARLY),
-    ("roots",),
-    gate=_early_or_undeclared,
-)
-def _roots_result_valid(ctx: Context) -> Outcome:
-    result, line = _roots_result(ctx, "roots")
-    if line is None:
-        return Outcome("no-result", "no roots/list result")
-    ok, errors = validate_as(result, "ListRootsResult", ctx.negotiated)
-    if ok:
-        return Outcome("valid", f"valid ListRootsResult at {ctx.negotiated}", _ev(line))
-    return Outcome("invalid", f"at {ctx.negotiated}: " + "; ".join(errors[:5]), _ev(line))
 
 
 @rule(
@@ -160,11 +115,12 @@ def _root_name(ctx: Context) -> Outcome:
     gate=stopped_early,
 )
 def _undeclared_answer(ctx: Context) -> Outcome:
-    if ctx.roots_capability is not None:
-        return Outcome("declared", f"roots = {ctx.roots_capability}", _ev(ctx.initialize))
+    roots = ctx.capability("roots")
+    if roots is not None:
+        return Outcome("declared", f"roots = {roots}", _ev(ctx.initialize))
     kind, line = ctx.reply("roots")
     if line is None:
-        return Outcome(kind, _NO_ANSWER[kind])
+        return Outcome(kind, NO_ANSWER[kind])
     observed = (line.raw or "")[:300]
     if kind == "error":
         error = line.obj.get("error")

@@ -216,9 +216,9 @@ def test_handshake_outcomes_agree_with_the_wire(client_run: ClientRun, target: s
             assert methods == ["initialize"], methods
             continue
         roots = verdict["client_capabilities"].get("roots")
-        expected = "absent" if roots is None else "roots"
+        expected = "absent" if roots is None else "declared"
         if roots and roots.get("listChanged"):
-            expected = "roots-list-changed"
+            expected = "member-declared"
         assert found["roots-capability"] == expected
 
 
