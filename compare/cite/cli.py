@@ -25,6 +25,52 @@ _STYLE = {
 }
 
 
+def cite(
+    ref: str | None = None,
+    *,
+    check: bool = False,
+    fix: bool = False,
+    allow_moved: bool = False,
+    as_json: bool = False,
+    area: list[Path] | None = None,
+    scenarios: Path | None = None,
+) -> int:
+    """``cite REF`` shows a cited place or a named sentence; ``cite --check`` (``--fix``)
+    verifies every citation of the rows and scenarios, writes build/citations.json and
+    prints the report. Returns 1 on a failing citation, else 0. The pipeline calls it as the
+    command does."""
+    from compare._errors import CompareError
+
+    # No markup: refs, paths and messages are printed as they are (Text for the styles).
+    console = make_console(stderr=as_json, markup=False, highlight=False)
+    if ref is not None and (check or fix):
+        raise CompareError("give either a REF to show or --check/--fix", "not both")
+    if ref is not None and re.fullmatch(r"[a-z0-9][a-z0-9-]*", ref):
+        _show_sentence(ref, as_json, console)
+        return 0
+    if ref is not None:
+        _show(ref, as_json, console)
+        return 0
+    if not (check or fix):
+        raise CompareError("nothing to do", "give a REF, or --check, or --fix")
+    # The walk over the area files and scenarios belongs to the rows stage, which also
+    # writes (and, for unchanged inputs, has already written) build/citations.json.
+    from compare.rows import check_citations, checked_document, document_failed, fix_moved
+
+    files = area or None
+    if fix:
+        fixes = fix_moved(check_citations(files, scenarios=scenarios))
+        for f in fixes:
+            console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)")
+    document, _reused = checked_document(files, scenarios=scenarios)
+    if as_json:
+        # Sorted as build/citations.json is, so a reused record prints as a fresh one.
+        typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        _print_report(document, console)
+    return 1 if document_failed(document, allow_moved) else 0
+
+
 def register(app: typer.Typer) -> None:
     """Add ``cite`` to ``app``."""
 
@@ -63,36 +109,17 @@ def register(app: typer.Typer) -> None:
         upstream repository without a local clone in .cache/repos/OWNER/REPO is reported as
         "not verified: source unavailable", never as verified, and does not fail the check.
         """
-        from compare._errors import CompareError
-
-        # No markup: refs, paths and messages are printed as they are (Text for the styles).
-        console = make_console(stderr=as_json, markup=False, highlight=False)
-        if ref is not None and (check or fix):
-            raise CompareError("give either a REF to show or --check/--fix", "not both")
-        if ref is not None and re.fullmatch(r"[a-z0-9][a-z0-9-]*", ref):
-            _show_sentence(ref, as_json, console)
-            return
-        if ref is not None:
-            _show(ref, as_json, console)
-            return
-        if not (check or fix):
-            raise CompareError("nothing to do", "give a REF, or --check, or --fix")
-        # The walk over the area files and scenarios belongs to the rows stage, which also
-        # writes (and, for unchanged inputs, has already written) build/citations.json.
-        from compare.rows import check_citations, checked_document, document_failed, fix_moved
-
-        files = list(area) or None
-        if fix:
-            fixes = fix_moved(check_citations(files, scenarios=scenarios))
-            for f in fixes:
-                console.print(f"fixed {f.file}: {f.old} → {f.new} ({f.count}×)")
-        document, _reused = checked_document(files, scenarios=scenarios)
-        if as_json:
-            # Sorted as build/citations.json is, so a reused record prints as a fresh one.
-            typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
-        else:
-            _print_report(document, console)
-        exit_with(1 if document_failed(document, allow_moved) else 0)
+        exit_with(
+            cite(
+                ref,
+                check=check,
+                fix=fix,
+                allow_moved=allow_moved,
+                as_json=as_json,
+                area=list(area) or None,
+                scenarios=scenarios,
+            )
+        )
 
 
 def _print_report(document: dict[str, Any], console: Console) -> None:

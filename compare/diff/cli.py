@@ -48,29 +48,37 @@ def _table(diff: dict[str, Any], section: dict[str, Any]) -> Table:
     return table
 
 
+def diff(*, as_json: bool = False, quiet: bool = False) -> int:
+    """``diff [--json] [--quiet]``: where each area's definitions and fields exist, per
+    revision; writes build/diff.json and prints the tables (``quiet``: only where it was
+    written). The pipeline calls it as the command does; returns 0."""
+    from compare.diff import build_diff, write_diff
+
+    result = build_diff()
+    path = write_diff(result)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
+        return 0
+    console = make_console(highlight=False)
+    sections = list(result["areas"].values())
+    if not quiet:
+        for section in sections:
+            console.print(_table(result, section))
+        console.print("+ added  − removed  ~ changed (required, type, ref, items, const)")
+    counts = ", ".join(
+        f"{s['area']}: {len(s['items'])} items, {len(s['changes'])} changes" for s in sections
+    )
+    console.print(f"{counts} → {path}")
+    return 0
+
+
 def register(app: typer.Typer) -> None:
     """Mount ``diff`` on ``app``."""
 
     @app.command("diff")
-    def diff(
+    def diff_command(
         as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
         quiet: bool = typer.Option(False, "--quiet", help="Print only where it was written."),
     ) -> None:
         """Where each area's definitions and fields exist, per revision (build/diff.json)."""
-        from compare.diff import build_diff, write_diff
-
-        result = build_diff()
-        path = write_diff(result)
-        if as_json:
-            typer.echo(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False))
-            return
-        console = make_console(highlight=False)
-        sections = list(result["areas"].values())
-        if not quiet:
-            for section in sections:
-                console.print(_table(result, section))
-            console.print("+ added  − removed  ~ changed (required, type, ref, items, const)")
-        counts = ", ".join(
-            f"{s['area']}: {len(s['items'])} items, {len(s['changes'])} changes" for s in sections
-        )
-        console.print(f"{counts} → {path}")
+        diff(as_json=as_json, quiet=quiet)

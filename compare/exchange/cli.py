@@ -15,6 +15,83 @@ import typer
 RUN_HELP = "Drive MCP clients against the scripted peer; write transcripts and verdicts."
 
 
+def run(
+    target: list[str] | None = None,
+    scenario: list[str] | None = None,
+    revision: list[str] | None = None,
+    *,
+    variant: str | None = None,
+    jobs: int | None = None,
+    as_json: bool = False,
+    force: bool = False,
+    rejudge: bool = False,
+    command: str | None = None,
+    results: Path | None = None,
+    shard: str | None = None,
+    wait: bool = True,
+    repeat: int = 1,
+    settle: int = 1,
+) -> int:
+    """``run``: play (or reuse, or with ``rejudge`` judge again) the selected cells, print
+    their table (``as_json``: the summary as JSON) and the tally. Returns 1 when a cell ended
+    in error (named on stderr; the next run plays it again), else 0. The pipeline calls it
+    as the command does."""
+    import sys
+
+    from compare._console import make_console
+    from compare._cores import usable_cores
+    from compare._progress import CellProgress
+    from compare.exchange._run import errors, select, summary
+    from compare.exchange._run import run as play
+    from compare.exchange._shard import declared_waits, parse_shard, shard_cells
+
+    part = parse_shard(shard) if shard is not None else None
+    cells, commit, revisions = select(target, scenario, revision, variant, command)
+    if part is not None:
+        everything = len(cells)
+        cells = shard_cells(cells, *part)
+        typer.echo(f"shard {part[0]}/{part[1]}: {len(cells)} of {everything} cells", err=True)
+    console = make_console(stderr=as_json)
+    # A cell's expected cost for the estimate: a second plus its declared windows.
+    weights = {c.label: 1.0 + declared_waits(c) for c in cells}
+    with CellProgress(len(cells), sys.stderr, weights=weights) as progress:
+        verdicts = play(
+            cells,
+            commit,
+            revisions,
+            results=results,
+            jobs=usable_cores() if jobs is None else jobs,
+            force=force,
+            rejudge=rejudge,
+            on_done=progress.on_done,
+            wait=wait,
+            repeat=repeat,
+            settle=settle,
+        )
+    data = summary(verdicts)
+    data["tally"] = progress.tally.as_dict()
+    if part is not None:
+        data["shard"] = {"index": part[0], "count": part[1]}
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        typer.echo(progress.tally.summary(), err=True)
+    else:
+        _print_table(console, data)
+        console.print(progress.tally.summary())
+    failed = errors(verdicts)
+    if failed:
+        # A finding about the run, not bad input: exit 1 (as cite --check does), and say
+        # which cells, on stderr so --json output stays parseable.
+        typer.echo(
+            f"{len(failed)} cell(s) ended in error; the next `mcp-compare run` plays them again:",
+            err=True,
+        )
+        for line in failed:
+            typer.echo(f"  {line}", err=True)
+        return 1
+    return 0
+
+
 def register(app: typer.Typer) -> None:
     """Add ``run``, ``merge`` and ``peer`` to ``app``."""
 
@@ -73,60 +150,26 @@ def register(app: typer.Typer) -> None:
             ),
         ] = 1,
     ) -> None:
-        import sys
-
-        from compare._console import make_console
-        from compare._cores import usable_cores
         from compare._exit import exit_with
-        from compare._progress import CellProgress
-        from compare.exchange._run import errors, run, select, summary
-        from compare.exchange._shard import declared_waits, parse_shard, shard_cells
 
-        part = parse_shard(shard) if shard is not None else None
-        cells, commit, revisions = select(target, scenario, revision, variant, command)
-        if part is not None:
-            everything = len(cells)
-            cells = shard_cells(cells, *part)
-            typer.echo(f"shard {part[0]}/{part[1]}: {len(cells)} of {everything} cells", err=True)
-        console = make_console(stderr=as_json)
-        # A cell's expected cost for the estimate: a second plus its declared windows.
-        weights = {c.label: 1.0 + declared_waits(c) for c in cells}
-        with CellProgress(len(cells), sys.stderr, weights=weights) as progress:
-            verdicts = run(
-                cells,
-                commit,
-                revisions,
-                results=results,
-                jobs=usable_cores() if jobs is None else jobs,
+        exit_with(
+            run(
+                target,
+                scenario,
+                revision,
+                variant=variant,
+                jobs=jobs,
+                as_json=as_json,
                 force=force,
                 rejudge=rejudge,
-                on_done=progress.on_done,
+                command=command,
+                results=results,
+                shard=shard,
                 wait=not no_wait,
                 repeat=repeat,
                 settle=settle,
             )
-        data = summary(verdicts)
-        data["tally"] = progress.tally.as_dict()
-        if part is not None:
-            data["shard"] = {"index": part[0], "count": part[1]}
-        if as_json:
-            typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
-            typer.echo(progress.tally.summary(), err=True)
-        else:
-            _print_table(console, data)
-            console.print(progress.tally.summary())
-        failed = errors(verdicts)
-        if failed:
-            # A finding about the run, not bad input: exit 1 (as cite --check does), and say
-            # which cells, on stderr so --json output stays parseable.
-            typer.echo(
-                f"{len(failed)} cell(s) ended in error; the next `mcp-compare run` plays them "
-                "again:",
-                err=True,
-            )
-            for line in failed:
-                typer.echo(f"  {line}", err=True)
-            exit_with(1)
+        )
 
     @app.command("merge", help="Combine shard result folders into one, refusing conflicts.")
     def merge_command(

@@ -78,6 +78,14 @@ def _print_bump(report: _bump.BumpReport) -> None:
     _out.print("next: mcp-compare models, then make compare, and review the diffs")
 
 
+def verify(spec_source: str | None = None, *, fetch_missing: bool = True) -> int:
+    """``pin verify``: check the cached files against their pins, fetching (and checking) any
+    missing or altered one unless ``fetch_missing`` is off; print the report. The pipeline
+    calls it as the command does. A problem raises :class:`CompareError`; returns 0."""
+    _print_report(_fetch.verify(load_pins(), spec_source, _announce, fetch_missing=fetch_missing))
+    return 0
+
+
 def register(app: typer.Typer) -> None:
     """Mount the ``pin`` group on ``app``."""
     pin_app = typer.Typer(
@@ -97,7 +105,7 @@ def register(app: typer.Typer) -> None:
             _print_report(_fetch.fetch(load_pins(), spec_source, _announce))
 
     @pin_app.command("verify")
-    def verify(
+    def verify_command(
         ctx: typer.Context,
         spec_source: str | None = typer.Option(None, "--spec-source", help=SPEC_HELP),
         no_fetch: bool = typer.Option(
@@ -105,8 +113,7 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Verify the cached files; fetch (and verify) any that are missing or altered."""
-        spec = spec_source or ctx.obj
-        _print_report(_fetch.verify(load_pins(), spec, _announce, fetch_missing=not no_fetch))
+        verify(spec_source or ctx.obj, fetch_missing=not no_fetch)
 
     @pin_app.command("add")
     def add(

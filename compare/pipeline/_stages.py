@@ -1,11 +1,14 @@
-"""The stages of ``mcp-compare compare`` in order, each run in this process through its own
-command (same output, messages and exit codes as ``mcp-compare <stage>``), or skipped when its
-stamp says nothing it depends on changed.
+"""The stages of ``mcp-compare compare`` in order, each run in this process by calling the
+typed function its command calls (``compare.pin.cli.verify``, ``compare.exchange.cli.run``,
+``compare.rows.cli.rows`` …: same output, messages and exit codes as ``mcp-compare <stage>``),
+or skipped when its stamp says nothing it depends on changed.
+
+No command line is built or parsed here: a stage's arguments are the function's arguments,
+checked by mypy, and each stage package is imported only when its stage runs.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
 from collections.abc import Callable
@@ -19,20 +22,16 @@ from compare.pipeline import _inputs
 
 @dataclass(frozen=True)
 class Stage:
-    """One step: its stamp name, the command it runs, and the two halves of its stamp."""
+    """One step: its stamp name, the command a reader knows it by, the stage function it
+    calls (returning the command's exit code), and the two halves of its stamp."""
 
     name: str
-    args: tuple[str, ...]
-    module: str
+    label: str
+    call: Callable[[], int]
     inputs: Callable[[], str]
     outputs: Callable[[], list[Path]]
     #: Whether this result may be reused by a later run (False: always run it again).
     reusable: Callable[[], bool] = lambda: True
-
-    @property
-    def label(self) -> str:
-        """The command as a reader knows it: ``pin verify``, ``cite --check``, ``run``."""
-        return "run" if self.name == "run" else " ".join(a for a in self.args if a != "--quiet")
 
 
 @dataclass(frozen=True)
@@ -58,6 +57,8 @@ class Selection:
     replay: bool = False
 
     def args(self) -> tuple[str, ...]:
+        """The selection as ``run`` options: part of the run stage's stamp, so a run for
+        other cells is never skipped past."""
         named = [
             ("--target", self.targets),
             ("--scenario", self.scenarios),
@@ -65,6 +66,69 @@ class Selection:
         ]
         picked = tuple(a for option, values in named for v in values for a in (option, v))
         return (*picked, "--force") if self.replay else picked
+
+    def play(self, jobs: int) -> int:
+        """The run stage: these cells through ``compare.exchange.cli.run``; a newly played
+        doubtful cell is played until it has SETTLE plays before it is published (one whose
+        plays differ reads unstable, ``compare.exchange._plays``)."""
+        from compare.exchange.cli import run
+
+        return run(
+            list(self.targets) or None,
+            list(self.scenarios) or None,
+            list(self.revisions) or None,
+            jobs=jobs,
+            force=self.replay,
+            settle=SETTLE,
+        )
+
+
+def _pin() -> int:
+    from compare.pin.cli import verify
+
+    return verify()
+
+
+def _models() -> int:
+    from compare.models.cli import models
+
+    return models()
+
+
+def _diff() -> int:
+    from compare.diff.cli import diff
+
+    return diff(quiet=True)
+
+
+def _rows() -> int:
+    from compare.rows.cli import rows
+
+    return rows()
+
+
+def _cite() -> int:
+    from compare.cite.cli import cite
+
+    return cite(check=True)
+
+
+def _render() -> int:
+    from compare.site.cli import render
+
+    return render()
+
+
+def _export() -> int:
+    from compare.site.cli import export
+
+    return export()
+
+
+def _site() -> int:
+    from compare.site.cli import build
+
+    return build()
 
 
 def _run_outputs(chosen: Selection) -> list[Path]:
@@ -96,66 +160,26 @@ def stages(jobs: int, chosen: Selection | None = None) -> list[Stage]:
     chosen = chosen or Selection()
     args = chosen.args()
     return [
-        Stage("pin", ("pin", "verify"), "compare.pin.cli", i.pin_inputs, i.pin_outputs),
-        Stage("models", ("models",), "compare.models.cli", i.models_inputs, i.models_outputs),
-        Stage("diff", ("diff", "--quiet"), "compare.diff.cli", i.diff_inputs, i.diff_outputs),
+        Stage("pin", "pin verify", _pin, i.pin_inputs, i.pin_outputs),
+        Stage("models", "models", _models, i.models_inputs, i.models_outputs),
+        Stage("diff", "diff", _diff, i.diff_inputs, i.diff_outputs),
         Stage(
             "run",
-            # A newly played doubtful cell is played until it has SETTLE plays before it is
-            # published; one whose plays differ reads unstable (``compare.exchange._plays``).
-            ("run", "--jobs", str(jobs), "--settle", str(SETTLE), *args),
-            "compare.exchange.cli",
+            "run",
+            lambda: chosen.play(jobs),
             lambda: i.run_inputs(args),
             lambda: _run_outputs(chosen),
         ),
-        Stage(
-            "rows",
-            ("rows",),
-            "compare.rows.cli",
-            i.rows_inputs,
-            i.rows_outputs,
-            _citations_reusable,
-        ),
-        Stage(
-            "cite",
-            ("cite", "--check"),
-            "compare.cite.cli",
-            i.cite_inputs,
-            i.cite_outputs,
-            _citations_reusable,
-        ),
-        Stage("render", ("render",), "compare.site.cli", i.render_inputs, i.render_outputs),
-        Stage("export", ("export",), "compare.site.cli", i.export_inputs, i.export_outputs),
-        Stage("site", ("site",), "compare.site.cli", i.site_inputs, i.site_outputs),
+        Stage("rows", "rows", _rows, i.rows_inputs, i.rows_outputs, _citations_reusable),
+        Stage("cite", "cite --check", _cite, i.cite_inputs, i.cite_outputs, _citations_reusable),
+        Stage("render", "render", _render, i.render_inputs, i.render_outputs),
+        Stage("export", "export", _export, i.export_inputs, i.export_outputs),
+        Stage("site", "site", _site, i.site_inputs, i.site_outputs),
     ]
 
 
 #: The stage names, in order (for ``--timings`` readers and the docs).
 STAGES = tuple(s.name for s in stages(1))
-
-
-def invoke(module: str, args: list[str]) -> int:
-    """Run ``mcp-compare ARGS`` in this process through the stage's own command module and
-    return its exit code. A :class:`CompareError` passes through, for the caller to print as
-    ``mcp-compare`` does."""
-    import typer
-    from typer.main import get_command
-
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def _root() -> None:
-        """One stage of the pipeline."""
-
-    importlib.import_module(module).register(app)
-    try:
-        result = get_command(app).main(
-            args=list(args), prog_name="mcp-compare", standalone_mode=False
-        )
-    except SystemExit as done:
-        code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return result if isinstance(result, int) else 0
 
 
 def _skip_line(stage: Stage, why: str) -> str:
@@ -207,7 +231,7 @@ def _run_stages(
         say(f"{stage.label}: running ({why})")
         _stamp.clear(stage.name)
         try:
-            code = invoke(stage.module, list(stage.args))
+            code = stage.call()
         finally:
             _stamp.forget()
         if code:

@@ -44,6 +44,39 @@ def _print_rows(console: Console, document: dict[str, Any]) -> None:
     console.print("wrote build/rows.json and build/citations.json", highlight=False)
 
 
+def rows(
+    area: list[Path] | None = None,
+    *,
+    lint: bool = False,
+    as_json: bool = False,
+    strict: bool = False,
+) -> int:
+    """``rows [--lint] [--json] [--strict]``: lint the area files (``area``, default the
+    shipped ones), compute where/status, write build/rows.json and build/citations.json and
+    print them. Returns 1 on a lint error (``strict``: on a warning too), else 0. The
+    pipeline calls it as the command does."""
+    from compare.rows import lint_all, write_rows
+
+    console = make_console(stderr=as_json)
+    if lint:
+        issues = lint_all(area or None, write_citations=True)
+        if as_json:
+            typer.echo(json.dumps([i.as_dict() for i in issues], indent=2, ensure_ascii=False))
+        else:
+            _print_issues(console, issues)
+            if not issues:
+                console.print("[green]✓[/] area files are clean")
+        return 1 if issues else 0
+    document = write_rows(area or None)
+    if as_json:
+        typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        _print_rows(console, document)
+        _print_issues(console, [Issue(**i) for i in document["issues"]])
+    failing = [i for i in document["issues"] if strict or i["severity"] == "error"]
+    return 1 if failing else 0
+
+
 def register(app: typer.Typer) -> None:
     """Add ``rows`` to ``app``."""
 
@@ -67,24 +100,4 @@ def register(app: typer.Typer) -> None:
         areas, the scenarios' refs too) and write build/citations.json, which a following
         `cite --check` reuses while its inputs are unchanged.
         """
-        from compare.rows import lint_all, write_rows
-
-        console = make_console(stderr=as_json)
-        if lint:
-            issues = lint_all(list(area) or None, write_citations=True)
-            if as_json:
-                typer.echo(json.dumps([i.as_dict() for i in issues], indent=2, ensure_ascii=False))
-            else:
-                _print_issues(console, issues)
-                if not issues:
-                    console.print("[green]✓[/] area files are clean")
-            exit_with(1 if issues else 0)
-            return
-        document = write_rows(list(area) or None)
-        if as_json:
-            typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
-        else:
-            _print_rows(console, document)
-            _print_issues(console, [Issue(**i) for i in document["issues"]])
-        failing = [i for i in document["issues"] if strict or i["severity"] == "error"]
-        exit_with(1 if failing else 0)
+        exit_with(rows(list(area) or None, lint=lint, as_json=as_json, strict=strict))

@@ -125,10 +125,20 @@ def test_settle_plays_a_flaky_cell_to_three_and_it_reads_unstable(tmp_path: Path
     assert [p["verdict"] for p in verdict["plays"]] == ["fail", "pass", "fail"]
 
 
-def test_compare_plays_doubtful_cells_to_settle() -> None:
+def test_compare_plays_doubtful_cells_to_settle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline's run stage calls the ``run`` stage function with ``settle=3``."""
+    from compare.exchange import cli
+
+    seen: list[dict[str, object]] = []
+
+    def fake_run(*args: object, **kwargs: object) -> int:
+        seen.append(kwargs)
+        return 0
+
+    monkeypatch.setattr(cli, "run", fake_run)
     [run_stage] = [s for s in _stages.stages(1) if s.name == "run"]
-    at = run_stage.args.index("--settle")
-    assert run_stage.args[at + 1] == str(SETTLE) == "3"
+    assert run_stage.call() == 0
+    assert [kw["settle"] for kw in seen] == [SETTLE] and SETTLE == 3
 
 
 def test_shards_with_plays_merge_to_the_serial_tree(tmp_path: Path) -> None:

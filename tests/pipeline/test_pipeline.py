@@ -268,8 +268,14 @@ def test_a_failing_stage_stops_the_pipeline_with_its_exit_code(
     )
     real = _stages.stages(1, CHOSEN)
     cite = next(s for s in real if s.name == "cite")
+    from compare.cite.cli import cite as cite_stage
+
     failing = _stages.Stage(
-        "cite", ("cite", "--check", "--area", str(bad)), cite.module, cite.inputs, cite.outputs
+        "cite",
+        "cite --check",
+        lambda: cite_stage(check=True, area=[bad]),
+        cite.inputs,
+        cite.outputs,
     )
     after = next(s for s in real if s.name == "export")
     monkeypatch.setattr(_stages, "stages", lambda jobs, chosen=None: [failing, after])
