@@ -87,8 +87,8 @@ test: lint typecheck datacheck pytest
 # they observe instead (atomic, sorted: no change in behaviour, no diff). Review with
 # `git diff tests/golden/` before committing.
 golden: venv tools
-	$(BIN)/pytest --update-golden tests/exchange/clients/test_clients.py \
-	  tests/exchange/hosts/test_sdk_runs.py tests/exchange/hosts/test_hosts.py
+	$(BIN)/pytest --update-golden tests/play/clients/test_clients.py \
+	  tests/hosts/test_sdk_runs.py tests/hosts/test_hosts.py
 
 serve: venv
 	$(MC) site --serve

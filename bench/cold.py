@@ -19,7 +19,7 @@ each part separately:
 
 Machine-wide download caches are what a real fresh clone on this machine sees, so they are
 reported, not emptied: ``tools install`` already gives npm and pip a fresh cache of their own
-(see ``compare/exchange/install/_home.py``), while Go, Cargo and Maven keep their usual
+(see ``compare/install/_home.py``), while Go, Cargo and Maven keep their usual
 caches. The JSON says which of those were already filled.
 
 Prints one JSON object; asserts no time. The checkout itself is only read (``git clone``).

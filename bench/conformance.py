@@ -32,8 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from compare._paths import tools_dir  # noqa: E402
-from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells  # noqa: E402
+from compare.exchange._scenarios import load_scenarios  # noqa: E402
+from compare.exchange._targets import load_targets  # noqa: E402
 from compare.pin import load_pins  # noqa: E402
+from compare.play._cells import Cell  # noqa: E402
+from compare.play._harness import RunSettings, run_cells  # noqa: E402
 
 BENCH = ROOT / ".cache" / "bench" / "conformance"
 CLIENT = Path(__file__).resolve().parent / "conformance_client.mjs"

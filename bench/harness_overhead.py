@@ -32,11 +32,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from compare._paths import tools_dir
-from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells
-from compare.exchange._harness import HOSTS_DIR, WORKSPACE_NAME, peer_argv
 from compare.exchange._host_plan import write_host_plan
-from compare.exchange._targets import Expansion
+from compare.exchange._scenarios import load_scenarios
+from compare.exchange._targets import Expansion, load_targets
 from compare.pin import load_pins
+from compare.play._cells import Cell
+from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME, RunSettings, peer_argv, run_cells
 
 HERE = Path(__file__).resolve().parent
 TRIVIAL = HERE / "trivial_server.py"

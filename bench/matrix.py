@@ -38,18 +38,18 @@ from harness_overhead import INIT, TRIVIAL, _median
 
 from compare._cores import usable_cores
 from compare._paths import tools_dir
-from compare.exchange import Cell
-from compare.exchange._harness import (
+from compare.exchange._host_plan import write_host_plan
+from compare.exchange._scenarios import Scenario
+from compare.exchange._targets import Expansion, Target
+from compare.play._cells import Cell
+from compare.play._harness import (
     HOSTS_DIR,
     WORKSPACE_NAME,
     _env,
     _write_files,
 )
-from compare.exchange._host_plan import write_host_plan
-from compare.exchange._proc import run_process
-from compare.exchange._run import run, select
-from compare.exchange._scenarios import Scenario
-from compare.exchange._targets import Expansion, Target
+from compare.play._proc import run_process
+from compare.play._run import run, select
 
 DEFINITION = {
     "bare_client_time": (

@@ -123,14 +123,14 @@ CONTRACTS: tuple[Contract, ...] = (
         "results/<cell>/host-plan.json",
         "run (the play), before an SDK host program starts",
         "the SDK host programs (what to declare and how to answer)",
-        "compare/exchange/hosts/host-plan.schema.json",
+        "compare/hosts/host-plan.schema.json",
     ),
     Contract(
         "transcript",
         "results/<cell>/transcript.jsonl",
         "the peer and the scripted client (merged by the play for a proxy cell)",
         "the judge, the site's wire log",
-        "compare/exchange/peer/transcript.schema.json",
+        "compare/peer/transcript.schema.json",
         form="jsonl",
     ),
     Contract(
@@ -138,7 +138,7 @@ CONTRACTS: tuple[Contract, ...] = (
         "results/<cell>/done.json",
         "the peer and the scripted client",
         "the play (ends the implementation), the judge",
-        "compare/exchange/peer/done.schema.json",
+        "compare/peer/done.schema.json",
     ),
     Contract(
         "process",
@@ -156,10 +156,10 @@ CONTRACTS: tuple[Contract, ...] = (
     ),
     Contract(
         "variants",
-        "compare/exchange/hosts/variants.yaml",
+        "compare/hosts/variants.yaml",
         "maintainers",
         "the target loader (host-plan fragments a target's variants name)",
-        "compare/exchange/hosts/variants.schema.json",
+        "compare/hosts/variants.schema.json",
         form="yaml",
         kind="data",
     ),
@@ -214,7 +214,7 @@ CONTRACTS: tuple[Contract, ...] = (
         "tools/hosts/<id>/build.json",
         "tools install (a Go host program)",
         "tools install (to skip an unchanged build), the citation verifier",
-        "compare/exchange/install/go-build.schema.json",
+        "compare/install/go-build.schema.json",
     ),
 )
 

@@ -79,7 +79,7 @@ def _register_stages() -> None:
     from compare.cite import cli as cite_cli
     from compare.diff import cli as diff_cli
     from compare.exchange import cli as exchange_cli
-    from compare.exchange.install import cli as install_cli
+    from compare.install import cli as install_cli
     from compare.models import cli as models_cli
     from compare.pin import cli as pin_cli
     from compare.pipeline import cli as pipeline_cli

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare._paths import PROJECT_ROOT
-from compare.exchange import VERDICTS as EXCHANGE_VERDICTS
+from compare.judge._verdicts import VERDICTS as EXCHANGE_VERDICTS
 
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
 #: After a kill, everything of the run must be gone within this bound.

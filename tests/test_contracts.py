@@ -26,7 +26,7 @@ from compare import _contracts
 from compare._contracts import CONTRACTS, Contract, contract
 from compare._paths import PROJECT_ROOT, tools_dir
 from compare._yaml import load_yaml
-from compare.exchange import VERDICTS
+from compare.judge._verdicts import VERDICTS
 from compare.rows import STATE_PROMISES
 
 
@@ -133,7 +133,7 @@ def _shipped(pattern: str) -> list[Path]:
         ("sentences", "exchange/scenarios/_sentences.yaml"),
         ("area", "rows/areas/*.yaml"),
         ("implementations", "rows/implementations.yaml"),
-        ("variants", "exchange/hosts/variants.yaml"),
+        ("variants", "hosts/variants.yaml"),
     ],
 )
 def test_every_shipped_data_file_holds_its_contract(name: str, pattern: str) -> None:

@@ -25,7 +25,7 @@ from compare import _atomic
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT
 
-FAKE_CLIENT = PROJECT_ROOT / "tests" / "exchange" / "fakes" / "fake_client.py"
+FAKE_CLIENT = PROJECT_ROOT / "tests" / "play" / "fakes" / "fake_client.py"
 COMMAND = f"{sys.executable} {FAKE_CLIENT} --mode good --control {{control}} -- {{server_argv}}"
 
 
@@ -276,12 +276,14 @@ def test_a_disk_that_filled_during_a_cell_stops_the_run_before_judging(
     """Simulated (``statvfs`` reports no free space after the play): the peer's transcript
     may have been cut short by the full disk, so nothing is judged or stored, the run stops
     naming the cell's folder, and the cell stored before is kept."""
-    from compare.exchange import Cell, RunSettings, load_scenarios, run_cells
-    from compare.exchange._integrity import inspect
+    from compare.exchange._scenarios import load_scenarios
+    from compare.play._cells import Cell
+    from compare.play._harness import RunSettings, run_cells
+    from compare.play._integrity import inspect
 
     sys.path.insert(0, str(PROJECT_ROOT / "tests"))
     from _revisions import revisions
-    from exchange.fakes import fake_target
+    from play.fakes import fake_target
 
     monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
     scenario = next(s for s in load_scenarios() if s.id == "handshake")

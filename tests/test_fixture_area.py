@@ -32,11 +32,13 @@ from _revisions import revisions
 from compare import _paths
 from compare._paths import PROJECT_ROOT
 from compare._yaml import load_yaml
-from compare.exchange import Cell, RunSettings, load_targets, run_cells
 from compare.exchange._host_plan import resolve_variants
 from compare.exchange._scenarios import Scenario, load_scenario_file
-from compare.exchange._transcript import Line, read_transcript
+from compare.exchange._targets import load_targets
+from compare.judge._transcript import Line, read_transcript
 from compare.pin import release_order
+from compare.play._cells import Cell
+from compare.play._harness import RunSettings, run_cells
 
 pytestmark = pytest.mark.clients
 

@@ -7,7 +7,7 @@ its prose (:func:`whole_clause`, :meth:`SourceCache.clause`: what a fail or non-
 quote), and fixes one moved citation at a given place in
 its file (:func:`fix_one`). It walks no data files: the stage that owns a file hands over its
 citations (``compare.rows`` for the area files, and it writes ``build/citations.json``;
-``compare.exchange.scenario_refs`` for the scenarios). It reads only pinned spec files
+``compare.judge._refs.scenario_refs`` for the scenarios). It reads only pinned spec files
 (through ``compare.pin``), installed packages and local clones.
 """
 

@@ -144,7 +144,7 @@ def _print_report(document: dict[str, Any], console: Console) -> None:
 def _show_sentence(name: str, as_json: bool, console: Console) -> None:
     """A named sentence at each revision: its window, then each cited place as ``_show``."""
     from compare._errors import CompareError
-    from compare.exchange._sentences import load_sentences
+    from compare.judge._sentences import load_sentences
 
     sentences = load_sentences()
     sentence = sentences.get(name)

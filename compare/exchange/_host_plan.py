@@ -22,7 +22,7 @@ from compare import _atomic
 from compare._errors import CompareError
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
 
-HOSTS = Path(__file__).resolve().parent / "hosts"
+HOSTS = Path(__file__).resolve().parent.parent / "hosts"
 VARIANTS_FILE = HOSTS / "variants.yaml"
 VARIANTS_SCHEMA = HOSTS / "variants.schema.json"
 HOST_PLAN_SCHEMA = HOSTS / "host-plan.schema.json"

@@ -2,7 +2,7 @@
 
 A generic rule reads its method, definition and capability from the check, so a typo there
 would otherwise surface only as a quiet ``not-asked`` or a "not run" in every cell. Here each
-parameter is held to what its rule declares (``compare.exchange._rules.Param``): no unknown
+parameter is held to what its rule declares (``compare.judge.rules.Param``): no unknown
 name, every required one given, a step label the scenario has, a method some step sends, and
 a schema definition or client capability that exists at every revision the check plays at —
 read from the pinned schemas through the models stage, so a new revision that drops a
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from compare._errors import CompareError
-from compare.exchange._rules import Param, Rule
+from compare.judge.rules import Param, Rule
 
 
 def check_params(

@@ -19,9 +19,9 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange._params import check_params, step_requests
-from compare.exchange._rules import RULES
-from compare.exchange._sentences import Sentence, expand_refs, load_sentences, sentences_file
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
+from compare.judge._sentences import Sentence, expand_refs, load_sentences, sentences_file
+from compare.judge.rules import RULES
 from compare.pin import release_order
 
 HERE = Path(__file__).resolve().parent
@@ -349,7 +349,7 @@ def _lint_grounds(
     checks: list[Check], window: dict[str, Any], source: Path, side: str = "client"
 ) -> None:
     """Refuse a scenario whose fail / non-strict grades lack normative text (see _grounds)."""
-    from compare.exchange._grounds import pinned_clause, ungrounded
+    from compare.judge._grounds import pinned_clause, ungrounded
     from compare.pin import load_pins
 
     revisions = [r.name for r in load_pins().revisions]

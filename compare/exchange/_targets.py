@@ -18,8 +18,8 @@ from typing import Any
 
 from compare._errors import CompareError
 from compare.exchange._host_plan import FEATURES, resolve_variants
-from compare.exchange._proc import DRAIN_S
 from compare.exchange._yaml import check_schema, load_yaml
+from compare.play._proc import DRAIN_S
 
 HERE = Path(__file__).resolve().parent
 TARGETS_DIR = HERE / "targets"

@@ -1,6 +1,6 @@
 """Commands of the exchange stage: ``mcp-compare run``, ``merge`` and ``peer``.
 
-Thin on purpose: parse, call :func:`compare.exchange._run.run`, print. ``peer`` imports only
+Thin on purpose: parse, call :func:`compare.play._run.run`, print. ``peer`` imports only
 the stdlib peer module, since it sits on the critical path of every cell.
 """
 
@@ -41,9 +41,9 @@ def run(
     from compare._console import make_console
     from compare._cores import usable_cores
     from compare._progress import CellProgress
-    from compare.exchange._run import errors, select, summary
-    from compare.exchange._run import run as play
-    from compare.exchange._shard import declared_waits, parse_shard, shard_cells
+    from compare.play._run import errors, select, summary
+    from compare.play._run import run as play
+    from compare.play._shard import declared_waits, parse_shard, shard_cells
 
     part = parse_shard(shard) if shard is not None else None
     cells, commit, revisions = select(target, scenario, revision, variant, command)
@@ -179,7 +179,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         from compare._paths import results_dir
-        from compare.exchange._merge import merge
+        from compare.play._merge import merge
 
         destination = into or results_dir()
         done = merge(sources, destination)
@@ -194,7 +194,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         import sys
 
-        from compare.exchange import peer
+        from compare import peer
 
         # sys.exit, not typer.Exit: in non-standalone mode click returns an Exit's code
         # instead of raising it, and the root command would then exit 0.
@@ -204,7 +204,7 @@ def register(app: typer.Typer) -> None:
 def _print_table(console: Any, data: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from compare.exchange._run import SYMBOLS
+    from compare.play._run import SYMBOLS
 
     table = Table(title="mcp-compare run", show_lines=False)
     for name in ("target", "variant", "scenario"):

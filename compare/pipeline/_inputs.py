@@ -85,7 +85,9 @@ def run_inputs(selection: tuple[str, ...] = ()) -> str:
     """Everything a cell's key is made of: targets, scenarios, host programs, peer, harness
     and judge (all of ``compare/exchange/``), the pins (spec commit) and the models; and
     which cells were chosen (``--target``/``--scenario``/``--revision`` arguments)."""
-    digest = _base("run", "pin", "models", "exchange").tree("models", _models())
+    digest = _base(
+        "run", "pin", "models", "exchange", "play", "judge", "peer", "hosts", "install"
+    ).tree("models", _models())
     return digest.text("selection", "\n".join(selection)).hexdigest()
 
 
@@ -101,7 +103,20 @@ def _citation_inputs(digest: Digest) -> Digest:
 
 
 def _rows_like(stage: str) -> Digest:
-    digest = _base(stage, "pin", "models", "diff", "exchange", "cite", "rows")
+    digest = _base(
+        stage,
+        "pin",
+        "models",
+        "diff",
+        "exchange",
+        "play",
+        "judge",
+        "peer",
+        "hosts",
+        "install",
+        "cite",
+        "rows",
+    )
     digest.tree("areas", _paths.areas_dir(), content=True)
     digest.tree("spec", _spec_cache()).tree("models", _models())
     digest.files("diff", [_build("diff.json")])

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compare import _lock, _paths, _stamp
-from compare.exchange._plays import SETTLE
 from compare.pipeline import _inputs
+from compare.play._plays import SETTLE
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Selection:
     def play(self, jobs: int) -> int:
         """The run stage: these cells through ``compare.exchange.cli.run``; a newly played
         doubtful cell is played until it has SETTLE plays before it is published (one whose
-        plays differ reads unstable, ``compare.exchange._plays``)."""
+        plays differ reads unstable, ``compare.play._plays``)."""
         from compare.exchange.cli import run
 
         return run(
@@ -134,7 +134,7 @@ def _site() -> int:
 def _run_outputs(chosen: Selection) -> list[Path]:
     """Every selected cell's folder: a file of a cell changed or deleted after it was written
     runs the stage again, which finds the damage and plays the cell again."""
-    from compare.exchange._run import select
+    from compare.play._run import select
 
     cells, _commit, _revisions = select(
         list(chosen.targets) or None, list(chosen.scenarios) or None, list(chosen.revisions) or None

@@ -30,9 +30,9 @@ _ENV = ("PATH", "GOFLAGS", "GOTOOLCHAIN", "GOMODCACHE", "GOCACHE", "GOENV", "MCP
 def inputs(targets_dir: Path | None = None) -> str:
     """Digest of everything an install depends on."""
     tools = _paths.tools_dir()
-    digest = Digest(STAGE).settings().code("exchange/install")
+    digest = Digest(STAGE).settings().code("install")
     digest.tree("targets", targets_dir or _EXCHANGE / "targets", content=True)
-    digest.tree("hosts", _EXCHANGE / "hosts", content=True)
+    digest.tree("hosts", _EXCHANGE.parent / "hosts", content=True)
     locks = [tools / "package.json", tools / "package-lock.json"]
     digest.files("locks", [*locks, *sorted((tools / "requirements").glob("*.txt"))])
     for name in _ENV:

@@ -1,8 +1,8 @@
 """Exchange verdicts as the rows stage needs them: each cell's checks by id.
 
 Which ``verdict.json`` files exist, which can be used and which version of a target is
-current is decided by ``compare.exchange.scan_cells`` with the one verdict reader
-(``compare.exchange._verdict``) — the same the site uses — so the two stages cannot disagree
+current is decided by ``compare.play._cells.scan_cells`` with the one verdict reader
+(``compare.judge._verdict``) — the same the site uses — so the two stages cannot disagree
 about what is current or what is broken. A file that cannot be used is recorded as broken
 and skipped, never a crash and never a pass.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare.exchange import CellResult, scan_cells
+from compare.play._cells import CellResult, scan_cells
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _cell(result: CellResult) -> Cell:
 
 def read_cells(results: Path, pinned: dict[str, str] | None = None) -> Cells:
     """Every cell under ``results`` (a missing folder is simply no cells); ``pinned`` as in
-    ``compare.exchange.scan_cells``."""
+    ``compare.play._cells.scan_cells``."""
     scan = scan_cells(results, pinned)
     out = Cells(broken=sorted(f"{u.path}: {u.why}" for u in scan.unreadable))
     out.cells = [_cell(result) for result in scan.cells]

@@ -37,7 +37,7 @@ _TIP = (
 _CITE_CODE = PROJECT_ROOT / "compare" / "cite"
 #: Host programs of ours: their locks (go.sum, Cargo.lock, deps.lock) fix the versions the
 #: go:, crate: and maven: citations read.
-_HOSTS = PROJECT_ROOT / "compare" / "exchange" / "hosts"
+_HOSTS = PROJECT_ROOT / "compare" / "hosts"
 #: Which scenarios' refs a check covers: a folder, None for the shipped ones, False for none.
 Folder = Path | None | Literal[False]
 
@@ -90,7 +90,7 @@ def check_scenario_refs(
     directory: Path | None = None, cache: SourceCache | None = None
 ) -> list[Checked]:
     """Verify every scenario ref (default: the shipped scenarios); a token quote is rejected."""
-    from compare.exchange import scenario_refs
+    from compare.judge._refs import scenario_refs
 
     refs = scenario_refs(directory)
     results = verify_refs([r.ref for r in refs], cache, standalone=True)
@@ -158,7 +158,7 @@ def inputs_key(areas: list[Path], scenarios: Folder) -> str:
     for path in areas:
         add("area", path)
     if scenarios is not False:
-        from compare.exchange import scenario_files
+        from compare.judge._refs import scenario_files
 
         digest.update(f"scenarios\0{scenarios is None}\0".encode())
         for path in scenario_files(scenarios):
@@ -167,7 +167,7 @@ def inputs_key(areas: list[Path], scenarios: Folder) -> str:
     lock = tools_dir()
     for path in [lock / "package-lock.json", *sorted((lock / "requirements").glob("*.txt"))]:
         add("lock", path)
-    for path in sorted((PROJECT_ROOT / "compare" / "exchange" / "hosts").glob("*/go.sum")):
+    for path in sorted((PROJECT_ROOT / "compare" / "hosts").glob("*/go.sum")):
         add("lock", path)  # a Go host's lock: which module versions go: citations read
     for path in sorted(_HOSTS.glob("*/Cargo.lock")):  # the crates a crate: citation reads
         add("lock", path)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from compare._paths import results_dir
-from compare.exchange import severity, version_key
+from compare.judge._verdicts import severity
 from compare.pin import release_order
+from compare.play._cells import version_key
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._evidence import Report

@@ -18,7 +18,9 @@ from typing import Any
 from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
 from compare.diff import diff_shape
-from compare.exchange import common_checks, load_scenarios, load_targets, pinned_versions
+from compare.exchange._scenarios import common_checks, load_scenarios
+from compare.exchange._targets import load_targets
+from compare.play._cells import pinned_versions
 from compare.rows._implementations import Registry, load_registry
 
 #: The exchange stage's folder (its data files are read only through its loaders above).
@@ -33,7 +35,7 @@ class Known:
     scenarios: dict[str, set[str]] = field(default_factory=dict)
     diff: dict[str, Any] | None = None
     missing: dict[str, str] = field(default_factory=dict)
-    #: Target id -> pinned version (``compare.exchange.pinned_versions``): which cells are
+    #: Target id -> pinned version (``compare.play._cells.pinned_versions``): which cells are
     #: current. Empty means the newest version found counts, as the exchange reader does.
     pinned: dict[str, str] = field(default_factory=dict)
     #: Scenario id -> check id -> the grades its outcomes can give (common checks included),

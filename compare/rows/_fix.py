@@ -140,7 +140,7 @@ def fix_moved(report: Report) -> list[Fix]:
 def fix_sentences(report: Report) -> list[Fix]:
     """Rewrite the ``at`` lines of every moved sentence, in the sentence file that holds it
     (``compare/exchange/scenarios/_sentences.yaml``: the exchange stage edits its own file)."""
-    from compare.exchange._sentences import fix_lines
+    from compare.judge._sentences import fix_lines
 
     by_file: dict[str, dict[tuple[str, str], str]] = {}
     for c in report.checked:

@@ -1,11 +1,12 @@
 """Exchange results as the site sees them: each cell's ``verdict.json`` and its transcript.
 
-Which cells exist and which are current comes from ``compare.exchange.scan_cells``, the reader
-the rows stage uses too, and each transcript line from ``compare.exchange.read_records``, the
-reader the judge uses; both need only the results folder, so the site can still be rebuilt
-from one copied from CI. What is the site's own: the page view of a cell, transcript
-excerpts capped against floods. A cell whose files are unreadable or malformed becomes a
-recorded problem shown on the site, never a traceback and never a silently missing cell.
+Which cells exist and which are current comes from ``compare.play._cells.scan_cells``, the reader
+the rows stage uses too, and each transcript line from
+``compare.judge._transcript.read_records``, the reader the judge uses; both need only the
+results folder, so the site can still be rebuilt from one copied from CI. What is the site's
+own: the page view of a cell, transcript excerpts capped against floods. A cell whose files are
+unreadable or malformed becomes a recorded problem shown on the site, never a traceback and
+never a silently missing cell.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
-from compare.exchange import CellResult, load_targets, pinned_versions, read_records, scan_cells
-from compare.exchange._verdict import Check as VerdictCheck
-from compare.exchange._verdict import Play, Verdict
+from compare.exchange._targets import load_targets
+from compare.judge._transcript import read_records
+from compare.judge._verdict import Check as VerdictCheck
+from compare.judge._verdict import Play, Verdict
+from compare.play._cells import CellResult, pinned_versions, scan_cells
 from compare.site._escape import slug
 
 #: How much of a transcript a page shows: a flooding client must not make a 1 GB page.
@@ -68,7 +71,7 @@ class Cell:
     data: dict[str, Any]
     current: bool = False
     suffix: str = ""  # set only when two folders would share one page name
-    #: The typed verdict (``compare.exchange._verdict``); None only for a hand-built cell.
+    #: The typed verdict (``compare.judge._verdict``); None only for a hand-built cell.
     record: Verdict | None = None
 
     @property

@@ -17,7 +17,8 @@ from compare import _paths
 from compare._errors import CompareError
 from compare._yaml import read_text
 from compare.diff import diff_shape
-from compare.exchange import load_scenarios, load_targets
+from compare.exchange._scenarios import load_scenarios
+from compare.exchange._targets import load_targets
 from compare.models import module_path
 from compare.pin import load_pins, pins_file
 from compare.site._cells import Cell, Problem, load_cells

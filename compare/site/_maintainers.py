@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from compare._contracts import CONTRACTS, Contract, contract
-from compare.exchange import SEVERITY, VERDICT_SYMBOLS, VERDICTS
+from compare.judge._verdicts import SEVERITY, VERDICT_SYMBOLS, VERDICTS
 from compare.rows._state import CITED_STATES, STATE_LABELS, STATE_PROMISES, STATE_SYMBOLS
 from compare.site._escape import Md, code, esc
 from compare.site._symbols import SymbolUse

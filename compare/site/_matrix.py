@@ -165,7 +165,7 @@ def _cell(cell: Cell) -> dict[str, Any]:
 
 
 def _plays(cell: Cell) -> list[dict[str, Any]]:
-    """Every play of the cell with its verdict and transcript (``compare.exchange._plays``);
+    """Every play of the cell with its verdict and transcript (``compare.play._plays``);
     a cell played once is its own single play, a not-run cell has none."""
     if cell.verdict == "not-run":
         return []

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compare.exchange import severity
 from compare.exchange._scenarios import in_window
+from compare.judge._verdicts import severity
 from compare.site._cells import Cell
 from compare.site._inputs import Row, SiteData
 from compare.site._links import Links

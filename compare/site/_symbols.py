@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compare.exchange import VERDICT_SYMBOLS
+from compare.judge._verdicts import VERDICT_SYMBOLS
 from compare.rows._state import STATE_PROMISES, STATE_SYMBOLS
 from compare.site._escape import Md, esc, slug
 from compare.site._words import word

@@ -16,8 +16,8 @@ import pytest
 
 from compare._paths import PROJECT_ROOT
 from compare.cite import standalone_problem, verify_refs
-from compare.exchange import scenario_refs
-from compare.exchange._rules import RULES
+from compare.judge._refs import scenario_refs
+from compare.judge.rules import RULES
 from compare.rows import check_citations as check_all
 from compare.rows import check_scenario_refs as check_scenarios
 
@@ -162,7 +162,7 @@ def test_every_shipped_scenario_ref_cites_a_pinned_file(isolated: Path) -> None:
 def test_the_exchange_stage_does_not_import_the_cite_stage() -> None:
     # cite reads scenarios through compare.exchange; the reverse edge would make a cycle.
     code = (
-        "import sys, compare.exchange, compare.exchange._scenarios, compare.exchange._harness, "
+        "import sys, compare.exchange, compare.exchange._scenarios, compare.play._harness, "
         "compare.exchange.cli; "
         "print([m for m in sys.modules if m.startswith(('compare.cite', 'compare.rows'))])"
     )

@@ -13,9 +13,9 @@ from typing import Any
 import jsonschema
 import pytest
 from _revisions import revisions
+from play.fakes import FAKE_CLIENT
 
 from compare._errors import CompareError
-from compare.exchange import Cell, RunSettings, load_scenarios, load_targets, run_cells
 from compare.exchange._host_plan import (
     HOST_PLAN,
     HOST_PLAN_SCHEMA,
@@ -24,10 +24,11 @@ from compare.exchange._host_plan import (
     needs,
     resolve_variants,
 )
-from compare.exchange._rules._registry import ADDED_ROOT
-from compare.exchange._targets import Target, parse_target
-
-from .fakes import FAKE_CLIENT
+from compare.exchange._scenarios import load_scenarios
+from compare.exchange._targets import Target, load_targets, parse_target
+from compare.judge.rules._registry import ADDED_ROOT
+from compare.play._cells import Cell
+from compare.play._harness import RunSettings, run_cells
 
 WHERE = Path("demo.yaml")
 

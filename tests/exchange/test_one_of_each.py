@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compare.exchange import SEVERITY, VERDICT_SYMBOLS, VERDICTS, read_records, severity, worst
-from compare.exchange._run import SYMBOLS as RUN_SYMBOLS
-from compare.exchange._transcript import read_transcript
+from compare.judge._transcript import read_records, read_transcript
+from compare.judge._verdicts import SEVERITY, VERDICT_SYMBOLS, VERDICTS, severity, worst
+from compare.play._run import SYMBOLS as RUN_SYMBOLS
 from compare.rows._state import STATE_PROMISES, STATE_SYMBOLS
 from compare.site._symbols import SYMBOLS as SITE_SYMBOLS
 

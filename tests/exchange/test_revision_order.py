@@ -15,7 +15,7 @@ from _revisions import revisions
 
 from compare._paths import PROJECT_ROOT
 from compare.exchange._scenarios import in_window
-from compare.exchange.peer import is_modern
+from compare.peer import is_modern
 from compare.pin import load_pins, release_order
 
 DATED = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -39,7 +39,7 @@ KNOWN = {
     # The transport's header rule (2025-06-18 basic/transports.mdx, "Protocol Version Header")
     # is prose, not schema, so the pins' models cannot say where it starts; it arrived with
     # the proxies measured alone, and moving it into the plan is left to that code's owner.
-    "compare/exchange/peer/client/_http.py '2025-06-18'",
+    "compare/peer/client/_http.py '2025-06-18'",
 }
 
 
@@ -100,6 +100,6 @@ def test_scenario_windows_use_release_order() -> None:
 
 
 def test_the_peer_folder_holds_no_era_boundary(tmp_path: Path) -> None:
-    import compare.exchange.peer as peer
+    import compare.peer as peer
 
     assert not hasattr(peer, "FIRST_MODERN")

@@ -9,8 +9,8 @@ import pytest
 from compare._errors import CompareError
 from compare.cite import parse_citation, verify
 from compare.cite._sources import Source
-from compare.exchange._rules import RULES
 from compare.exchange._scenarios import common_checks, load_scenario_file, load_scenarios
+from compare.judge.rules import RULES
 
 ISSUE_SCENARIOS = {
     "handshake",

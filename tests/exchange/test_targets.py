@@ -132,9 +132,9 @@ def test_command_template_target() -> None:
 def test_server_command_template_is_filled_only_by_command(pinned_spec: Path) -> None:
     """``server-command`` is a template until ``--command`` fills it: never planned alone,
     a clear error when asked for without a command, a server target versioned by its line."""
-    from compare.exchange._cells import plan_cells
-    from compare.exchange._run import select
     from compare.exchange._scenarios import load_scenarios
+    from compare.play._cells import plan_cells
+    from compare.play._run import select
 
     shipped = {t.id: t for t in load_targets()}
     template = shipped["server-command"]

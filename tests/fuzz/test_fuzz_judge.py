@@ -31,12 +31,12 @@ from _strategies import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compare.exchange._judge import judge_checks, overall
 from compare.exchange._scenarios import Scenario, common_checks, load_scenarios
-from compare.exchange._uri import OUTCOMES as URI_OUTCOMES
-from compare.exchange._uri import judge_file_uri
-from compare.exchange._validate import NotJudged, validate_as, validate_line
-from compare.exchange._verdicts import VERDICTS
+from compare.judge._judge import judge_checks, overall
+from compare.judge._uri import OUTCOMES as URI_OUTCOMES
+from compare.judge._uri import judge_file_uri
+from compare.judge._validate import NotJudged, validate_as, validate_line
+from compare.judge._verdicts import VERDICTS
 from compare.site._cells import Cell, initialize_sent
 from compare.site._cells import read_transcript as site_transcript
 from compare.site._escape import fence

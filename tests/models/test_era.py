@@ -14,8 +14,8 @@ import _revisions
 import pytest
 
 from compare._errors import CompareError
-from compare.exchange.peer import is_modern
 from compare.models import first_modern, has_initialize, module_path
+from compare.peer import is_modern
 
 #: A generated module of a revision that still has the handshake (the marker is all it reads).
 WITH_INIT = "class InitializeRequest(BaseModel):\n    pass\n"

@@ -3,7 +3,7 @@ a real ts-sdk cell, rows, cite, render, export, the mkdocs build): nothing of it
 no stamp, verdict, rows, diff or matrix file half-written, and the next uninterrupted run
 exits 0, reusing every finished cell, with the verdicts of a clean serial run.
 
-Seeded like ``tests/exchange/test_kill.py`` (``MCP_COMPARE_KILL_SEED``; the number of kills
+Seeded like ``tests/play/test_kill.py`` (``MCP_COMPARE_KILL_SEED``; the number of kills
 here: ``MCP_COMPARE_COMPARE_KILLS``); the figures are printed (``-s`` shows them).
 """
 

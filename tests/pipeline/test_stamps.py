@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from compare import _stamp
-from compare.exchange import _cells
-from compare.exchange._run import select
 from compare.pipeline import _tools
+from compare.play import _cells
+from compare.play._run import select
 
 CHANGED = "outputs changed since they were written"
 

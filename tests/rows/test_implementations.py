@@ -91,7 +91,7 @@ def test_the_shipped_registry_holds_every_cited_column_of_the_shipped_areas() ->
 def test_every_target_kind_has_its_group_in_the_registry() -> None:
     """The site groups implementations by the registry's kinds (it kept its own tables
     before): every shipped target's kind, and every cited implementation's, is listed."""
-    from compare.exchange import load_targets
+    from compare.exchange._targets import load_targets
 
     kinds = {k.kind for k in load_registry().kinds}
     assert {t.kind for t in load_targets()} <= kinds

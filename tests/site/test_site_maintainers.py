@@ -12,8 +12,8 @@ import pytest
 from compare._contracts import CONTRACTS
 from compare._paths import PROJECT_ROOT
 from compare._yaml import load_yaml
-from compare.exchange import VERDICT_SYMBOLS, VERDICTS
 from compare.exchange._scenarios import gates
+from compare.judge._verdicts import VERDICT_SYMBOLS, VERDICTS
 from compare.rows import STATE_PROMISES
 from compare.site import render
 from compare.site._maintainers import PAGES, SIDES

@@ -24,7 +24,7 @@ from site_data import write_dataset
 from test_site_browser import ARGS, CHROMIUM, SHOTS, _Quiet
 
 from compare._paths import PROJECT_ROOT
-from compare.exchange import load_targets
+from compare.exchange._targets import load_targets
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,200 @@
+// An application embedding the official Go SDK's client (github.com/modelcontextprotocol/go-sdk).
+//
+// It is evidence: everything the SDK put on the wire was caused by the few calls below, so a
+// reader can tell the library's behaviour from ours. Usage (the host contract,
+// compare/hosts/README.md):
+//
+//	host --plan PATH -- SERVER_COMMAND...
+//
+// The plan (plan.go) names the client features to declare and the answers to give; this file
+// hands them to the SDK the way its documentation shows. Source references below are into
+// the pinned module, go:github.com/modelcontextprotocol/go-sdk@v1.8.0/mcp/.
+//
+// `mcp-compare tools install` builds it into tools/hosts/go-sdk/bin/host from the go.mod and
+// go.sum beside it, which pin the SDK's exact version.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const hostName = "go-sdk host"
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, hostName+": "+format+"\n", args...)
+	os.Exit(exitFailed)
+}
+
+// fileURI is the file URI of an absolute path, built by Go's standard URL type (Go has no
+// dedicated path-to-URI helper; net/url percent-encodes spaces, '#' and non-ASCII bytes in a
+// path). mark3labs/mcp-go's roots example builds its root URIs the same way.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// rootFor is the application's root for a folder: its file URI, named after the folder.
+func rootFor(folder string) *mcp.Root {
+	path, err := filepath.Abs(folder)
+	if err != nil {
+		fail("root %s: %v", folder, err)
+	}
+	return &mcp.Root{URI: fileURI(path), Name: filepath.Base(path)}
+}
+
+// hungUp tells the server closing the connection (the normal end of a session) from a failure.
+func hungUp(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// clientOptions turns the plan's features into the SDK's ClientOptions.
+//
+// Capabilities is always set, because a nil Capabilities makes the SDK declare
+// {"roots":{"listChanged":true}} even for an application that has no roots (client.go:133-134,
+// 262-270): the documented way to declare no roots is &ClientCapabilities{}, and roots go in
+// RootsV2 (client.go:135-143), whose ListChanged also decides whether Client.AddRoots
+// notifies (client.go:706-722). Elicitation and sampling are declared by setting their
+// handlers (client.go:89-95, 122-129); the elicitation modes the plan names are set in
+// Capabilities.Elicitation, which then overrides the SDK's inferred value (client.go:163-173,
+// 287-297), so the plan, not the revision, decides form/url.
+func clientOptions(features featuresPlan) *mcp.ClientOptions {
+	caps := &mcp.ClientCapabilities{}
+	opts := &mcp.ClientOptions{Capabilities: caps}
+	if roots := features.Roots; roots != nil {
+		caps.RootsV2 = &mcp.RootCapabilities{ListChanged: roots.ListChanged}
+	}
+	if e := features.Elicitation; e != nil {
+		modes := &mcp.ElicitationCapabilities{}
+		if e.Form {
+			modes.Form = &mcp.FormElicitationCapabilities{}
+		}
+		if e.URL {
+			modes.URL = &mcp.URLElicitationCapabilities{}
+		}
+		caps.Elicitation = modes
+		answer := e.Answer
+		opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			// A fresh value per request: the SDK applies the requested schema's defaults to
+			// the returned content in place (client.go:901).
+			return elicitAnswer(answer), nil
+		}
+	}
+	if s := features.Sampling; s != nil {
+		answer := s.Answer
+		// The basic handler: it declares {"sampling":{}}; the tools variant would also declare
+		// sampling.tools (client.go:102-121, 277-285), which the plan does not ask for.
+		opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return samplingAnswer(answer), nil
+		}
+	}
+	return opts
+}
+
+// elicitAnswer decodes the plan's ElicitResult into the SDK's type (protocol.go:2179-2191).
+func elicitAnswer(raw json.RawMessage) *mcp.ElicitResult {
+	var result mcp.ElicitResult
+	if err := decodeStrict(raw, &result); err != nil {
+		planError("features.elicitation.answer: %v", err)
+	}
+	return &result
+}
+
+// samplingAnswer decodes the plan's CreateMessageResult into the SDK's type, whose own
+// UnmarshalJSON reads the content block (protocol.go:823-858).
+func samplingAnswer(raw json.RawMessage) *mcp.CreateMessageResult {
+	var result mcp.CreateMessageResult
+	if err := json.Unmarshal(raw, &result); err != nil {
+		planError("features.sampling.answer: %v", err)
+	}
+	return &result
+}
+
+func main() {
+	planPath, server := parseArgs(os.Args[1:])
+	plan := readPlan(planPath)
+	// Roots, elicitation (form and url) and sampling each have a documented registration
+	// (clientOptions), so this host never exits with "unsupported" (exit code 3).
+	// The plan's answers are decoded once here, and must come out of the SDK's types as the
+	// plan wrote them, so that a bad one stops the host before the server starts, not in the
+	// middle of a request.
+	if e := plan.Features.Elicitation; e != nil {
+		carried("features.elicitation.answer", e.Answer, elicitAnswer(e.Answer))
+	}
+	if s := plan.Features.Sampling; s != nil {
+		carried("features.sampling.answer", s.Answer, samplingAnswer(s.Answer))
+	}
+
+	// The SDK's documented roots API: the client owns its roots (Client.AddRoots) and answers
+	// roots/list from them itself (client.go:729-739), in the order of their URIs, not the
+	// order they were added (features.go:76-81): that order is the SDK's. With no roots
+	// feature nothing is added, so the SDK's own answer to an undeclared roots/list is what
+	// gets measured.
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-compare-go-host", Version: "1.0.0"},
+		clientOptions(plan.Features))
+	if roots := plan.Features.Roots; roots != nil && len(roots.Folders) > 0 {
+		var initial []*mcp.Root
+		for _, folder := range roots.Folders {
+			initial = append(initial, rootFor(folder))
+		}
+		client.AddRoots(initial...)
+	}
+
+	// The SDK's stdio transport: it starts the server command. The command inherits our
+	// environment (the harness configures the peer through it) and our stderr, so the server's
+	// own messages land in the cell's client.stderr as with the other hosts.
+	cmd := exec.Command(server[0], server[1:]...)
+	cmd.Stderr = os.Stderr
+	ctx := context.Background()
+	// Connect sends server/discover (2026-07-28) or initialize + notifications/initialized.
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		if hungUp(err) {
+			os.Exit(0)
+		}
+		fail("connect: %v", err)
+	}
+
+	if plan.CallTools {
+		listing, err := session.ListTools(ctx, nil)
+		if err != nil {
+			if hungUp(err) {
+				os.Exit(0)
+			}
+			fail("tools/list: %v", err)
+		}
+		for _, tool := range listing.Tools {
+			// The server's answer is evidence, not our failure: report it and go on.
+			if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: map[string]any{}}); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: tools/call %s failed: %v\n", hostName, tool.Name, err)
+			}
+		}
+	}
+
+	// Wait for the harness's signals. The SDK has one call for a change, AddRoots, and it
+	// sends notifications/roots/list_changed to every connected session exactly when
+	// listChanged is declared (client.go:666-673, 692-722): the application cannot choose per
+	// change, so a change's notify is the SDK's choice, not the plan's (the wire shows it),
+	// as the contract says for a sub-capability the SDK does not let the application choose.
+	if roots := plan.Features.Roots; roots != nil && len(roots.Changes) > 0 {
+		go watchChanges(plan.Control, roots.Changes, func(change rootsChange) {
+			var added []*mcp.Root
+			for _, folder := range change.AddFolders {
+				added = append(added, rootFor(folder))
+			}
+			client.AddRoots(added...)
+		})
+	}
+
+	// The session ends when the server hangs up; that is the normal end, so exit 0.
+	_ = session.Wait()
+}

@@ -1,0 +1,148 @@
+"""Reading the host plan, for the Python host programs (``py_sdk_host.py``, ``fastmcp_host.py``).
+
+The contract is ``README.md`` beside this file. The plan is checked against
+``host-plan.schema.json``, the same file the harness checks the plan it writes against, so the
+shape is said once. The check is a small reader of the few keywords that schema uses, in the
+standard library: ``jsonschema`` (which the SDK's venv has) takes about a third of a second to
+import, more than the SDK client itself, on every cell. A keyword it does not know is refused
+loudly, so the schema cannot outgrow it unnoticed (``tests/hosts/test_plan_reader.py``
+checks it agrees with jsonschema). Standard library only: it must not change what the SDK puts
+on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+SCHEMA = Path(__file__).resolve().parent / "host-plan.schema.json"
+#: The contract's exit code for a malformed plan or command line. (Exit 3, a feature the SDK
+#: lacks, is never needed here: both Python SDKs register roots, elicitation and sampling.)
+BAD_PLAN = 2
+
+
+def refuse(host: str, message: str) -> NoReturn:
+    """A malformed plan or command line: one line on stderr, exit 2."""
+    print(f"{host}: {' '.join(message.split())}", file=sys.stderr)
+    raise SystemExit(BAD_PLAN)
+
+
+def read_plan(argv: list[str], host: str) -> tuple[dict[str, Any], list[str]]:
+    """``--plan PATH -- SERVER_COMMAND...`` -> (the checked plan, the server's command)."""
+    if "--" not in argv or argv.index("--") == len(argv) - 1:
+        refuse(host, 'usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")')
+    cut = argv.index("--")
+    own, server = argv[:cut], argv[cut + 1 :]
+    if len(own) != 2 or own[0] != "--plan":
+        refuse(host, f"usage: --plan PATH -- SERVER_COMMAND... (got {' '.join(own) or 'nothing'})")
+    try:
+        plan = json.loads(Path(own[1]).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        refuse(host, f"cannot read the plan {own[1]}: {err}")
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    problem = check(plan, schema, schema)
+    if problem:
+        refuse(host, f"malformed plan {own[1]}: {problem}")
+    return plan, server
+
+
+#: The keywords ``check`` reads, and the ones that only annotate.
+_CHECKED = {"type", "const", "enum", "pattern", "minLength", "minItems", "items", "$ref"}
+_CHECKED |= {"properties", "required", "additionalProperties"}
+_ANNOTATIONS = {"$schema", "$id", "title", "description", "$defs"}
+_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+}
+
+
+def check(value: Any, schema: dict[str, Any], root: dict[str, Any], where: str = "") -> str | None:
+    """The first way ``value`` breaks ``schema`` ("key WHERE: what"), or None."""
+    key = f"key {where or '(top level)'}"
+    unknown = set(schema) - _CHECKED - _ANNOTATIONS
+    if unknown:
+        raise ValueError(f"host-plan.schema.json uses {sorted(unknown)}, which check() cannot read")
+    if schema.get("additionalProperties", False) is not False:
+        raise ValueError("host-plan.schema.json: check() reads additionalProperties: false only")
+    if "$ref" in schema:
+        return check(value, root["$defs"][schema["$ref"].removeprefix("#/$defs/")], root, where)
+    kind = schema.get("type")
+    if kind is not None and not isinstance(value, _TYPES[kind]):
+        return f"{key}: {json.dumps(value)[:40]} is not of type {kind}"
+    if "const" in schema and value != schema["const"]:
+        return f"{key}: {schema['const']!r} was expected"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{key}: {value!r} is not one of {schema['enum']}"
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return f"{key}: {value!r} is too short"
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            return f"{key}: {value!r} does not match {schema['pattern']!r}"
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            return f"{key}: too few items"
+        for index, item in enumerate(value):
+            problem = check(item, schema.get("items", {}), root, f"{where}.{index}".lstrip("."))
+            if problem:
+                return problem
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                return f"{key}: {name!r} is a required property"
+        if schema.get("additionalProperties") is False:
+            extra = sorted(set(value) - set(properties))
+            if extra:
+                return f"{key}: unknown key {extra[0]!r}"
+        for name, sub in properties.items():
+            if name in value:
+                problem = check(value[name], sub, root, f"{where}.{name}".lstrip("."))
+                if problem:
+                    return problem
+    return None
+
+
+def options(plan: dict[str, Any], host: str, known: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """The plan's ``options``, each a name this host knows with one of its values."""
+    out: dict[str, str] = {}
+    for name, value in plan["options"].items():
+        if name not in known or value not in known[name]:
+            refuse(host, f"unknown option {name}={value!r} (known: {known or 'none'})")
+        out[name] = value
+    return out
+
+
+@dataclass
+class Changes:
+    """The plan's ``roots.changes``: each fires once, when ``<control>/<signal>`` appears."""
+
+    control: Path
+    pending: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, plan: dict[str, Any]) -> Changes:
+        roots = plan["features"].get("roots") or {}
+        return cls(Path(plan["control"]), list(roots.get("changes", [])))
+
+    def due(self) -> list[dict[str, Any]]:
+        """The changes whose signal file has appeared since the last call (polled ~50 ms)."""
+        fired = [c for c in self.pending if (self.control / c["signal"]).exists()]
+        self.pending = [c for c in self.pending if c not in fired]
+        return fired
+
+
+def add_folders(change: dict[str, Any], as_root: Callable[[Path], Any]) -> list[Any]:
+    """Create each folder of one change (mkdir -p) and turn it into a root with ``as_root``."""
+    added = []
+    for folder in change["add_folders"]:
+        path = Path(folder)
+        path.mkdir(parents=True, exist_ok=True)
+        added.append(as_root(path))
+    return added

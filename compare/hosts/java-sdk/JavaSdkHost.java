@@ -1,0 +1,208 @@
+// An application embedding the official Java SDK's client (Maven io.modelcontextprotocol.sdk:mcp).
+//
+// It is evidence: everything the SDK put on the wire was caused by the few calls below, so a
+// reader can tell the library's behaviour from ours. Usage (the host contract,
+// compare/hosts/README.md):
+//
+//   java -cp classes:lib/* JavaSdkHost --plan PLAN.json -- SERVER_COMMAND...
+//
+// The plan (read by JavaSdkPlan.java, beside this file) says which client features to declare and
+// how to answer; this program names no feature on its command line. `mcp-compare tools install`
+// builds it into tools/hosts/java-sdk/ (lib/ from pom.xml through Maven, classes/ from plain
+// javac) and writes bin/host, the launcher the target file names.
+//
+// We use the client the SDK's documentation shows: McpClient.sync(transport) over a
+// StdioClientTransport, the features switched on through ClientCapabilities, and for each one
+// the SyncSpec hook the SDK offers: .roots(...) (the SDK answers roots/list itself from the
+// roots it was given, and addRoot(...) when a folder is added), .elicitation(...) and
+// .urlElicitation(...) for elicitation/create, .sampling(...) for sampling/createMessage.
+// What the SDK does with them, read in mcp-core 2.2.0's McpAsyncClient.java. Central serves no
+// sources jar for it, so each line below is from the pinned jar's own line table (javap -l) and
+// the text from gh:modelcontextprotocol/java-sdk@01981b90 (its strings match the jar's):
+// - :208, the roots are kept in a ConcurrentHashMap keyed by URI, so roots/list answers in
+//   that map's order, not the order handed over; :224-226, the roots/list handler exists only
+//   when roots are declared;
+// - :229-236, a declared sampling capability without a sampling handler is refused;
+// - :239-256, `elicitation: {}` counts as form mode, and a declared mode without its handler
+//   is refused;
+// - :503-525, addRoot notifies by itself whenever listChanged was declared (:519).
+
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+public final class JavaSdkHost {
+
+    private JavaSdkHost() {
+    }
+
+    private static void fail(String message) {
+        System.err.println("java-sdk host: " + message);
+        System.exit(1);
+    }
+
+    // A root for a folder: its file URI from the platform's own helper (Path.toUri), named
+    // after the folder.
+    private static McpSchema.Root rootFor(Path folder) {
+        return new McpSchema.Root(folder.toUri().toString(), folder.getFileName().toString());
+    }
+
+    public static void main(String[] argv) throws Exception {
+        int cut = Arrays.asList(argv).indexOf("--");
+        if (cut != 2 || !argv[0].equals("--plan") || cut == argv.length - 1) {
+            JavaSdkPlan.malformed("usage: --plan PLAN.json -- SERVER_COMMAND...");
+        }
+        McpJsonMapper mapper = McpJsonDefaults.getMapper();
+        JavaSdkPlan plan = JavaSdkPlan.read(Path.of(argv[1]), mapper);
+        List<String> server = List.of(argv).subList(cut + 1, argv.length);
+
+        // The SDK's stdio transport. An application passes its server's configured
+        // environment; the harness configures the peer through ours, so all of it is passed on.
+        ServerParameters params = ServerParameters.builder(server.get(0))
+            .args(new ArrayList<>(server.subList(1, server.size())))
+            .env(System.getenv())
+            .build();
+        StdioClientTransport transport = new StdioClientTransport(params, mapper);
+        transport.setStdErrorHandler(line -> System.err.println("server stderr: " + line));
+
+        McpClient.SyncSpec spec = McpClient.sync(transport)
+            .requestTimeout(Duration.ofSeconds(10))
+            .clientInfo(McpSchema.Implementation.builder("mcp-compare-java-host", "1.0.0").build());
+        // A plan with no feature sets no capabilities at all (the SDK's own default is what gets
+        // measured, as with the former --no-roots); otherwise each planned feature is declared
+        // and given its handler, and nothing else is.
+        if (plan.declaresAny()) {
+            McpSchema.ClientCapabilities.Builder caps = McpSchema.ClientCapabilities.builder();
+            if (plan.roots != null) {
+                // listChanged is the application's choice here; a Boolean, never null: addRoot
+                // unboxes it.
+                caps.roots(plan.roots.listChanged());
+                spec = spec.roots(plan.roots.folders().stream().map(JavaSdkHost::rootFor).toList());
+            }
+            if (plan.elicitation != null) {
+                caps.elicitation(plan.elicitation.form(), plan.elicitation.url());
+                McpSchema.ElicitResult answer = plan.elicitation.answer();
+                // Both hooks are given: the SDK calls the one for the request's mode, and
+                // refuses a declared mode without its hook (`{}` is form mode to it).
+                spec = spec.elicitation(request -> answer).urlElicitation(request -> answer);
+            }
+            if (plan.sampling != null) {
+                caps.sampling();
+                McpSchema.CreateMessageResult answer = plan.sampling;
+                spec = spec.sampling(request -> answer);
+            }
+            spec = spec.capabilities(caps.build());
+        }
+        // Roots, sampling and logging are deprecated in SDK 2.2.0 (the 2026-07-28 revision
+        // deprecates them), but these are still the documented ways for a 2025-11-25 client.
+        McpSyncClient client = spec.build();
+
+        // The server hanging up is the end of the session: the transport's process ends.
+        CountDownLatch hungUp = new CountDownLatch(1);
+        try {
+            client.initialize();
+            Thread watcher = new Thread(() -> {
+                transport.awaitForExit();
+                hungUp.countDown();
+            }, "server-exit");
+            watcher.setDaemon(true);
+            watcher.start();
+
+            if (plan.callTools) {
+                McpSchema.ListToolsResult listing = client.listTools();
+                for (McpSchema.Tool tool : listing.tools()) {
+                    try {
+                        client.callTool(McpSchema.CallToolRequest.builder(tool.name()).arguments(Map.of()).build());
+                    }
+                    catch (RuntimeException err) { // the server's answer is evidence, not our failure
+                        System.err.println("java-sdk host: tools/call " + tool.name() + " failed: " + err);
+                    }
+                }
+            }
+            List<JavaSdkPlan.Change> pending = new ArrayList<>(plan.roots == null ? List.of() : plan.roots.changes());
+            while (!hungUp.await(50, TimeUnit.MILLISECONDS)) {
+                for (JavaSdkPlan.Change change : List.copyOf(pending)) {
+                    if (Files.exists(change.signal())) {
+                        pending.remove(change);
+                        applyChange(client, plan.roots.listChanged(), change);
+                    }
+                }
+            }
+        }
+        catch (RuntimeException err) {
+            // The server hanging up, even mid-request, is the normal end of a session; anything
+            // else (the server never started, a timeout with the server still there) is not.
+            if (hungUp.getCount() == 0 || serverExited(transport)) {
+                System.err.println("java-sdk host: ended with the server: " + causes(err));
+            }
+            else {
+                System.err.println("java-sdk host: " + causes(err));
+                client.close();
+                System.exit(1);
+            }
+        }
+        client.close();
+        System.exit(0);
+    }
+
+    // One planned roots change: its folders made and appended as roots. The SDK's addRoot sends
+    // notifications/roots/list_changed by itself, once per root, whenever listChanged was
+    // declared and the client is initialized (McpAsyncClient.java:519-523), so the SDK gives no
+    // way to add a root silently then; with listChanged undeclared, a planned notification goes
+    // through the SDK's own rootsListChangedNotification() (McpAsyncClient.java:575).
+    private static void applyChange(McpSyncClient client, boolean listChanged, JavaSdkPlan.Change change)
+            throws java.io.IOException {
+        for (Path folder : change.addFolders()) {
+            Files.createDirectories(folder);
+            client.addRoot(rootFor(folder));
+        }
+        if (change.notifyServer() && !listChanged) {
+            client.rootsListChangedNotification();
+        }
+    }
+
+    private static String causes(Throwable err) {
+        StringBuilder text = new StringBuilder(String.valueOf(err));
+        for (Throwable cause = err.getCause(); cause != null; cause = cause.getCause()) {
+            text.append(" <- ").append(cause);
+        }
+        return text.toString();
+    }
+
+    // Whether the server process the transport started has ended (false if it never started).
+    private static boolean serverExited(StdioClientTransport transport) {
+        CountDownLatch exited = new CountDownLatch(1);
+        Thread probe = new Thread(() -> {
+            try {
+                transport.awaitForExit();
+                exited.countDown();
+            }
+            catch (RuntimeException notStarted) {
+                // no process: nothing exited
+            }
+        }, "server-exit-probe");
+        probe.setDaemon(true);
+        probe.start();
+        try {
+            return exited.await(500, TimeUnit.MILLISECONDS);
+        }
+        catch (InterruptedException err) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+}

@@ -1,0 +1,251 @@
+// An application embedding the community Go client library github.com/mark3labs/mcp-go.
+//
+// It is evidence: everything the library put on the wire was caused by the few calls below,
+// so a reader can tell the library's behaviour from ours. Usage (the host contract,
+// compare/hosts/README.md):
+//
+//	host --plan PATH -- SERVER_COMMAND...
+//
+// The plan (plan.go) names the client features to declare and the answers to give. The host
+// follows the library's own examples/roots_client: a client.RootsHandler passed with
+// client.WithRootsHandler, then Start, Initialize, ListTools, CallTool and RootListChanges;
+// elicitation and sampling are its client.WithElicitationHandler and
+// client.WithSamplingHandler. Source references below are into the pinned module,
+// go:github.com/mark3labs/mcp-go@v1.2.1/.
+//
+// `mcp-compare tools install` builds it into tools/hosts/mcp-go/bin/host from the go.mod and
+// go.sum beside it, which pin the library's exact version.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+const hostName = "mcp-go host"
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, hostName+": "+format+"\n", args...)
+	os.Exit(exitFailed)
+}
+
+// fileURI builds a root's URI the way the library's examples/roots_client does: Go's standard
+// URL type, which percent-encodes spaces, '#' and non-ASCII bytes in a path.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// rootFor is the application's root for a folder: its file URI, named after the folder.
+func rootFor(folder string) mcp.Root {
+	path, err := filepath.Abs(folder)
+	if err != nil {
+		fail("root %s: %v", folder, err)
+	}
+	return mcp.Root{URI: fileURI(path), Name: filepath.Base(path)}
+}
+
+// appRoots is the application's roots handler (client/roots.go:9-17): its folders, plus
+// whatever it adds later. The library calls ListRoots from its own goroutines, hence the lock.
+type appRoots struct {
+	mu    sync.Mutex
+	roots []mcp.Root
+}
+
+func (a *appRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return &mcp.ListRootsResult{Roots: append([]mcp.Root(nil), a.roots...)}, nil
+}
+
+func (a *appRoots) add(roots ...mcp.Root) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.roots = append(a.roots, roots...)
+}
+
+// planElicitation answers every elicitation/create with the plan's ElicitResult
+// (client/elicitation.go:9-20), decoded afresh into the library's type each time.
+type planElicitation struct{ answer json.RawMessage }
+
+func (p planElicitation) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return elicitAnswer(p.answer), nil
+}
+
+// planSampling answers every sampling/createMessage with the plan's CreateMessageResult
+// (client/sampling.go:9-21).
+type planSampling struct{ answer json.RawMessage }
+
+func (p planSampling) CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return samplingAnswer(p.answer), nil
+}
+
+// elicitAnswer decodes the plan's ElicitResult into the library's type (mcp/types.go:1111-1123).
+func elicitAnswer(raw json.RawMessage) *mcp.ElicitationResult {
+	var result mcp.ElicitationResult
+	if err := decodeStrict(raw, &result); err != nil {
+		planError("features.elicitation.answer: %v", err)
+	}
+	return &result
+}
+
+// samplingAnswer decodes the plan's CreateMessageResult into the library's type
+// (mcp/types.go:1200-1213), whose content is `any`: the library's own ParseSamplingContent
+// turns the decoded object into its content type (mcp/utils.go:738-759), as it does for the
+// messages of an incoming request (client/client.go:845-853).
+func samplingAnswer(raw json.RawMessage) *mcp.CreateMessageResult {
+	var result mcp.CreateMessageResult
+	if err := decodeStrict(raw, &result); err != nil {
+		planError("features.sampling.answer: %v", err)
+	}
+	content, err := mcp.ParseSamplingContent(result.Content)
+	if err != nil {
+		planError("features.sampling.answer.content: %v", err)
+	}
+	result.Content = content
+	return &result
+}
+
+// clientOptions turns the plan's features into the library's client options.
+//
+// Each handler option is what makes the library declare its capability: roots with
+// listChanged, sampling and elicitation as {} (client/client.go:79-103, client/protocol.go:
+// 56-72). A capability set with WithClientCapabilities is kept as it is instead
+// (protocol.go:60-70), which is how the plan's listChanged=false and its elicitation modes
+// are declared.
+func clientOptions(features featuresPlan, roots *appRoots) []client.ClientOption {
+	var opts []client.ClientOption
+	var caps mcp.ClientCapabilities
+	if r := features.Roots; r != nil {
+		opts = append(opts, client.WithRootsHandler(roots))
+		if !r.ListChanged {
+			caps.Roots = &struct {
+				ListChanged bool `json:"listChanged,omitempty"`
+			}{}
+		}
+	}
+	if e := features.Elicitation; e != nil {
+		opts = append(opts, client.WithElicitationHandler(planElicitation{e.Answer}))
+		modes := &mcp.ElicitationCapability{}
+		if e.Form {
+			modes.Form = &struct{}{}
+		}
+		if e.URL {
+			modes.URL = &struct{}{}
+		}
+		caps.Elicitation = modes
+	}
+	if s := features.Sampling; s != nil {
+		opts = append(opts, client.WithSamplingHandler(planSampling{s.Answer}))
+	}
+	if caps.Roots != nil || caps.Elicitation != nil {
+		opts = append(opts, client.WithClientCapabilities(caps))
+	}
+	return opts
+}
+
+func main() {
+	planPath, server := parseArgs(os.Args[1:])
+	plan := readPlan(planPath)
+	// Roots, elicitation (form and url) and sampling each have a handler option, and a roots
+	// change is ours to notify or not (RootListChanges, client/client.go:789-808): nothing in
+	// a plan is beyond this library, so this host never exits with "unsupported" (exit code 3).
+	// The plan's answers are decoded once here, and must come out of the SDK's types as the
+	// plan wrote them, so that a bad one stops the host before the server starts, not in the
+	// middle of a request.
+	if e := plan.Features.Elicitation; e != nil {
+		carried("features.elicitation.answer", e.Answer, elicitAnswer(e.Answer))
+	}
+	if s := plan.Features.Sampling; s != nil {
+		carried("features.sampling.answer", s.Answer, samplingAnswer(s.Answer))
+	}
+
+	roots := &appRoots{}
+	if r := plan.Features.Roots; r != nil {
+		for _, folder := range r.Folders {
+			roots.add(rootFor(folder))
+		}
+	}
+
+	// The library's stdio transport starts the server with our environment (the harness
+	// configures the peer through it). Its stderr is mirrored to ours, so the server's own
+	// messages land in the cell's client.stderr as with the other hosts (the default drops it).
+	stdio := transport.NewStdioWithOptions(server[0], nil, server[1:],
+		transport.WithCommandStderrWriter(os.Stderr))
+
+	// With no handler for a feature, the library's own answer to an undeclared request is
+	// what gets measured.
+	c := client.NewClient(stdio, clientOptions(plan.Features, roots)...)
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		fail("start: %v", err)
+	}
+
+	// The server hanging up is the normal end of a session. The stdio transport offers no
+	// connection-lost hook, but its Stderr() reader ends when the server process's stderr
+	// closes, i.e. when the server has gone: then exit 0.
+	go func() {
+		_, _ = io.Copy(io.Discard, stdio.Stderr())
+		os.Exit(0)
+	}()
+
+	// As in the library's roots example: ask for the newest revision it knows; Initialize
+	// probes server/discover first and falls back to initialize for an older server.
+	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.LATEST_PROTOCOL_VERSION,
+		ClientInfo:      mcp.Implementation{Name: "mcp-compare-mcp-go-host", Version: "1.0.0"},
+	}})
+	if err != nil {
+		waitForHangUp(fmt.Sprintf("initialize: %v", err))
+	}
+	if plan.CallTools {
+		listing, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			waitForHangUp(fmt.Sprintf("tools/list: %v", err))
+		}
+		for _, tool := range listing.Tools {
+			request := mcp.CallToolRequest{}
+			request.Params.Name = tool.Name
+			request.Params.Arguments = map[string]any{}
+			// The server's answer is evidence, not our failure: report it and go on.
+			if _, err := c.CallTool(ctx, request); err != nil {
+				fmt.Fprintf(os.Stderr, "%s: tools/call %s failed: %v\n", hostName, tool.Name, err)
+			}
+		}
+	}
+
+	// Wait for the harness's signals; after each change, tell the server the list changed
+	// when the plan says so (RootListChanges is the library's call for
+	// notifications/roots/list_changed; it sends whatever was declared).
+	if r := plan.Features.Roots; r != nil && len(r.Changes) > 0 {
+		watchChanges(plan.Control, r.Changes, func(change rootsChange) {
+			for _, folder := range change.AddFolders {
+				roots.add(rootFor(folder))
+			}
+			if change.Notify {
+				if err := c.RootListChanges(ctx); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: notifications/roots/list_changed failed: %v\n", hostName, err)
+				}
+			}
+		})
+	}
+	select {} // until the server hangs up (the goroutine above exits)
+}
+
+// waitForHangUp reports a failed request; if the server is going away it is the normal end
+// (the goroutine watching its stderr exits 0), otherwise the failure is ours to report.
+func waitForHangUp(message string) {
+	fmt.Fprintf(os.Stderr, "%s: %s\n", hostName, message)
+	time.Sleep(2 * time.Second)
+	os.Exit(exitFailed)
+}

@@ -1,0 +1,303 @@
+//! An application embedding the official Rust SDK's client (crate `rmcp`).
+//!
+//! It is evidence: everything the SDK put on the wire was caused by the few calls below, so a
+//! reader can tell the library's behaviour from ours. Usage (the host contract,
+//! compare/hosts/README.md):
+//!
+//!     host --plan PLAN.json -- SERVER_COMMAND...
+//!
+//! The plan (read by `plan.rs`) says which client features to declare and how to answer; this
+//! program names no feature on its command line. Built by `mcp-compare tools install` into
+//! tools/hosts/rust-sdk/ from the committed lock.
+//!
+//! The client is what rmcp's documentation shows: a `ClientHandler` whose `get_info` declares
+//! the planned capabilities and whose methods answer the planned features (`list_roots` from
+//! the application's roots, `create_elicitation` and `create_message` with the canned
+//! answers), served over `TokioChildProcess`. A feature the plan leaves out is neither declared
+//! nor answered by us: its method hands the request to rmcp's own default (the `ClientInfo`
+//! handler, crate:rmcp@3.11.0/src/handler/client.rs:329-334, which keeps every default of
+//! client.rs:97-112 and 179-190: `sampling/createMessage` is "method not found", `roots/list`
+//! an empty list, `elicitation/create` declined). `ClientLifecycleMode::Auto` probes
+//! `server/discover` (2026-07-28) and falls back to `initialize` on an older server;
+//! `call_tool` on the running service answers an `InputRequiredResult` through the same
+//! handler, so the 2026-07-28 embedded requests need no extra code here.
+// Roots are deprecated by SEP-2577 in 2026-07-28; rmcp marks their API deprecated, but it is
+// still the SDK's API for the revisions before it.
+#![allow(deprecated)]
+
+mod plan;
+
+use std::path::{Path, PathBuf};
+use std::process::{ExitCode, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientInfo, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData,
+    FormElicitationCapability, Implementation, ListRootsResult, ProtocolVersion, Root,
+    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
+};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, RequestContext, RoleClient, RunningService, Service,
+};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ClientHandler, ClientServiceExt};
+use tokio::process::Command;
+
+use plan::Plan;
+
+fn fail(message: &str) -> ! {
+    eprintln!("rust-sdk host: {message}");
+    std::process::exit(1);
+}
+
+fn parse_args() -> (PathBuf, Vec<String>) {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    match argv.iter().position(|a| a == "--") {
+        Some(2) if argv[0] == "--plan" && argv.len() > 3 => {
+            (PathBuf::from(&argv[1]), argv[3..].to_vec())
+        }
+        _ => plan::malformed("usage: --plan PLAN.json -- SERVER_COMMAND..."),
+    }
+}
+
+/// A root for a folder: its file URI from the `url` crate (Rust's standard library has no
+/// file-URI helper; `Url::from_file_path` is the ecosystem's, and percent-encodes spaces, '#'
+/// and non-ASCII letters), named after the folder.
+fn root_for(path: &Path) -> Root {
+    let uri = url::Url::from_file_path(path)
+        .unwrap_or_else(|()| fail(&format!("not an absolute path: {}", path.display())));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let root = Root::new(uri.to_string());
+    match name {
+        Some(name) => root.with_name(name),
+        None => root,
+    }
+}
+
+/// The application's client handler: it declares what the plan names and answers it; every
+/// other request goes to rmcp's own default (the bare `ClientInfo` handler).
+struct PlannedHost {
+    info: ClientInfo,
+    roots: Option<Arc<Mutex<Vec<Root>>>>,
+    elicit: Option<ElicitResult>,
+    sample: Option<CreateMessageResult>,
+}
+
+impl ClientHandler for PlannedHost {
+    fn get_info(&self) -> ClientInfo {
+        self.info.clone()
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        match &self.roots {
+            Some(roots) => Ok(ListRootsResult::new(
+                roots.lock().expect("roots lock").clone(),
+            )),
+            None => ClientHandler::list_roots(&self.info, context).await,
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.elicit {
+            Some(answer) => Ok(answer.clone()),
+            None => ClientHandler::create_elicitation(&self.info, request, context).await,
+        }
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.sample {
+            Some(answer) => Ok(answer.clone()),
+            None => ClientHandler::create_message(&self.info, params, context).await,
+        }
+    }
+}
+
+/// The planned capabilities, nothing more. The builder's type states cannot be chosen at run
+/// time, so the (public, `non_exhaustive`) fields are set on a default value:
+/// `listChanged` is declared when planned and left out otherwise (what the builder's
+/// `enable_roots()` alone gives), elicitation's `form` and `url` are present or absent.
+fn capabilities(plan: &Plan) -> ClientCapabilities {
+    let mut caps = ClientCapabilities::default();
+    if let Some(roots) = &plan.roots {
+        let mut declared = RootsCapabilities::default();
+        declared.list_changed = roots.list_changed.then_some(true);
+        caps.roots = Some(declared);
+    }
+    if let Some(e) = &plan.elicitation {
+        let mut declared = ElicitationCapability::new();
+        if e.form {
+            declared = declared.with_form(FormElicitationCapability::new());
+        }
+        if e.url {
+            declared = declared.with_url(UrlElicitationCapability::new());
+        }
+        caps.elicitation = Some(declared);
+    }
+    if plan.sampling.is_some() {
+        caps.sampling = Some(SamplingCapability::default());
+    }
+    caps
+}
+
+fn implementation() -> Implementation {
+    Implementation::new("mcp-compare-rust-host", "1.0.0")
+}
+
+/// Both eras, newest first, falling back to the newest `initialize` revision.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::LATEST],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
+/// The SDK's stdio transport. An application passes its server's configured environment; the
+/// harness configures the peer through ours, which the child inherits.
+fn transport(server: &[String]) -> TokioChildProcess {
+    let command = Command::new(&server[0]).configure(|cmd| {
+        cmd.args(&server[1..]);
+    });
+    match TokioChildProcess::builder(command)
+        .stderr(Stdio::inherit())
+        .spawn()
+    {
+        Ok((process, _stderr)) => process,
+        Err(err) => fail(&format!("cannot start {}: {err}", server[0])),
+    }
+}
+
+/// List the tools, call each with `{}`, then wait until the server hangs up; a failed call is
+/// the server's answer (evidence), not ours to stop on.
+async fn session<S: Service<RoleClient>>(
+    client: RunningService<RoleClient, S>,
+    call_tools: bool,
+) -> ExitCode {
+    if call_tools {
+        list_and_call(&client).await;
+    }
+    match client.waiting().await {
+        Ok(reason) => {
+            eprintln!("rust-sdk host: session ended: {reason:?}");
+            ExitCode::SUCCESS
+        }
+        Err(err) => fail(&format!("session task failed: {err}")),
+    }
+}
+
+async fn list_and_call<S: Service<RoleClient>>(client: &RunningService<RoleClient, S>) {
+    match client.list_all_tools().await {
+        Ok(tools) => {
+            for tool in tools {
+                let name = tool.name.clone();
+                let params =
+                    CallToolRequestParams::new(name.clone()).with_arguments(serde_json_empty());
+                if let Err(err) = client.call_tool(params).await {
+                    eprintln!("rust-sdk host: tools/call {name} failed: {err}");
+                }
+            }
+        }
+        Err(err) => eprintln!("rust-sdk host: tools/list failed: {err}"),
+    }
+}
+
+/// The server hanging up, even during the handshake, is the normal end of a session: exit 0.
+/// Any other failure to connect is reported and exits 1.
+fn connect_failed(err: ClientInitializeError) -> ExitCode {
+    let closed = match &err {
+        ClientInitializeError::ConnectionClosed(_) => true,
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => {
+            matches!(**fallback, ClientInitializeError::ConnectionClosed(_))
+        }
+        _ => false,
+    };
+    if closed {
+        eprintln!("rust-sdk host: the server closed the connection: {err}");
+        return ExitCode::SUCCESS;
+    }
+    fail(&format!("connect failed: {err}"))
+}
+
+fn serde_json_empty() -> rmcp::model::JsonObject {
+    rmcp::model::JsonObject::new()
+}
+
+/// Poll for each planned change's signal; each fires once: its folders are made and appended
+/// as roots, and the server is told when the plan says so.
+async fn watch_changes(
+    changes: Vec<plan::Change>,
+    roots: Arc<Mutex<Vec<Root>>>,
+    peer: rmcp::service::Peer<RoleClient>,
+) {
+    let mut pending = changes;
+    while !pending.is_empty() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (fired, rest): (Vec<_>, Vec<_>) = pending.into_iter().partition(|c| c.signal.exists());
+        pending = rest;
+        for change in fired {
+            for folder in &change.add_folders {
+                if let Err(err) = std::fs::create_dir_all(folder) {
+                    fail(&format!("cannot create {}: {err}", folder.display()));
+                }
+                roots.lock().expect("roots lock").push(root_for(folder));
+            }
+            if change.notify {
+                if let Err(err) = peer.notify_roots_list_changed().await {
+                    fail(&format!("notifications/roots/list_changed failed: {err}"));
+                }
+            }
+        }
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let (plan_file, server) = parse_args();
+    let mut plan = plan::read(&plan_file);
+    let transport = transport(&server);
+    let info = ClientInfo::new(capabilities(&plan), implementation());
+    let call_tools = plan.call_tools;
+    if !plan.declares_any() {
+        // No feature: the bare ClientInfo is the handler (rmcp accepts it as one), as before.
+        return match info.serve_with_lifecycle(transport, lifecycle()).await {
+            Ok(client) => session(client, call_tools).await,
+            Err(err) => connect_failed(err),
+        };
+    }
+    let changes = plan
+        .roots
+        .as_mut()
+        .map(|r| std::mem::take(&mut r.changes))
+        .unwrap_or_default();
+    let roots = plan.roots.as_ref().map(|r| {
+        let folders = r.folders.iter().map(|f| root_for(f)).collect::<Vec<_>>();
+        Arc::new(Mutex::new(folders))
+    });
+    let host = PlannedHost {
+        info,
+        roots: roots.clone(),
+        elicit: plan.elicitation.map(|e| e.answer),
+        sample: plan.sampling,
+    };
+    let client = match host.serve_with_lifecycle(transport, lifecycle()).await {
+        Ok(client) => client,
+        Err(err) => return connect_failed(err),
+    };
+    if let (Some(roots), false) = (roots, changes.is_empty()) {
+        let peer = client.peer().clone();
+        tokio::spawn(watch_changes(changes, roots, peer));
+    }
+    session(client, call_tools).await
+}

@@ -1,0 +1,30 @@
+"""Installs the real clients named by the target files into the project-local tools folder.
+
+npm packages share ``tools/node_modules`` (from the committed ``package-lock.json``); each PyPI
+client gets its own venv under ``tools/venvs/<target>/`` (from ``tools/requirements/``); each
+Go client's host program is built into ``tools/hosts/<target>/`` (from its committed
+``go.mod``/``go.sum``, see ``_go``).
+"""
+
+from compare.install._pins import Pin, load_pins
+from compare.install._pypi import venv_python
+from compare.install._tools import (
+    InstallReport,
+    ToolStatus,
+    check_status,
+    install_tools,
+    lock_tools,
+    tool_status,
+)
+
+__all__ = [
+    "InstallReport",
+    "Pin",
+    "ToolStatus",
+    "check_status",
+    "install_tools",
+    "load_pins",
+    "lock_tools",
+    "tool_status",
+    "venv_python",
+]

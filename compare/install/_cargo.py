@@ -1,0 +1,178 @@
+"""crates.io clients: a host program of ours in Rust, built from its committed Cargo.lock.
+
+An SDK published as a crate cannot be "installed" and driven from outside: the client is a
+program that links it. Its sources live in ``compare/hosts/<target>/`` (Cargo.toml
+with exact ``=`` requirements, Cargo.lock committed); ``tools install`` builds it with
+``cargo build --release --locked`` into ``tools/hosts/<target>/`` and copies the binary to
+``tools/hosts/<target>/bin/host``, the path the target's launch line names.
+
+- The build is skipped when the stamp beside the binary holds the sha256 of the host's
+  sources, its lock and the compiler's version: the cache is keyed by the lock.
+- The target folder stays under ``tools/hosts/<target>/target`` so a rebuild after a source
+  or lock change is incremental.
+- Cargo keeps its own home (``CARGO_HOME``, default ``~/.cargo`` of the real home, not the
+  installers' scratch home): downloaded crates are shared and content-checked by cargo, and
+  the citation form ``crate:NAME@VER/path`` reads their sources there.
+- Offline: ``cargo fetch --locked`` first; when the registry cannot be reached the build runs
+  with ``--offline`` from the crates already downloaded.
+
+``tools lock`` sets the SDK's requirement to the target's exact version (``cargo add``) and
+re-resolves the whole lock (``cargo generate-lockfile``); commit both files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tomllib
+from pathlib import Path
+
+from compare._atomic import write_bytes, write_text
+from compare._errors import CompareError
+from compare.install._pins import Pin
+from compare.install._run import require, run
+
+#: Where the host programs' sources are (one folder per target id).
+HOSTS_SRC = Path(__file__).resolve().parent.parent / "hosts"
+STAMP = ".mcp-compare-stamp"
+_CARGO_HINT = "install a Rust toolchain (rustup or Debian's cargo); the hosts are built with it"
+
+
+def source_dir(target: str, hosts: Path | None = None) -> Path:
+    """The host's crate: ``compare/hosts/<target>/``."""
+    return (hosts or HOSTS_SRC) / target
+
+
+def out_dir(tools: Path, target: str) -> Path:
+    return tools / "hosts" / target
+
+
+def binary(tools: Path, target: str) -> Path:
+    """The built host, as the target's launch line names it: ``{tools}/hosts/<id>/bin/host``."""
+    return out_dir(tools, target) / "bin" / "host"
+
+
+def cargo_env() -> dict[str, str]:
+    """Cargo's and rustup's homes from the real home, which the installers' scratch home hides."""
+    home = Path.home()
+    env: dict[str, str] = {}
+    for name, default in (("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")):
+        value = os.environ.get(name) or str(home / default)
+        if name == "CARGO_HOME" or Path(value).is_dir():
+            env[name] = value
+    return env
+
+
+def locked_version(src: Path, name: str) -> str | None:
+    """The version of crate ``name`` in the host's Cargo.lock (None when absent or unreadable)."""
+    try:
+        data = tomllib.loads((src / "Cargo.lock").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    versions = [p.get("version") for p in data.get("package", []) if p.get("name") == name]
+    return str(versions[0]) if len(versions) == 1 else None
+
+
+def _sources(src: Path) -> list[Path]:
+    """Every file the build reads from the host folder (Cargo.toml, Cargo.lock, src/**)."""
+    files = [src / "Cargo.toml", src / "Cargo.lock"]
+    files += sorted(p for p in (src / "src").rglob("*") if p.is_file())
+    return files
+
+
+def digest(src: Path, toolchain: str) -> str:
+    """sha256 of the host's sources, its lock and the compiler: what the stamp holds."""
+    h = hashlib.sha256(f"rustc\0{toolchain}\0".encode())
+    for path in _sources(src):
+        data = path.read_bytes()
+        h.update(f"{path.relative_to(src).as_posix()}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def _stamp(tools: Path, target: str) -> dict[str, str]:
+    try:
+        value = json.loads((out_dir(tools, target) / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def installed_version(tools: Path, target: str, name: str) -> str | None:
+    """The SDK version the built host links (from its stamp), or None when not built."""
+    stamp = _stamp(tools, target)
+    if stamp.get("crate") != name or not binary(tools, target).is_file():
+        return None
+    return stamp.get("version")
+
+
+def _cargo(tools: Path, src: Path, *args: str, what: str) -> str:
+    cargo = require("cargo", _CARGO_HINT)
+    argv = [cargo, *args, "--manifest-path", str(src / "Cargo.toml")]
+    return run(argv, tools=tools, cwd=src, what=what, extra_env=cargo_env())
+
+
+def _check_lock(pin: Pin, src: Path) -> None:
+    got = locked_version(src, pin.name)
+    if got != pin.version:
+        raise CompareError(
+            f"{src / 'Cargo.lock'} locks {pin.name} {got or 'nowhere'}, the target pins "
+            f"{pin.version}",
+            "run: mcp-compare tools lock, then commit Cargo.toml and Cargo.lock",
+        )
+
+
+def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
+    """Build one crates.io target's host from its committed lock; returns what was done."""
+    src = source_dir(pin.target, hosts)
+    for name in ("Cargo.toml", "Cargo.lock"):
+        if not (src / name).is_file():
+            raise CompareError(
+                f"{src / name} is missing", "the host's crate must be committed with its lock"
+            )
+    _check_lock(pin, src)
+    rustc = require("rustc", _CARGO_HINT)
+    toolchain = run([rustc, "--version"], tools=tools, what="rustc", extra_env=cargo_env()).strip()
+    key = digest(src, toolchain)
+    out = out_dir(tools, pin.target)
+    if _stamp(tools, pin.target).get("sha256") == key and binary(tools, pin.target).is_file():
+        return f"{pin.target}: already installed (built host)"
+    target_dir = out / "target"
+    mode = "--locked"
+    try:
+        _cargo(tools, src, "fetch", "--locked", what=f"{pin.target}: cargo fetch")
+    except CompareError:
+        mode = "--offline"  # the registry is unreachable: build from the crates already here
+    _cargo(
+        tools,
+        src,
+        "build",
+        "--release",
+        "--locked",
+        *(["--offline"] if mode == "--offline" else []),
+        "--target-dir",
+        str(target_dir),
+        what=f"{pin.target}: cargo build --release ({mode})",
+    )
+    built = target_dir / "release" / "host"
+    write_bytes(binary(tools, pin.target), built.read_bytes())
+    shutil.copymode(built, binary(tools, pin.target))
+    stamp = {"sha256": key, "crate": pin.name, "version": pin.version, "rustc": toolchain}
+    write_text(out / STAMP, json.dumps(stamp, indent=2) + "\n")
+    offline = " offline" if mode == "--offline" else ""
+    return f"{pin.target}: built{offline} with {pin.name} {pin.version} from Cargo.lock"
+
+
+def lock(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
+    """Require the target's exact SDK version and re-resolve the host's whole Cargo.lock."""
+    src = source_dir(pin.target, hosts)
+    if not (src / "Cargo.toml").is_file():
+        raise CompareError(f"{src / 'Cargo.toml'} is missing", "the host's crate is committed")
+    what = f"{pin.target}: cargo add {pin.name}@={pin.version}"
+    _cargo(tools, src, "add", f"{pin.name}@={pin.version}", what=what)
+    _cargo(tools, src, "generate-lockfile", what=f"{pin.target}: cargo generate-lockfile")
+    _check_lock(pin, src)
+    count = len(tomllib.loads((src / "Cargo.lock").read_text(encoding="utf-8")).get("package", []))
+    return f"{pin.target}: locked {count} crates"

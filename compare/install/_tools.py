@@ -1,0 +1,139 @@
+"""The tools commands: install from the locks, re-lock from the targets, list what is there."""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from compare import _lock, _paths
+from compare._errors import CompareError
+from compare.install import _cargo, _go, _maven, _npm, _pypi
+from compare.install._pins import Pin, load_pins
+
+#: Registries whose pins are host programs of ours built against the pinned library:
+#: registry -> its builder (``install``, ``lock``, ``installed_version``).
+HOST_BUILDERS = {"go": _go, "crates": _cargo, "maven": _maven}
+
+
+@dataclass(frozen=True)
+class ToolStatus:
+    """One pinned package and what the tools folder holds for it."""
+
+    target: str
+    registry: str
+    name: str
+    pinned: str
+    installed: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.installed == self.pinned
+
+
+@dataclass(frozen=True)
+class InstallReport:
+    """What an install or lock did, how long it took, and how big the tools folder is."""
+
+    steps: list[str]
+    seconds: float
+    size_bytes: int
+    tools: Path
+
+
+def folder_size(path: Path) -> int:
+    """Bytes of regular files under ``path`` (symlinks not followed)."""
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+@contextmanager
+def _exclusive(folder: Path) -> Iterator[None]:
+    """One install or lock at a time per tools folder: a second says whom it waits for, then
+    waits (``compare._lock``; re-entrant, so ``tools install``, which already holds it, passes)."""
+    with _lock.holding(folder, "tools folder"):
+        yield
+
+
+def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin]]:
+    """npm pins (installed together), PyPI pins (a venv each) and host pins (a host program
+    of ours built against the pinned library, by the builder of its registry)."""
+    npm = [p for p in pins if p.registry == "npm"]
+    hosts = [p for p in pins if p.registry in HOST_BUILDERS]
+    return npm, [p for p in pins if p.registry == "pypi"], hosts
+
+
+def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
+    """Install every target's package at its pinned version; fast when nothing changed."""
+    folder = tools or _paths.tools_dir()
+    start = time.monotonic()
+    npm, pypi, hosts = _split(load_pins(targets_dir))
+    jobs: list[Callable[[], str]] = [functools.partial(_npm.install, npm, folder)]
+    jobs += [functools.partial(_pypi.install, pin, folder) for pin in pypi]
+    jobs += [functools.partial(HOST_BUILDERS[pin.registry].install, pin, folder) for pin in hosts]
+    with _exclusive(folder):
+        steps = _in_parallel(jobs)
+    return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
+
+
+#: Installs at once: npm and pip mostly wait on the network, a host build on the CPU, so a
+#: few side by side finish sooner than one after another on a 2-core machine.
+PARALLEL_INSTALLS = 3
+
+
+def _in_parallel(jobs: list[Callable[[], str]]) -> list[str]:
+    """Run independent installs side by side (each writes only its own folder under tools/);
+    results keep the jobs' order, and the first failure is raised once all have ended."""
+    with ThreadPoolExecutor(max_workers=PARALLEL_INSTALLS) as pool:
+        futures = [pool.submit(job) for job in jobs]
+        wait(futures)
+    return [f.result() for f in futures]
+
+
+def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
+    """Re-resolve every target's package and rewrite the lock files (then commit them)."""
+    folder = tools or _paths.tools_dir()
+    start = time.monotonic()
+    npm, pypi, hosts = _split(load_pins(targets_dir))
+    with _exclusive(folder):
+        steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
+        steps += [HOST_BUILDERS[pin.registry].lock(pin, folder) for pin in hosts]
+    return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
+
+
+def tool_status(targets_dir: Path | None = None, tools: Path | None = None) -> list[ToolStatus]:
+    """Pinned versus installed, per target package."""
+    folder = tools or _paths.tools_dir()
+    out: list[ToolStatus] = []
+    for pin in load_pins(targets_dir):
+        if pin.registry == "npm":
+            got = _npm.installed_version(folder, pin.name)
+        elif pin.registry in HOST_BUILDERS:
+            got = HOST_BUILDERS[pin.registry].installed_version(folder, pin.target, pin.name)
+        else:
+            got = _pypi.installed_version(folder, pin.target, pin.name)
+        out.append(ToolStatus(pin.target, pin.registry, pin.name, pin.version, got))
+    return out
+
+
+def check_status(statuses: list[ToolStatus]) -> None:
+    """Raise a CompareError naming every package that is missing or at another version."""
+    bad = [s for s in statuses if not s.ok]
+    if bad:
+        detail = ", ".join(
+            f"{s.target}: {s.name} {s.installed or 'missing'} (pinned {s.pinned})" for s in bad
+        )
+        raise CompareError(
+            f"tools do not match the targets: {detail}", "run: mcp-compare tools install"
+        )

@@ -1,0 +1,143 @@
+"""The judge: from a cell's transcript and plan to its checks and its verdict.
+
+Judging happens after the run, in the harness, so old transcripts can be re-judged when a
+model or a rule changes (``mcp-compare run --rejudge``) without a client.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from compare.exchange._scenarios import COMMON_FILES, Scenario, common_checks, in_window
+from compare.judge._transcript import read_transcript
+from compare.judge._validate import NotJudged
+from compare.judge._verdicts import worst
+from compare.judge.rules import RULES, Context
+from compare.judge.rules.probes import fixture_changes, read_probes
+
+
+def judge_checks(
+    scenario: Scenario,
+    cell: Path,
+    plan: dict[str, Any],
+    known_revisions: list[str],
+    process: dict[str, Any] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Evaluate every check of ``scenario`` (then the common wire checks) on the transcript."""
+    tx = read_transcript(cell / "transcript.jsonl")
+    revision = str(plan["revision"])
+    ctx = Context(tx, plan, revision, known_revisions, process)
+    checks: list[dict[str, Any]] = []
+    for check in [*scenario.checks, *common_checks(scenario.side)]:
+        if check.revisions and not in_window(revision, check.revisions):
+            continue
+        entry: dict[str, Any] = {
+            "id": check.id,
+            "title": check.title,
+            "expected": check.expected,
+            "refs": check.refs_for(revision),
+        }
+        ctx.check_probes = check.probes
+        ctx.params = check.params
+        try:
+            out = RULES[check.rule].fn(ctx)
+        except NotJudged as err:
+            entry.update(verdict="error", outcome=None, observed="", reason=str(err), evidence=[])
+        except Exception as err:  # a rule bug must not lose the cell; it is reported as such
+            failure = f"{type(err).__name__}: {err}"
+            entry.update(
+                verdict="error",
+                outcome=None,
+                observed="",
+                reason=f"not run, because the rule {check.rule} failed: {failure}",
+                evidence=[],
+            )
+        else:
+            grade = check.outcomes[out.name]
+            entry.update(
+                verdict=grade["verdict"],
+                outcome=out.name,
+                observed=out.observed,
+                reason=f"{grade['means']} ({out.observed})" if out.observed else grade["means"],
+                evidence=out.evidence,
+            )
+        checks.append(entry)
+    facts: dict[str, Any] = {
+        "client_info": ctx.init_params.get("clientInfo"),
+        "client_protocol_version": ctx.init_params.get("protocolVersion"),
+        "client_capabilities": ctx.init_params.get("capabilities"),
+        "negotiated_revision": ctx.negotiated if ctx.initialize or ctx.modern_requests() else None,
+        "transcript_damage": tx.damage,
+        "wire_lines": len(tx.lines),
+    }
+    if scenario.raw.get("probe"):
+        # The enforcement table the site draws (operation × place per probe step).
+        facts["probes"] = [p.as_json() for p in read_probes(ctx)]
+        facts["fixture_changes"] = fixture_changes(ctx)
+    if ctx.initialize is None and ctx.modern_requests():
+        meta = ctx.modern_requests()[0].params.get("_meta", {})
+        facts["client_info"] = meta.get("io.modelcontextprotocol/clientInfo")
+        facts["client_protocol_version"] = meta.get("io.modelcontextprotocol/protocolVersion")
+        facts["client_capabilities"] = meta.get("io.modelcontextprotocol/clientCapabilities")
+    return _writable(checks), _writable(facts)
+
+
+def _writable(value: Any) -> Any:
+    """``value`` with every lone surrogate shown as its escape (``\\ud800``).
+
+    A client can put ``"\\ud800"`` in any string it sends; JSON decodes it to a lone
+    surrogate, which no UTF-8 writer accepts, so a verdict quoting it could not be written.
+    """
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_writable(v) for v in value]
+    if isinstance(value, dict):
+        return {_writable(k): _writable(v) for k, v in value.items()}
+    return value
+
+
+def read_done(cell: Path) -> dict[str, Any] | None:
+    """The peer's own account of why it stopped, if it got to write one."""
+    try:
+        value = json.loads((cell / "done.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str, str]:
+    """The cell's verdict and a one-sentence reason a reader can check in the transcript."""
+    if process.get("ended_by") == "timeout":
+        # ``process`` may come back from a hand-edited verdict.json (``--rejudge``): the
+        # bound is shown only when it is a number.
+        bound = process.get("timeout_s")
+        after = f" after {bound:g} s" if _is_number(bound) else ""
+        return "error", f"timed out{after}; client killed"
+    if process.get("setup_failed"):
+        return "error", str(process["setup_failed"])
+    verdict = worst([c["verdict"] for c in checks])
+    culprit = next((c for c in checks if c["verdict"] == verdict), None)
+    reason = f"{culprit['id']}: {culprit['reason']}" if culprit else "no checks"
+    wire = {c.id for side in COMMON_FILES for c in common_checks(side)}
+    own = [c for c in checks if c["id"] not in wire]
+    if verdict == "pass" and own and all(c["verdict"] == "informational" for c in own):
+        # Nothing the scenario is about was graded (e.g. the client refused the revision or
+        # closed before the scenario's step): a clean wire alone must not read as a pass.
+        return "informational", f"{own[0]['id']}: {own[0]['reason']}"
+    if verdict in ("pass", "informational") and checks:
+        reason = "; ".join(f"{c['id']}: {c.get('outcome')}" for c in checks)
+    extra = []
+    if process.get("sigkill"):
+        extra.append("the client ignored SIGTERM and was killed")
+    if process.get("leftover_killed"):
+        extra.append(f"{process['leftover_killed']} leftover process(es) killed")
+    if extra:
+        reason += " (" + "; ".join(extra) + ")"
+    return verdict, reason
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -1,0 +1,94 @@
+"""Handshake rules: what the client's initialize (or first 2026-07-28 request) says, and
+whether it went on after the peer chose a version. What it declares as a capability is the
+generic ``capability-declared`` rule (``generic.py``).
+"""
+
+from __future__ import annotations
+
+from compare.judge._validate import validate_line
+from compare.judge.rules._context import Context
+from compare.judge.rules._registry import (
+    Outcome,
+    _ev,
+    measured_start_failure,
+    rule,
+    stopped_early,
+)
+
+
+@rule(
+    "initialize-valid",
+    ("valid", "invalid", "absent", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
+def _initialize_valid(ctx: Context) -> Outcome:
+    init = ctx.initialize
+    if init is None or init.raw is None:
+        return Outcome("absent", "no initialize request in the transcript")
+    ok, errors = validate_line(init.raw, ctx.revision)
+    if ok:
+        return Outcome("valid", f"valid at {ctx.revision}", _ev(init))
+    return Outcome("invalid", "; ".join(errors[:5]), _ev(init))
+
+
+@rule(
+    "protocol-version",
+    ("known", "unknown", "absent", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
+def _protocol_version(ctx: Context) -> Outcome:
+    init = ctx.initialize
+    version = ctx.init_params.get("protocolVersion")
+    if not isinstance(version, str):
+        return Outcome("absent", "no protocolVersion", _ev(init))
+    known = version in ctx.known_revisions and version != "draft"
+    return Outcome("known" if known else "unknown", f"asked for {version}", _ev(init))
+
+
+@rule("client-info", ("present", "absent", "exited-before-initialize"), gate=measured_start_failure)
+def _client_info(ctx: Context) -> Outcome:
+    info = ctx.init_params.get("clientInfo")
+    if isinstance(info, dict) and isinstance(info.get("name"), str) and "version" in info:
+        return Outcome("present", f"{info['name']} {info.get('version')}", _ev(ctx.initialize))
+    return Outcome("absent", f"clientInfo = {info!r}", _ev(ctx.initialize))
+
+
+@rule(
+    "initialized-sent",
+    ("sent", "absent", "version-refused", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
+def _initialized_sent(ctx: Context) -> Outcome:
+    line = next((x for x in ctx.tx.incoming() if x.method == "notifications/initialized"), None)
+    if line is None:
+        early = stopped_early(ctx)
+        if early is not None and early.name == "version-refused":
+            return early
+        return Outcome("absent", "no notifications/initialized")
+    return Outcome("sent", f"at t={line.t:.3f} s", _ev(line))
+
+
+@rule(
+    "discover-first",
+    ("discover", "initialize-only", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
+def _discover_first(ctx: Context) -> Outcome:
+    disc = next((x for x in ctx.tx.incoming() if x.method == "server/discover"), None)
+    init = ctx.initialize
+    if disc is not None and (init is None or disc.n < init.n):
+        return Outcome("discover", "server/discover before initialize", _ev(disc, init))
+    return Outcome("initialize-only", "no server/discover before initialize", _ev(init))
+
+
+# -- version window ---------------------------------------------------------------------------
+@rule("revision-accepted", ("accepted", "disconnected", "no-initialize"))
+def _revision_accepted(ctx: Context) -> Outcome:
+    init = ctx.initialize
+    if init is None:
+        return Outcome("no-initialize", "no initialize request")
+    note = next((x for x in ctx.tx.incoming() if x.method == "notifications/initialized"), None)
+    answer = ctx.plan.get("answer_revision")
+    if note is not None:
+        return Outcome("accepted", f"went on after the server chose {answer}", _ev(init, note))
+    return Outcome("disconnected", f"no initialized after the server chose {answer}", _ev(init))

@@ -1,0 +1,147 @@
+"""Server-side rules: what a server does with roots, read from the scripted client's transcript.
+
+In a server cell the scripted client is "us": ``out`` lines are ours, ``in`` lines are the
+server's. Every rule here first asks whether the handshake happened (the scripted client's
+``initialize`` step); a server that never answered it gave the scenario nothing to read.
+When a roots/list came is told by the step notes the scripted client wrote around each step.
+"""
+
+from __future__ import annotations
+
+from compare.judge._transcript import Line
+from compare.judge.rules._context import Context
+from compare.judge.rules._registry import Outcome, _ev, rule
+
+#: The outcome of every server rule when the handshake never completed.
+NO_INIT = ("no-initialize",)
+
+
+def handshake_failed(ctx: Context) -> Outcome | None:
+    """``no-initialize`` when the server never answered our initialize with a result."""
+    trace = ctx.tx.steps.get("initialize")
+    if trace is not None and trace.outcome == "ok":
+        return None
+    if trace is None or trace.outcome is None:
+        return Outcome("no-initialize", "the scripted client never finished initialize")
+    why = {"error": "answered it with an error", "timeout": "never answered it"}
+    said = why.get(str(trace.outcome), str(trace.outcome))
+    return Outcome("no-initialize", f"the server {said}", _ev(ctx.tx.by_n(trace.evidence)))
+
+
+def _initialized_n(ctx: Context) -> int | None:
+    return next(
+        (x.n for x in ctx.tx.lines if x.dir == "out" and x.method == "notifications/initialized"),
+        None,
+    )
+
+
+def roots_requests(ctx: Context) -> list[Line]:
+    """Every roots/list request the server sent, in order."""
+    return [x for x in ctx.tx.incoming() if x.is_request and x.method == "roots/list"]
+
+
+def _declared(ctx: Context) -> bool:
+    caps = ctx.plan.get("capabilities")
+    return isinstance(caps, dict) and "roots" in caps
+
+
+def _when(ctx: Context, first: Line) -> str:
+    """The phase the first roots/list came in, by the step notes around it."""
+    initialized = _initialized_n(ctx)
+    if initialized is None or first.n < initialized:
+        return "before-initialized"
+    changed = ctx.tx.steps.get("changed")
+    if changed is not None and first.n > changed.start_n:
+        return "on-list-changed"
+    call = ctx.tx.steps.get("call")
+    if call is not None and first.n > call.start_n:
+        return "on-tool-call"
+    return "after-initialized"
+
+
+@rule(
+    "server-asks",
+    ("after-initialized", "on-tool-call", "on-list-changed", "before-initialized", "never",
+     *NO_INIT),
+    ("call",),
+    gate=handshake_failed,
+)  # fmt: skip
+def _server_asks(ctx: Context) -> Outcome:
+    asks = roots_requests(ctx)
+    if not asks:
+        return Outcome("never", "no roots/list request in the whole exchange")
+    first = asks[0]
+    phase = _when(ctx, first)
+    return Outcome(
+        phase,
+        f"first roots/list at line {first.n} ({first.t:.2f} s), {len(asks)} in all",
+        _ev(first),
+    )
+
+
+@rule("server-asks-undeclared", ("not-asked", "asked", "declared", *NO_INIT), gate=handshake_failed)
+def _server_asks_undeclared(ctx: Context) -> Outcome:
+    if _declared(ctx):
+        return Outcome("declared", "the scripted client declared roots in this scenario")
+    asks = roots_requests(ctx)
+    if asks:
+        return Outcome(
+            "asked",
+            f"roots/list at line {asks[0].n} though no roots capability was declared"
+            f" ({len(asks)} in all)",
+            _ev(*asks[:5]),
+        )
+    return Outcome("not-asked", "no roots/list request in the whole exchange")
+
+
+def _notification_sent(ctx: Context) -> int | None:
+    """Our notifications/roots/list_changed line, if it reached the server's stdin."""
+    changed = ctx.tx.steps.get("changed")
+    n = changed.evidence if changed is not None else None
+    return None if n is None or ctx.write_failed(n) else n
+
+
+@rule("server-refresh", ("asked-again", "not-asked-again", "not-sent", *NO_INIT), ("changed",),
+      gate=handshake_failed)  # fmt: skip
+def _server_refresh(ctx: Context) -> Outcome:
+    sent = _notification_sent(ctx)
+    if sent is None:
+        return Outcome("not-sent", "notifications/roots/list_changed never reached the server")
+    again = [x for x in roots_requests(ctx) if x.n > sent]
+    if again:
+        wait = again[0].t - (ctx.tx.by_n(sent) or again[0]).t
+        return Outcome("asked-again", f"roots/list {wait:.2f} s after list_changed", _ev(again[0]))
+    return Outcome("not-asked-again", f"no roots/list after list_changed (line {sent})", [sent])
+
+
+@rule(
+    "list-changed-reply",
+    ("no-reply", "replied", "not-sent", "closed", *NO_INIT),
+    ("changed",),
+    gate=handshake_failed,
+)
+def _list_changed_reply(ctx: Context) -> Outcome:
+    sent = _notification_sent(ctx)
+    if sent is None:
+        return Outcome("not-sent", "notifications/roots/list_changed never reached the server")
+    ours = [x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request]
+    replies = [
+        x
+        for x in ctx.tx.incoming()
+        if x.n > sent
+        and x.is_response
+        and not any(type(i) is type(x.obj.get("id")) and i == x.obj.get("id") for i in ours)
+    ]
+    if replies:
+        return Outcome(
+            "replied",
+            f"a response (id {replies[0].obj.get('id')!r}) after the notification",
+            _ev(*replies[:5]),
+        )
+    closed = next(
+        (n for n, note in ctx.tx.notes if note.get("event") == "server-closed" and n > sent), None
+    )
+    done = next((n for n, note in ctx.tx.notes if note.get("event") == "done"), None)
+    if closed is not None and (done is None or closed < done):
+        return Outcome("closed", f"the server closed its stdout (line {closed}) before the end")
+    return Outcome("no-reply", f"no response to the notification (line {sent})", [sent])

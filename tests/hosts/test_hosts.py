@@ -1,0 +1,239 @@
+"""Each host program against a tiny stdlib server: what the real SDK client put on the wire.
+
+Each host runs once per common variant (roots, no-roots, as host plans; roots with the add-root
+signal) and every test reads that run's record. What the pinned client versions were measured
+to do — the root URI each SDK produced for a folder named ``web #staging é``, the answer to
+``roots/list`` without a roots handler, what each sends first, the add-root → list_changed path
+— is data in ``tests/golden/sdk_hosts.json`` (``make golden`` rewrites it); the tests here
+check it and what holds for any client: the hosts exit cleanly, call tools as told, report bad
+servers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _golden import GoldenFile
+
+from compare.exchange._host_plan import common, host_plan
+from compare.install import venv_python
+
+HOSTS = Path(__file__).resolve().parents[2] / "compare" / "hosts"
+TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
+FOLDER = "web #staging é"
+TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"]
+#: Hosts built by `tools install` into tools/hosts/<id>/bin/host (compiled languages).
+BUILT = {"go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"}
+
+pytestmark = pytest.mark.clients
+
+
+def host_argv(target: str, tools: Path) -> list[str]:
+    if target == "ts-sdk":
+        return ["node", str(HOSTS / "ts_sdk_host.mjs")]
+    if target in BUILT:
+        return [str(tools / "hosts" / target / "bin" / "host")]
+    script = {"py-sdk": "py_sdk_host.py", "fastmcp": "fastmcp_host.py"}[target]
+    return [str(venv_python(tools, target)), str(HOSTS / script)]
+
+
+@dataclass(frozen=True)
+class HostRun:
+    """One host run against the tiny server: the process and every raw line both ways."""
+
+    done: subprocess.CompletedProcess[str]
+    lines: list[dict[str, Any]]
+    workspace: Path
+
+    def received(self) -> list[dict[str, Any]]:
+        return [json.loads(x["raw"]) for x in self.lines if x["dir"] == "in"]
+
+    def answer(self, request_id: str) -> tuple[dict[str, Any], str]:
+        """The client's parsed answer to one of the server's requests, and its raw text."""
+        for line in self.lines:
+            if line["dir"] == "in" and json.loads(line["raw"]).get("id") == request_id:
+                return json.loads(line["raw"]), line["raw"]
+        raise AssertionError(f"no answer to {request_id}: {self.lines}")
+
+    def initialize(self) -> dict[str, Any]:
+        return next(m for m in self.received() if m.get("method") == "initialize")
+
+
+def plan_argv(target: str, tools: Path, folder: Path, variant: str = "no-roots") -> list[str]:
+    """The host's command line up to ``--``, with the plan of a common variant written into
+    ``folder`` (its workspace is ``folder/FOLDER``, its control folder ``folder/control``)."""
+    workspace, control = folder / FOLDER, folder / "control"
+    workspace.mkdir(parents=True, exist_ok=True)
+    control.mkdir(exist_ok=True)
+    plan = folder / "host-plan.json"
+    fragment = common().variants[variant]
+    plan.write_text(json.dumps(host_plan(fragment, workspace, control)), encoding="utf-8")
+    return [*host_argv(target, tools), "--plan", str(plan)]
+
+
+def run_host(target: str, tools: Path, folder: Path, *, no_roots: bool) -> HostRun:
+    workspace = folder / FOLDER
+    record = folder / "record.jsonl"
+    server = [sys.executable, str(TINY_SERVER), "--record", str(record)]
+    argv = plan_argv(target, tools, folder, "no-roots" if no_roots else "roots")
+    if not no_roots:
+        server += ["--control", str(folder / "control")]
+    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    done = subprocess.run(
+        [*argv, "--", *server], capture_output=True, text=True, timeout=60, env=env, check=False
+    )
+    # A host that never started the server leaves no record: its own tests fail, not all.
+    text = record.read_text(encoding="utf-8") if record.exists() else ""
+    return HostRun(done, [json.loads(x) for x in text.splitlines()], workspace)
+
+
+@pytest.fixture(scope="module")
+def runs(tools: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], HostRun]:
+    out: dict[tuple[str, str], HostRun] = {}
+    for target in TARGETS:
+        for mode in ("roots", "no-roots"):
+            folder = tmp_path_factory.mktemp(f"{target}-{mode}")
+            out[(target, mode)] = run_host(target, tools, folder, no_roots=mode == "no-roots")
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["roots", "no-roots"])
+def test_host_exits_0_when_the_server_closes(
+    target: str, mode: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    run = runs[(target, mode)]
+    assert run.done.returncode == 0, run.done.stderr
+    assert "Traceback" not in run.done.stderr
+
+
+def measured(target: str, runs: dict[tuple[str, str], HostRun]) -> dict[str, Any]:
+    """What one SDK put on the wire, as kept in ``tests/golden/sdk_hosts.json``."""
+    run = runs[(target, "roots")]
+    init = run.initialize()["params"]
+    result, _raw = run.answer("roots-1")
+    prefix = f"file://{run.workspace.parent.as_posix()}/"
+    uris = [r["uri"] for r in result["result"]["roots"]]
+    opening = run.received()[0]
+    second, _raw = run.answer("roots-2")
+    later = [r["uri"] for r in second["result"]["roots"]]
+    refusal, _raw = runs[(target, "no-roots")].answer("roots-1")
+    facts: dict[str, Any] = {
+        # the roots/list answer for FOLDER, after the workspace's parent folder
+        "roots": [u.removeprefix(prefix) if u.startswith(prefix) else u for u in uris],
+        "asks_for": init["protocolVersion"],
+        "roots_capability": init["capabilities"].get("roots"),
+        "first_request": opening.get("method"),
+        "no_roots_answer": refusal.get("error", {}).get("code", "result"),
+        "sends_list_changed": "notifications/roots/list_changed"
+        in [m.get("method") for m in run.received()],
+        # fastmcp's set_roots() only reaches sessions opened later: its live one keeps the old list
+        # (Java's Path.toUri() ends a folder's URI with a slash; both forms name the folder)
+        "shows_added_root": any(u.rstrip("/").endswith("/added%20root%20%C3%BC") for u in later),
+    }
+    if opening.get("method") == "server/discover":
+        meta = opening["params"]["_meta"]
+        facts["discover_meta"] = {
+            key: meta.get(f"io.modelcontextprotocol/{key}")
+            for key in ("protocolVersion", "clientCapabilities")
+        }
+    return facts
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_measured_behaviour_matches_golden(
+    target: str, runs: dict[tuple[str, str], HostRun], golden: Callable[[str], GoldenFile]
+) -> None:
+    """Root URI, default error, asked version, opening request, list_changed: as recorded."""
+    golden("sdk_hosts").expect(target, measured(target, runs))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_no_roots_variant_declares_no_roots(
+    target: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    run = runs[(target, "no-roots")]
+    assert "roots" not in run.initialize()["params"]["capabilities"]
+    reply, raw = run.answer("roots-1")
+    assert "error" in reply or "result" in reply, raw
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_each_listed_tool_is_called_with_empty_arguments(
+    target: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    calls = [m for m in runs[(target, "roots")].received() if m.get("method") == "tools/call"]
+    assert [(c["params"]["name"], c["params"]["arguments"]) for c in calls] == [("probe", {})]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_add_root_creates_the_folder_and_asks_again(
+    target: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    run = runs[(target, "roots")]
+    assert (run.workspace / "added root ü").is_dir()
+    second, raw = run.answer("roots-2")
+    assert isinstance(second.get("result", {}).get("roots"), list), raw
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_host_reports_a_server_that_cannot_start(target: str, tools: Path, tmp_path: Path) -> None:
+    argv = [*plan_argv(target, tools, tmp_path), "--", "/nonexistent/srv"]
+    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode != 0
+    assert "host:" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
+    target: str, tools: Path, tmp_path: Path
+) -> None:
+    # A server that reads the first request (initialize or server/discover), then exits
+    # without answering: the connection closes under a pending request.
+    server = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
+    argv = [*plan_argv(target, tools, tmp_path), "--", *server]
+    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_host_refuses_a_missing_server_command(tools: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        plan_argv("py-sdk", tools, tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0 and "SERVER_COMMAND" in done.stderr
+
+
+def test_fastmcp_rejects_the_plain_path_its_docs_show(tools: Path, tmp_path: Path) -> None:
+    """Why the fastmcp host prefixes file://: the documented plain path fails at construction."""
+    code = (
+        "import sys\nfrom fastmcp import Client\n"
+        "from fastmcp.client.transports import StdioTransport\n"
+        "try:\n    Client(StdioTransport('true', []), roots=[sys.argv[1]])\n"
+        "except Exception as err:\n    print(type(err).__name__, err)\n"
+        "else:\n    print('accepted')\n"
+    )
+    done = subprocess.run(
+        [str(venv_python(tools, "fastmcp")), "-c", code, str(tmp_path / FOLDER)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.stdout.startswith("ValidationError"), done.stdout + done.stderr
+    assert "relative URL without a base" in done.stdout

@@ -1,0 +1,150 @@
+"""The installer: real installs from the registries, and clear errors for what can go wrong."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compare import _paths
+from compare._errors import CompareError
+from compare.exchange._targets import TARGETS_DIR
+from compare.install import check_status, install_tools, lock_tools, tool_status
+
+MC = [sys.executable, "-m", "compare"]
+
+
+def bumped_targets(tmp_path: Path, target: str, old: str, new: str) -> Path:
+    """A copy of one shipped target file whose pinned version is changed."""
+    folder = tmp_path / "targets"
+    folder.mkdir()
+    text = (TARGETS_DIR / f"{target}.yaml").read_text(encoding="utf-8")
+    assert f'version: "{old}"' in text
+    (folder / f"{target}.yaml").write_text(text.replace(f'"{old}"', f'"{new}"'), encoding="utf-8")
+    return folder
+
+
+def mc(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MC, *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+        check=False,
+        cwd=_paths.PROJECT_ROOT,
+    )
+
+
+@pytest.mark.clients
+def test_install_puts_every_pinned_client_in_the_tools_folder() -> None:
+    install_tools()
+    statuses = tool_status()
+    assert {s.target for s in statuses} >= {"ts-sdk", "py-sdk", "fastmcp"}
+    assert [s for s in statuses if not s.ok] == []
+    check_status(statuses)
+
+
+@pytest.mark.clients
+def test_second_install_does_nothing() -> None:
+    install_tools()
+    report = install_tools()
+    assert all("already installed" in step for step in report.steps), report.steps
+    assert report.size_bytes > 0
+
+
+@pytest.mark.clients
+def test_list_fails_on_a_version_mismatch(tmp_path: Path) -> None:
+    install_tools()
+    targets = bumped_targets(tmp_path, "py-sdk", "2.3.0", "2.2.0")
+    [status] = tool_status(targets)
+    assert (status.pinned, status.installed, status.ok) == ("2.2.0", "2.3.0", False)
+    with pytest.raises(CompareError, match=re.escape("mcp 2.3.0 (pinned 2.2.0)")):
+        check_status([status])
+    done = mc("tools", "list", "--targets", str(targets))
+    assert done.returncode == 2
+    assert "pinned 2.2.0" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_list_reports_a_client_that_is_not_installed(tmp_path: Path) -> None:
+    statuses = tool_status(tools=tmp_path / "empty-tools")
+    assert statuses and all(s.installed is None and not s.ok for s in statuses)
+
+
+def test_install_refuses_a_package_json_that_does_not_match_the_targets(tmp_path: Path) -> None:
+    targets = bumped_targets(tmp_path, "ts-sdk", "1.32.2", "1.32.1")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    shutil.copy(_paths.PROJECT_ROOT / "tools" / "package.json", tools / "package.json")
+    shutil.copy(_paths.PROJECT_ROOT / "tools" / "package-lock.json", tools / "package-lock.json")
+    with pytest.raises(CompareError, match="does not match the target files"):
+        install_tools(targets, tools)
+
+
+def test_install_refuses_a_requirements_file_without_the_pin(tmp_path: Path) -> None:
+    targets = bumped_targets(tmp_path, "fastmcp", "4.2.3", "4.2.2")
+    tools = tmp_path / "tools"
+    (tools / "requirements").mkdir(parents=True)
+    shutil.copy(
+        _paths.PROJECT_ROOT / "tools" / "requirements" / "fastmcp.txt",
+        tools / "requirements" / "fastmcp.txt",
+    )
+    with pytest.raises(CompareError, match=re.escape("does not pin fastmcp==4.2.2")):
+        install_tools(targets, tools)
+
+
+def test_missing_requirements_file_says_to_lock(tmp_path: Path) -> None:
+    targets = bumped_targets(tmp_path, "py-sdk", "2.3.0", "2.3.0")
+    with pytest.raises(CompareError, match="tools lock"):
+        install_tools(targets, tmp_path / "tools")
+
+
+def test_missing_npm_is_a_clear_error(tmp_path: Path) -> None:
+    targets = bumped_targets(tmp_path, "ts-sdk", "1.32.2", "1.32.2")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    shutil.copy(_paths.PROJECT_ROOT / "tools" / "package-lock.json", tools / "package-lock.json")
+    from compare.install._npm import package_json
+    from compare.install._pins import load_pins
+
+    (tools / "package.json").write_text(package_json(load_pins(targets)), encoding="utf-8")
+    # A PATH with git (other stages import GitPython, which wants it) but no node or npm.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    git = shutil.which("git")
+    assert git, "git is needed by the CLI"
+    (bin_dir / "git").symlink_to(git)
+    env = {**os.environ, "PATH": str(bin_dir), "MCP_COMPARE_TOOLS": str(tools)}
+    done = mc("tools", "install", "--targets", str(targets), env=env)
+    assert done.returncode == 2
+    assert "node was not found on PATH" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_registry_failure_is_a_clear_error(tmp_path: Path) -> None:
+    """A version the registry does not have: pip's own failure, as a CompareError."""
+    targets = bumped_targets(tmp_path, "py-sdk", "2.3.0", "0.0.999")
+    with pytest.raises(CompareError, match="pip install failed"):
+        lock_tools(targets, tmp_path / "tools")
+
+
+@pytest.mark.clients
+def test_lock_writes_a_closure_that_install_then_accepts(tmp_path: Path) -> None:
+    """lock → install round trip for one PyPI target, in a private tools folder."""
+    targets = bumped_targets(tmp_path, "py-sdk", "2.3.0", "2.3.0")
+    tools = tmp_path / "tools"
+    report = lock_tools(targets, tools)
+    assert report.steps[0] == "no npm targets"
+    text = (tools / "requirements" / "py-sdk.txt").read_text(encoding="utf-8")
+    assert text.startswith("# generated by `mcp-compare tools lock`")
+    pinned = [line for line in text.splitlines() if not line.startswith("#")]
+    assert "mcp==2.3.0" in pinned and all("==" in line for line in pinned)
+    assert install_tools(targets, tools).steps == ["no npm targets", "py-sdk: already installed"]
+    [status] = tool_status(targets, tools)
+    assert status.ok

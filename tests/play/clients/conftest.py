@@ -1,0 +1,246 @@
+"""One real run of the five CLI targets, shared by every test in this folder.
+
+The run goes through ``mcp-compare run`` in a child process whose own ``HOME`` and XDG folders
+point at a sentinel folder: if a client (or the harness) fell back to the caller's home instead
+of the cell's, the sentinel would change. The child's ``TMPDIR`` is a folder of this session,
+so every cell folder, workspace and peer plan lives under one path that a process scan can look
+for afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pwd
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare import _paths
+from compare._errors import CompareError
+from compare.exchange._targets import Target, load_targets
+
+#: The targets this folder is about, with the npm binary each one runs.
+CLI_BINS = {
+    "claude-code": "claude",
+    "opencode": "opencode",
+    "gemini-cli-health": "gemini",
+    "gemini-cli-prompt": "gemini",
+    "codex": "codex",
+}
+#: A whole target's run (every scenario × revision, two at a time) must end within this.
+RUN_BOUND_S = 900
+#: Where the clients keep their state under a home folder; the real home's copies must not move.
+CLIENT_HOME_PATHS = (
+    ".claude.json",
+    ".claude",
+    ".gemini",
+    ".codex",
+    ".config/opencode",
+    ".local/share/opencode",
+    ".local/state/opencode",
+    ".cache/opencode",
+    ".cache/claude-cli-nodejs",
+)
+
+
+def snapshot(root: Path, limit: int = 20000) -> dict[str, tuple[int, int]]:
+    """Every path under ``root`` (or ``root`` itself) with its mtime and size, for comparison."""
+    found: dict[str, tuple[int, int]] = {}
+    if not root.exists():
+        return found
+    items = [root, *root.rglob("*")] if root.is_dir() else [root]
+    for path in items[:limit]:
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        found[str(path)] = (info.st_mtime_ns, info.st_size)
+    return found
+
+
+def processes_mentioning(needle: str) -> list[str]:
+    """Live processes whose command line, environment or working folder names ``needle``."""
+    mark = needle.encode()
+    hits = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        proc = Path("/proc") / entry
+        try:
+            if (proc / "stat").read_bytes().split(b") ", 1)[1][:1] == b"Z":
+                continue  # already exited; nothing is running
+        except (OSError, IndexError):
+            continue
+        seen = False
+        for name in ("cmdline", "environ"):
+            with contextlib.suppress(OSError):
+                seen = seen or mark in (proc / name).read_bytes()
+        with contextlib.suppress(OSError):
+            seen = seen or needle in os.readlink(proc / "cwd")
+        if seen:
+            try:
+                cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                cmd = "?"
+            hits.append(f"{entry}: {cmd[:200]}")
+    return hits
+
+
+@dataclass
+class ClientRun:
+    """What one session-wide run of the CLI targets left behind."""
+
+    results: Path
+    wall_s: dict[str, float] = field(default_factory=dict)
+    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    leftovers: list[str] = field(default_factory=list)
+    sentinel_before: dict[str, tuple[int, int]] = field(default_factory=dict)
+    sentinel_after: dict[str, tuple[int, int]] = field(default_factory=dict)
+    real_home_before: dict[str, tuple[int, int]] = field(default_factory=dict)
+    real_home_after: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def verdicts(self, target: str) -> list[dict[str, Any]]:
+        """Every verdict.json of ``target`` from this run."""
+        found = sorted(self.results.glob(f"{target}/*/*/*/verdict.json"))
+        return [json.loads(p.read_text(encoding="utf-8")) for p in found]
+
+    def cell(self, target: str, scenario: str, revision: str) -> Path:
+        (version,) = [p.name for p in (self.results / target).iterdir() if p.is_dir()]
+        return self.results / target / version / scenario / revision
+
+    def verdict(self, target: str, scenario: str, revision: str) -> dict[str, Any]:
+        path = self.cell(target, scenario, revision) / "verdict.json"
+        value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return value
+
+
+def target_entry(target_id: str) -> Target:
+    """The shipped target entry with this id."""
+    (entry,) = [t for t in load_targets() if t.id == target_id]
+    return entry
+
+
+def _real_home() -> Path:
+    """The account's home from the password database, whatever ``HOME`` says."""
+    return Path(pwd.getpwuid(os.getuid()).pw_dir)
+
+
+def _real_home_state() -> dict[str, tuple[int, int]]:
+    home = _real_home()
+    state: dict[str, tuple[int, int]] = {}
+    for rel in CLIENT_HOME_PATHS:
+        state.update(snapshot(home / rel))
+    return state
+
+
+def _require_clients(tools: Path, scratch: Path) -> None:
+    """Every CLI binary is installed and starts; otherwise fail saying which and why."""
+    for target, binary in CLI_BINS.items():
+        path = tools / "node_modules" / ".bin" / binary
+        if not path.exists():
+            pytest.fail(
+                f"{target}: {path} is missing after `mcp-compare tools install`; "
+                "the npm package did not install (see tools/package-lock.json)"
+            )
+        home = scratch / f"version-{binary}"
+        home.mkdir(exist_ok=True)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
+        try:
+            done = subprocess.run(
+                [str(path), "--version"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=env,
+                cwd=home,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as err:
+            pytest.fail(f"{target}: `{binary} --version` could not run: {err}")
+        if done.returncode != 0:
+            pytest.fail(
+                f"{target}: `{binary} --version` exited {done.returncode}: "
+                f"{(done.stderr or done.stdout).strip()[-500:]}"
+            )
+
+
+@pytest.fixture(scope="session")
+def cli_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's tools folder with the pinned CLI clients installed (real npm, idempotent)."""
+    try:
+        from compare.install import install_tools
+
+        install_tools()
+    except CompareError as err:
+        pytest.fail(f"the CLI clients could not be installed: {err}")
+    tools = _paths.tools_dir()
+    _require_clients(tools, tmp_path_factory.mktemp("client-versions"))
+    return tools
+
+
+@pytest.fixture(scope="session")
+def client_run(
+    cli_tools: Path, pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ClientRun]:
+    """Run every scenario × revision of each CLI target once, through the real CLI."""
+    base = tmp_path_factory.mktemp("cli-run")
+    results, scratch, sentinel = base / "results", base / "tmp", base / "sentinel-home"
+    for folder in (results, scratch, sentinel / ".config", sentinel / ".cache"):
+        folder.mkdir(parents=True)
+    (sentinel / ".config" / "marker").write_text("the caller's home\n", encoding="utf-8")
+    known = {t.id for t in load_targets()}
+    missing = sorted(set(CLI_BINS) - known)
+    if missing:
+        pytest.fail(f"target files missing from compare/exchange/targets: {missing}")
+    env = {
+        **os.environ,
+        "HOME": str(sentinel),
+        "XDG_CONFIG_HOME": str(sentinel / ".config"),
+        "XDG_DATA_HOME": str(sentinel / ".local" / "share"),
+        "XDG_CACHE_HOME": str(sentinel / ".cache"),
+        "XDG_STATE_HOME": str(sentinel / ".local" / "state"),
+        "TMPDIR": str(scratch),
+        "MCP_COMPARE_CACHE": str(pinned_spec),
+        "MCP_COMPARE_RESULTS": str(results),
+        "MCP_COMPARE_TOOLS": str(cli_tools),
+    }
+    run = ClientRun(results=results)
+    run.sentinel_before = snapshot(sentinel)
+    run.real_home_before = _real_home_state()
+    cli = Path(sys.executable).parent / "mcp-compare"
+    for target in CLI_BINS:
+        argv = [str(cli), "run", "--target", target, "--jobs", "2", "--json"]
+        started = time.monotonic()
+        try:
+            done = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=RUN_BOUND_S,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{target}: `mcp-compare run` did not end within {RUN_BOUND_S} s")
+        run.wall_s[target] = round(time.monotonic() - started, 2)
+        if done.returncode != 0:
+            pytest.fail(
+                f"{target}: `mcp-compare run` exited {done.returncode}:\n{done.stderr[-2000:]}"
+            )
+        run.summaries[target] = json.loads(done.stdout)
+    time.sleep(0.5)  # a process the harness signalled last gets a moment to go
+    run.leftovers = processes_mentioning(str(base))
+    run.sentinel_after = snapshot(sentinel)
+    run.real_home_after = _real_home_state()
+    sys.stderr.write(f"\nCLI targets, wall time per target: {run.wall_s}\n")
+    yield run

@@ -1,0 +1,194 @@
+"""The two reference servers, driven by the scripted client through the real harness.
+
+Each assertion names what a verdict rests on: the server's own roots/list line (its place
+after our initialized, after our list_changed), the absence of any response after the
+notification, and the server started inside the cell's temporary folder only.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _revisions import revisions
+
+from compare import _paths
+from compare.exchange._scenarios import load_scenarios
+from compare.exchange._targets import load_targets
+from compare.judge._transcript import read_transcript
+from compare.play._cells import Cell
+from compare.play._harness import RunSettings, run_cells
+
+from .test_faults import _marked_processes
+
+pytestmark = pytest.mark.clients
+
+SERVERS = {
+    "server-everything": "mcp-server-everything",
+    "server-filesystem": "mcp-server-filesystem",
+}
+REVISIONS = ["2024-11-05", "2025-11-25"]
+
+
+@pytest.fixture(scope="module")
+def server_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tools = _paths.tools_dir()
+    if not all((tools / "node_modules" / ".bin" / b).exists() for b in SERVERS.values()):
+        from compare.install import install_tools
+
+        install_tools()
+    mp = pytest.MonkeyPatch()
+    mp.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    results = tmp_path_factory.mktemp("server-run") / "results"
+    targets = [t for t in load_targets() if t.id in SERVERS]
+    scenarios = [s for s in load_scenarios() if s.side == "server"]
+    cells = [Cell(t, "default", s, r) for t in targets for s in scenarios for r in REVISIONS]
+    settings = RunSettings(results, spec_commit="test", known_revisions=revisions(), tools=tools)
+    verdicts = run_cells(cells, settings, jobs=2)
+    mp.undo()
+    return {
+        "results": results,
+        "leftovers": _marked_processes(results),
+        "by": {(v["target"], v["scenario"], v["revision"]): v for v in verdicts},
+        "scenarios": len(scenarios),
+    }
+
+
+def _cell(run: dict[str, Any], target: str, scenario: str, revision: str) -> Path:
+    v = run["by"][(target, scenario, revision)]
+    return Path(run["results"]) / target / v["target_version"] / scenario / revision
+
+
+def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
+    return next(c for c in v["checks"] if c["id"] == check)
+
+
+def test_every_cell_ended_cleanly(server_run: dict[str, Any]) -> None:
+    assert len(server_run["by"]) == len(SERVERS) * server_run["scenarios"] * len(REVISIONS)
+    for key, v in server_run["by"].items():
+        assert v["verdict"] in ("pass", "informational"), (key, v["reason"])
+        assert v["process"]["ended_by"] == "self", key
+        assert v["peer_done"]["reason"] == "steps complete", key
+    assert server_run["leftovers"] == []
+
+
+@pytest.mark.parametrize("target", SERVERS)
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_asks_after_initialized_and_again_after_list_changed(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    v = server_run["by"][(target, "server-asks", revision)]
+    asks, refresh = _check(v, "asks"), _check(v, "refresh")
+    assert (asks["outcome"], refresh["outcome"]) == ("after-initialized", "asked-again")
+    tx = read_transcript(_cell(server_run, target, "server-asks", revision) / "transcript.jsonl")
+    first = tx.by_n(asks["evidence"][0])
+    initialized = next(x for x in tx.lines if x.method == "notifications/initialized")
+    assert first is not None and first.dir == "in" and first.method == "roots/list"
+    assert first.n > initialized.n and first.n < tx.steps["call"].start_n
+    again = tx.by_n(refresh["evidence"][0])
+    assert again is not None and again.method == "roots/list"
+    assert again.n > (tx.steps["changed"].evidence or 0)
+    # our answer to that second request (the next "out" line) lists the replaced root
+    ours = next(x for x in tx.lines if x.dir == "out" and x.n > again.n)
+    assert ours.obj["id"] == again.obj["id"]
+    assert ours.obj["result"]["roots"][0]["uri"].endswith("/web%20%23staging%20%C3%A9/other")
+
+
+@pytest.mark.parametrize("target", SERVERS)
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_no_roots_asked_of_an_undeclared_client_and_no_reply(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    v = server_run["by"][(target, "server-asks-undeclared", revision)]
+    own = [c for c in v["checks"] if c["id"].startswith("asks-undeclared")]
+    assert [c["outcome"] for c in own] == ["not-asked"] and v["verdict"] == "pass"
+    tx_path = _cell(server_run, target, "server-asks-undeclared", revision) / "transcript.jsonl"
+    tx = read_transcript(tx_path)
+    assert not any(x.method == "roots/list" for x in tx.incoming())
+    init = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    assert "roots" not in init.obj["params"]["capabilities"]
+    r = server_run["by"][(target, "server-notification-reply", revision)]
+    assert _check(r, "reply")["outcome"] == "no-reply" and r["verdict"] == "pass"
+
+
+def test_servers_run_inside_the_cell_folder(server_run: dict[str, Any]) -> None:
+    plan = json.loads(
+        (
+            _cell(server_run, "server-filesystem", "server-asks", REVISIONS[0]) / "plan.json"
+        ).read_text(encoding="utf-8")
+    )
+    allowed = Path(plan["server_argv"][-1])
+    assert allowed == Path(plan["workspace"])
+    assert allowed.is_relative_to(Path(tempfile.gettempdir()))
+    assert not allowed.is_relative_to(Path.home()) and not allowed.exists()
+
+
+def _probe_lines(run: dict[str, Any], scenario: str, revision: str, check: dict[str, Any]) -> Any:
+    """The tools/call responses among a check's evidence, read back from the transcript."""
+    path = _cell(run, "server-filesystem", scenario, revision) / "transcript.jsonl"
+    tx = read_transcript(path)
+    lines = [tx.by_n(n) for n in check["evidence"]]
+    return [x for x in lines if x is not None and x.dir == "in" and x.is_response]
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_filesystem_enforcement_rests_on_paired_probe_lines(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """Every outside check's outcome agrees with the server's own replies in its evidence,
+    and a refusal is backed by the same tools working inside the root."""
+    v = server_run["by"][("server-filesystem", "server-enforcement", revision)]
+    table = v["probes"]
+    inside = {p["operation"] for p in table if p["place"] == "in-root" and p["result"] == "allowed"}
+    assert {"read", "write", "list", "move"} <= inside  # the baseline the pairing needs
+    for check_id in ("outside", "sibling-prefix", "traversal", "symlink-escape", "case-variant"):
+        check = _check(v, check_id)
+        replies = _probe_lines(server_run, "server-enforcement", revision, check)
+        assert replies, check_id
+        flags = {bool(x.obj["result"].get("isError")) for x in replies}
+        assert flags == ({True} if check["outcome"] == "refused" else {False}), check_id
+        place = check_id
+        rows = [p for p in table if p["place"] == place]
+        assert {p["result"] for p in rows} <= {"refused", "allowed"}
+        if check["outcome"] == "refused":
+            assert all(p["operation"] in inside for p in rows if p["result"] == "refused")
+    # nothing but the probes' own targets changed on disk, and no write landed outside
+    changes = v["fixture_changes"]
+    assert _check(v, "fixture")["outcome"] == "intact"
+    touched = changes["created"] + changes["removed"]
+    assert touched and all(p.split("/")[0] in ("app", "r #1 é") for p in touched)
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_filesystem_stale_roots_follow_list_changed(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """The removed root's probes come after the server re-read the roots, and each refusal
+    follows a success of the same operation there before the change."""
+    v = server_run["by"][("server-filesystem", "server-stale", revision)]
+    removed = _check(v, "removed")
+    tx = read_transcript(_cell(server_run, "server-filesystem", "server-stale", revision)
+                         / "transcript.jsonl")  # fmt: skip
+    changed = tx.steps["changed"].start_n
+    asks = [x for x in tx.incoming() if x.method == "roots/list" and x.n > changed]
+    assert _check(v, "refresh")["outcome"] == ("asked-again" if asks else "not-asked-again")
+    table = v["probes"]
+    before = {p["operation"] for p in table if p["step"] == "before" and p["place"] == "old"
+              and p["result"] == "allowed"}  # fmt: skip
+    after = [p for p in table if p["step"] == "removed" and p["place"] == "old"]
+    assert after and before
+    if removed["outcome"] == "refused":
+        assert all(p["result"] == "refused" and p["operation"] in before for p in after)
+        assert all(min(p["evidence"]) > asks[0].n for p in after)
+    else:
+        assert removed["outcome"] == "allowed"
+        assert any(p["result"] == "allowed" for p in after)
+
+
+def test_everything_server_has_no_file_tools_to_probe(server_run: dict[str, Any]) -> None:
+    v = server_run["by"][("server-everything", "server-enforcement", REVISIONS[0])]
+    assert _check(v, "outside")["outcome"] == "no-file-tools"
+    assert v["probes"] == [] and v["verdict"] == "informational"
