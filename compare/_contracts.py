@@ -116,7 +116,7 @@ CONTRACTS: tuple[Contract, ...] = (
         "results/<cell>/plan.json, upstream-plan.json",
         "run (the play), before the implementation starts",
         "the peer, the scripted client, the judge",
-        "compare/exchange/plan.schema.json",
+        "compare/play/plan.schema.json",
     ),
     Contract(
         "host-plan",
@@ -145,14 +145,14 @@ CONTRACTS: tuple[Contract, ...] = (
         "results/<cell>/process.json",
         "run (the play)",
         "the judge (a damaged verdict judged again)",
-        "compare/exchange/process.schema.json",
+        "compare/play/process.schema.json",
     ),
     Contract(
         "verdict",
         "results/<cell>/verdict.json",
         "run (the judge, sealed by the play)",
         "run's cache, merge, rows, site (through one reader)",
-        "compare/exchange/verdict.schema.json",
+        "compare/judge/verdict.schema.json",
     ),
     Contract(
         "variants",

@@ -28,7 +28,7 @@ from compare.judge._verdicts import VERDICTS
 #: A verdict file larger than this is not read: a flooding client must not stall later stages.
 MAX_VERDICT_BYTES = 4 * 1024 * 1024
 #: Where the published shape lives (tests validate real verdicts against it).
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "exchange" / "verdict.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parent / "verdict.schema.json"
 #: What deciding the current version needs, then what placing a cell in the matrix needs.
 _IDENTITY = ("target", "target_version")
 _PLACE = ("scenario", "revision", "verdict")

@@ -4,7 +4,7 @@ The rows listed as broken a cell whose check had no id or an unknown verdict, wh
 drew the same cell without that check. Now both go through ``compare.judge._verdict``: a
 damaged verdict is refused by every reader with the same reason, and every verdict the harness
 writes (real ones from a results folder, and a crafted unstable cell) matches the published
-schema ``compare/exchange/verdict.schema.json``.
+schema ``compare/judge/verdict.schema.json``.
 """
 
 from __future__ import annotations
