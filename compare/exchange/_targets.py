@@ -19,7 +19,6 @@ from typing import Any
 from compare._errors import CompareError
 from compare.exchange._host_plan import FEATURES, resolve_variants
 from compare.exchange._yaml import check_schema, load_yaml
-from compare.play._proc import DRAIN_S
 
 HERE = Path(__file__).resolve().parent
 TARGETS_DIR = HERE / "targets"
@@ -54,8 +53,9 @@ COMMAND_SLOT = "{command}"
 OPEN_KINDS = ("command", "server")
 #: The id of the generic server target (its command line comes from ``--command``).
 SERVER_COMMAND = "server-command"
-#: A self-ending client's time to exit once the peer has closed, unless its file says more.
-DEFAULT_EXIT_S = DRAIN_S
+#: A self-ending client's time to exit once the peer has closed, unless its file says more
+#: (the play's default bound too: ``compare.play._proc.DRAIN_S``).
+DEFAULT_EXIT_S = 3.0
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_]+)(?::([A-Za-z0-9._@/-]+))?\}|[{}]")
 
 

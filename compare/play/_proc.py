@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compare import _guard
+from compare.exchange._targets import DEFAULT_EXIT_S
 
 MARKER_ENV = "MCP_COMPARE_CELL"
 #: How long one wait on the client lasts before done.json is looked at again.
@@ -28,8 +29,8 @@ POLL_S = 0.02
 #: At most this long for the cell's other processes to go by themselves after the client.
 SETTLE_S = 1.5
 #: At most this long for a self-ending client to exit once the peer is done (a target's
-#: ``exit_s`` overrides it).
-DRAIN_S = 3.0
+#: ``exit_s`` overrides it); the default is target data's, said once there.
+DRAIN_S = DEFAULT_EXIT_S
 
 
 def _stat_pgid(pid: int) -> int | None:

@@ -11,6 +11,7 @@ from compare.judge.rules._registry import (
     MISENCODED,
     OTHER_FORM,
     Outcome,
+    Param,
     _ev,
     _roots,
     best_root,
@@ -94,16 +95,28 @@ def _mrtr_new_id(ctx: Context) -> Outcome:
     )
 
 
-@rule("mrtr-retry-valid", ("valid", "invalid", "no-retry", "legacy"))
+@rule(
+    "mrtr-retry-valid",
+    ("valid", "invalid", "no-retry", "legacy"),
+    params={
+        "definition": Param(
+            "definition",
+            "what the retry's answer to the scenario's embedded request must validate as",
+        )
+    },
+)
 def _mrtr_valid(ctx: Context) -> Outcome:
+    """The whole retry validates at the revision; with ``definition`` (the result type of the
+    request the scenario's ``mrtr`` embeds), so does its ``inputResponses`` entry."""
     early, _first, retry = _retry_or(ctx)
     if early or retry is None or retry.raw is None:
         return early or Outcome("no-retry", "no retry")
     ok, errors = validate_line(retry.raw, ctx.revision)
     key = ctx.plan.get("mrtr", {}).get("key")
+    definition = ctx.params.get("definition")
     responses = retry.params.get("inputResponses")
-    if isinstance(responses, dict) and key in responses:
-        ok2, errors2 = validate_as(responses[key], "ListRootsResult", ctx.revision)
+    if definition and isinstance(responses, dict) and key in responses:
+        ok2, errors2 = validate_as(responses[key], str(definition), ctx.revision)
         ok, errors = ok and ok2, errors + [f"inputResponses.{key}: {e}" for e in errors2]
     if ok:
         return Outcome("valid", f"valid at {ctx.revision}", _ev(retry))
