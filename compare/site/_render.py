@@ -424,6 +424,7 @@ def safe_title(text: str) -> str:
     """A page title for the theme's <title> and header: letters, digits and plain punctuation.
 
     Material prints the title outside our escaping, so anything that could be markup is
-    dropped here (the page's own heading still shows the full, escaped text).
+    dropped here (the page's own heading still shows the full, escaped text). ``+`` and ``#``
+    are no markup there, and the names "C++ SDK" and "C# SDK" need them.
     """
-    return re.sub(r"[^\w .,:·~()/-]", "", text, flags=re.UNICODE).strip()[:120] or "page"
+    return re.sub(r"[^\w .,:·~()/+#-]", "", text, flags=re.UNICODE).strip()[:120] or "page"

@@ -89,6 +89,14 @@ def test_page_titles_drop_anything_that_could_be_markup() -> None:
     assert safe_title("<>") == "page"
 
 
+def test_page_titles_keep_the_plus_and_hash_of_language_names() -> None:
+    """The C++ and C# SDK pages were titled "C SDK": the title filter dropped + and #."""
+    from compare.site._render import safe_title
+
+    assert safe_title("C++ SDK (yurirocha15)") == "C++ SDK (yurirocha15)"
+    assert safe_title("C# SDK") == "C# SDK"
+
+
 # Found by tests/fuzz/test_fuzz_escape.py: a client that writes the JSON escape "\ud800"
 # gets a lone surrogate into any decoded value (its clientInfo, a root's name); a page
 # holding one could not be written as UTF-8, so `render` stopped with a traceback.
