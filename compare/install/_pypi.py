@@ -90,7 +90,8 @@ def install(pin: Pin, tools: Path) -> str:
     locked = _locked(text)
     for spec in (pin.spec, *pin.extras):
         name, _, version = spec.partition("==")
-        if locked.get(canonical(name)) != version:
+        # An extra's requirement (``pkg[extra]==V``) is locked as ``pkg==V``.
+        if locked.get(canonical(name.split("[", 1)[0])) != version:
             raise CompareError(
                 f"{req} does not pin {spec} (the target file asks for it)",
                 "run: mcp-compare tools lock, then commit the requirements file",
