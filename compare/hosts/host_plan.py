@@ -1,4 +1,5 @@
-"""Reading the host plan, for the Python host programs (``py_sdk_host.py``, ``fastmcp_host.py``).
+"""Reading the host plan, for the Python host programs (``py_sdk_host.py``, ``fastmcp_host.py``,
+``pydantic_ai_host.py``).
 
 The contract is ``README.md`` beside this file. The plan is checked against
 ``host-plan.schema.json``, the same file the harness checks the plan it writes against, so the
@@ -22,7 +23,8 @@ from typing import Any, NoReturn
 
 SCHEMA = Path(__file__).resolve().parent / "host-plan.schema.json"
 #: The contract's exit code for a malformed plan or command line. (Exit 3, a feature the SDK
-#: lacks, is never needed here: both Python SDKs register roots, elicitation and sampling.)
+#: lacks, is never needed here: all three Python clients register roots, elicitation and
+#: sampling.)
 BAD_PLAN = 2
 
 

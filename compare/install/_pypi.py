@@ -50,6 +50,19 @@ def _locked(text: str) -> dict[str, str]:
     return found
 
 
+def unpinned(pin: Pin, locked: dict[str, str]) -> str | None:
+    """The first of the pin's requirements the lock does not hold at its version, or None.
+
+    A requirement with extras (``pkg[extra]==V``, how a package's optional group is asked for)
+    is held by ``pkg==V``: ``pip freeze`` writes no extras.
+    """
+    for spec in (pin.spec, *pin.extras):
+        name, _, version = spec.partition("==")
+        if locked.get(canonical(name.split("[", 1)[0])) != version:
+            return spec
+    return None
+
+
 def installed_version(tools: Path, target: str, name: str) -> str | None:
     """The version of ``name`` in the target's venv (read from its dist-info), or None."""
     want = canonical(name)
@@ -87,14 +100,12 @@ def install(pin: Pin, tools: Path) -> str:
     if not req.is_file():
         raise CompareError(f"{req} is missing", "run: mcp-compare tools lock, then commit it")
     text = req.read_text(encoding="utf-8")
-    locked = _locked(text)
-    for spec in (pin.spec, *pin.extras):
-        name, _, version = spec.partition("==")
-        if locked.get(canonical(name)) != version:
-            raise CompareError(
-                f"{req} does not pin {spec} (the target file asks for it)",
-                "run: mcp-compare tools lock, then commit the requirements file",
-            )
+    missing = unpinned(pin, _locked(text))
+    if missing:
+        raise CompareError(
+            f"{req} does not pin {missing} (the target file asks for it)",
+            "run: mcp-compare tools lock, then commit the requirements file",
+        )
     venv = venv_path(tools, pin.target)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     stamp = venv / STAMP

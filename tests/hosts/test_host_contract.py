@@ -6,7 +6,7 @@ the harness's own writer builds (``_host_plan.host_plan``). What holds for every
 with only roots declares roots and answers ``roots/list`` with the folder; ``{}`` declares
 none; a feature the target's data says it ``lacks`` exits 3 with one line, and every feature
 it does not lack is declared; a malformed plan exits 2 with one line. Then the answers of
-the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk and rust-sdk answer
+the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk, rust-sdk and pydantic-ai answer
 ``elicitation/create`` and ``sampling/createMessage`` with what the plan says.
 """
 
@@ -40,6 +40,7 @@ ANSWERING = [
     "java-sdk",
     "kotlin-sdk",
     "rust-sdk",
+    "pydantic-ai",
 ]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}

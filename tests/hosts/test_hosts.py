@@ -29,7 +29,17 @@ from compare.install import venv_python
 HOSTS = Path(__file__).resolve().parents[2] / "compare" / "hosts"
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 FOLDER = "web #staging é"
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"]
+TARGETS = [
+    "ts-sdk",
+    "py-sdk",
+    "fastmcp",
+    "go-sdk",
+    "mcp-go",
+    "rust-sdk",
+    "java-sdk",
+    "kotlin-sdk",
+    "pydantic-ai",
+]
 #: Hosts built by `tools install` into tools/hosts/<id>/bin/host (compiled languages).
 BUILT = {"go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"}
 
@@ -41,7 +51,11 @@ def host_argv(target: str, tools: Path) -> list[str]:
         return ["node", str(HOSTS / "ts_sdk_host.mjs")]
     if target in BUILT:
         return [str(tools / "hosts" / target / "bin" / "host")]
-    script = {"py-sdk": "py_sdk_host.py", "fastmcp": "fastmcp_host.py"}[target]
+    script = {
+        "py-sdk": "py_sdk_host.py",
+        "fastmcp": "fastmcp_host.py",
+        "pydantic-ai": "pydantic_ai_host.py",
+    }[target]
     return [str(venv_python(tools, target)), str(HOSTS / script)]
 
 

@@ -24,7 +24,17 @@ from compare.play._run import select
 
 pytestmark = pytest.mark.clients
 
-TARGETS = ["ts-sdk", "py-sdk", "fastmcp", "go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"]
+TARGETS = [
+    "ts-sdk",
+    "py-sdk",
+    "fastmcp",
+    "go-sdk",
+    "mcp-go",
+    "rust-sdk",
+    "java-sdk",
+    "kotlin-sdk",
+    "pydantic-ai",
+]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
 

@@ -15,6 +15,8 @@ from compare import _paths
 from compare._errors import CompareError
 from compare.exchange._targets import TARGETS_DIR
 from compare.install import check_status, install_tools, lock_tools, tool_status
+from compare.install._pins import Pin
+from compare.install._pypi import unpinned
 
 MC = [sys.executable, "-m", "compare"]
 
@@ -148,3 +150,13 @@ def test_lock_writes_a_closure_that_install_then_accepts(tmp_path: Path) -> None
     assert install_tools(targets, tools).steps == ["no npm targets", "py-sdk: already installed"]
     [status] = tool_status(targets, tools)
     assert status.ok
+
+
+def test_an_extras_requirement_is_held_by_its_package_line() -> None:
+    """pydantic-ai asks for ``pydantic-ai-slim[mcp]==V``; ``pip freeze`` locks it without the
+    extra, and install used to refuse the lock it had just written."""
+    pin = Pin("t", "pypi", "pkg", "1.0", ("pkg[group]==1.0",))
+    assert unpinned(pin, {"pkg": "1.0"}) is None
+    assert unpinned(pin, {"pkg": "2.0"}) == "pkg==1.0"
+    other = Pin("t", "pypi", "pkg", "1.0", ("dep[x]==3",))
+    assert unpinned(other, {"pkg": "1.0", "dep": "2"}) == "dep[x]==3"

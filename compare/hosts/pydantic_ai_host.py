@@ -1,0 +1,155 @@
+"""An application embedding Pydantic AI's MCP client (PyPI ``pydantic-ai-slim[mcp]``).
+
+It is evidence: everything Pydantic AI put on the wire was caused by the few calls below, so a
+reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
+
+    python pydantic_ai_host.py --plan PLAN.json -- SERVER_COMMAND...
+
+Run it with the interpreter of ``tools/venvs/pydantic-ai`` (``mcp-compare tools install``).
+
+Pydantic AI 2 removed ``MCPServerStdio`` in favour of ``MCPToolset`` (``pydantic_ai/mcp.py``
+lines 2434-2435 in pydantic-ai-slim 2.68.0), a toolset built on the fastmcp ``Client``. We
+build it the way its own ``load_mcp_toolsets`` builds one for a configured stdio server
+(mcp.py:2411-2419): ``MCPToolset(StdioTransport(command, args, env), ...)``, with each client
+feature of the plan one of its keyword arguments (``roots=``, ``elicitation_handler=``,
+``sampling_handler=``; mcp.py:961-972), which it hands to ``fastmcp.Client`` unchanged
+(mcp.py:1297-1308). fastmcp and the SDK under it then declare each capability and its
+sub-capabilities themselves, so the plan's ``list_changed``, ``form`` and ``url`` are theirs to
+choose, not ours.
+
+The toolset is driven the way an application drives one: an ``Agent`` whose model is Pydantic
+AI's ``FunctionModel`` (no model service). Its first turn calls every tool the agent was given
+with ``{}``; its next turn ends the run with text. The agent lists the server's tools to build
+the request, so the run lists and calls them as a real model's run would.
+
+Roots are given as a roots handler (``RootsHandler``, which ``roots=`` accepts): a function
+returning the application's current list, each root a ``Root`` with a URI from
+``Path.as_uri()`` and the folder's name, so a root
+added later is what the next ``roots/list`` answers. Pydantic AI has no call of its own to
+announce a change; the toolset's public ``client`` (the fastmcp ``Client``, mcp.py:820-822)
+sends ``notifications/roots/list_changed`` with ``send_roots_list_changed()``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StdioTransport
+from host_plan import Changes, add_folders, options, read_plan
+from mcp_types.jsonrpc import CONNECTION_CLOSED
+from pydantic_ai import Agent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+HOST = "pydantic-ai host"
+
+
+def connection_closed(toolset: MCPToolset[Any]) -> bool:
+    # No public "the server hung up" signal; fastmcp's own StdioTransport reads this same
+    # dispatcher flag (_is_session_dead) to notice a dead session, so we do as it does.
+    return bool(getattr(toolset.client.session._dispatcher, "_closed", False))
+
+
+def as_root(path: Path) -> mcp_types.Root:
+    """One root: the platform's file URI for the folder, named for it (the SDK's Root type,
+    which ``RootsList`` accepts beside plain strings, validates the URI)."""
+    return mcp_types.Root(uri=path.resolve().as_uri(), name=path.name)
+
+
+def handlers(features: dict[str, Any], roots: list[mcp_types.Root]) -> dict[str, Any]:
+    """One MCPToolset argument per feature the plan names; an absent feature gets none, so
+    no callback is registered and the SDK's default is what gets measured."""
+    given: dict[str, Any] = {}
+    if "roots" in features:
+
+        def current_roots(context: Any) -> list[mcp_types.Root]:
+            return list(roots)
+
+        given["roots"] = current_roots
+    if "elicitation" in features:
+        # fastmcp's ElicitResult carries the action explicitly, as its handlers return it.
+        answer = ElicitResult.model_validate(features["elicitation"]["answer"])
+
+        async def elicit(message: str, response_type: Any, params: Any, context: Any) -> Any:
+            return answer
+
+        given["elicitation_handler"] = elicit
+    if "sampling" in features:
+        # A CreateMessageResult is passed through unchanged by fastmcp's sampling wrapper.
+        sampled = mcp_types.CreateMessageResult.model_validate(features["sampling"]["answer"])
+
+        def sample(messages: Any, params: Any, context: Any) -> Any:
+            return sampled
+
+        given["sampling_handler"] = sample
+    return given
+
+
+def call_every_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """The FunctionModel's turn: first call every tool with ``{}``, then end with text."""
+    first_turn = all(isinstance(m, ModelRequest) for m in messages) and len(messages) == 1
+    if first_turn and info.function_tools:
+        return ModelResponse(parts=[ToolCallPart(t.name, {}) for t in info.function_tools])
+    return ModelResponse(parts=[TextPart("done")])
+
+
+async def run(plan: dict[str, Any], command: list[str]) -> None:
+    features = plan["features"]
+    roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
+    changes = Changes.of(plan)
+    # fastmcp's stdio transport. An application passes its server's configured environment;
+    # the harness configures the peer through ours, so all of it is passed on.
+    transport = StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
+    toolset: MCPToolset[Any] = MCPToolset(transport, **handlers(features, roots))
+    agent = Agent(FunctionModel(call_every_tool), toolsets=[toolset])
+    async with agent:  # enters the toolset: fastmcp's default mode="auto", then initialize
+        if plan["session"]["call_tools"]:
+            try:
+                await agent.run("Call every tool you have.")
+            except Exception as err:  # the server's answer is evidence, not our failure
+                print(f"{HOST}: agent run failed: {type(err).__name__}: {err}", file=sys.stderr)
+        while not connection_closed(toolset):
+            for change in changes.due():
+                roots.extend(add_folders(change, as_root))
+                if change["notify"]:
+                    await toolset.client.send_roots_list_changed()
+            await anyio.sleep(0.05)
+
+
+def leaves(err: BaseException) -> list[BaseException]:
+    if isinstance(err, BaseExceptionGroup):
+        return [leaf for sub in err.exceptions for leaf in leaves(sub)]
+    return [err]
+
+
+def main() -> int:
+    plan, command = read_plan(sys.argv[1:], HOST)
+    options(plan, HOST, {})  # this host has no options
+    try:
+        anyio.run(run, plan, command)
+    except Exception as err:
+        # anyio wraps failures in task-group exception groups; name the real causes.
+        causes = leaves(err)
+        for leaf in causes:
+            print(f"{HOST}: {type(leaf).__name__}: {leaf}", file=sys.stderr)
+        # The server hanging up, even mid-request, is the normal end of a session.
+        closed = all(getattr(leaf, "code", None) == CONNECTION_CLOSED for leaf in causes)
+        return 0 if closed else 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
