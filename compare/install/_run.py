@@ -57,6 +57,10 @@ def run(
     done = _run_group(list(argv), cwd, env, what)
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
+        # npm's warnings are not the cause of its failure, and a tree with peer conflicts
+        # (@mastra/core's) prints dozens of them before its error: drop them when there is
+        # more, or the cause (`npm ci`'s "in sync", which install() reads) falls out of view.
+        lines = [x for x in lines if not x.startswith("npm warn")] or lines
         # npm states the cause first and its help last; pip the other way round: keep both ends.
         shown = lines if len(lines) <= 14 else [*lines[:8], "…", *lines[-5:]]
         tail = "\n".join(shown)

@@ -34,6 +34,7 @@ TARGETS = [
     "java-sdk",
     "kotlin-sdk",
     "pydantic-ai",
+    "mastra",
 ]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
@@ -53,6 +54,10 @@ def verdicts(
 
 
 def outcome(verdict: dict[str, Any], check: str) -> str:
+    """A check's outcome; a cell not run (its variant needs a feature the target lacks, as
+    mastra lacks roots) has none, and reads ``not-run``."""
+    if verdict["verdict"] == "not-run":
+        return "not-run"
     return str(next(c["outcome"] for c in verdict["checks"] if c["id"] == check))
 
 
