@@ -3,7 +3,8 @@
 npm packages share ``tools/node_modules`` (from the committed ``package-lock.json``); each PyPI
 client gets its own venv under ``tools/venvs/<target>/`` (from ``tools/requirements/``); each
 Go client's host program is built into ``tools/hosts/<target>/`` (from its committed
-``go.mod``/``go.sum``, see ``_go``).
+``go.mod``/``go.sum``, see ``_go``), and a crate that is itself the program (a server) goes in
+with ``cargo install --locked`` into ``tools/crates/<crate>/`` (see ``_cargo``).
 """
 
 from compare.install._pins import Pin, load_pins

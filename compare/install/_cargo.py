@@ -18,6 +18,17 @@ with exact ``=`` requirements, Cargo.lock committed); ``tools install`` builds i
 
 ``tools lock`` sets the SDK's requirement to the target's exact version (``cargo add``) and
 re-resolves the whole lock (``cargo generate-lockfile``); commit both files.
+
+A crate that *is* the program (a server such as ``rust-mcp-filesystem``, any target whose kind
+is not ``sdk-host``) needs no host of ours: ``cargo install --locked --version X NAME`` builds
+its own binaries from the Cargo.lock published inside the crate (the registry's checksum of
+the ``.crate`` covers that lock, so the exact version pins every dependency; there is no lock
+of ours to commit). It goes into ``tools/crates/<crate>/`` (``--root``: ``bin/`` beside a kept
+``target/``, so a rebuild is incremental), never into ``~/.cargo/bin``; cargo sees the scratch
+home like every installer, and its real ``CARGO_HOME`` for the shared download cache. Targets
+pinning the same crate and version share one install. The stamp beside ``bin/`` holds the
+crate, its version and the compiler's version; when the registry cannot be reached the same
+install is retried ``--offline`` from the crates already downloaded.
 """
 
 from __future__ import annotations
@@ -176,3 +187,90 @@ def lock(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
     _check_lock(pin, src)
     count = len(tomllib.loads((src / "Cargo.lock").read_text(encoding="utf-8")).get("package", []))
     return f"{pin.target}: locked {count} crates"
+
+
+#: Where crates installed as programs live, relative to the tools folder (one folder each).
+CRATES = "crates"
+
+
+def is_binary(pin: Pin) -> bool:
+    """A crates pin installed as the crate's own program (no host of ours links it); a pin
+    whose kind is unknown (made by hand, not from a target) keeps the older meaning, a host."""
+    return pin.registry == "crates" and pin.kind not in ("", "sdk-host")
+
+
+def crate_root(tools: Path, name: str) -> Path:
+    """Where one crate is installed (``--root``): ``{tools}/crates/<crate>/``, bin/ and target/."""
+    return tools / CRATES / name
+
+
+def _crate_stamp(tools: Path, name: str) -> dict[str, str]:
+    try:
+        value = json.loads((crate_root(tools, name) / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
+
+
+def _binaries(tools: Path, name: str) -> list[str]:
+    folder = crate_root(tools, name) / "bin"
+    return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def installed_binary_version(tools: Path, name: str) -> str | None:
+    """The version of crate ``name`` installed as a program (from its stamp), or None."""
+    stamp = _crate_stamp(tools, name)
+    if stamp.get("crate") != name or not _binaries(tools, name):
+        return None
+    return stamp.get("version")
+
+
+def _cargo_install(tools: Path, pin: Pin, root: Path, *, offline: bool) -> None:
+    cargo = require("cargo", _CARGO_HINT)
+    argv = [cargo, "install", "--locked", "--force", "--version", pin.version]
+    argv += ["--root", str(root), "--target-dir", str(root / "target")]
+    argv += [*(["--offline"] if offline else []), pin.name]
+    mode = " --offline" if offline else ""
+    what = f"{pin.target}: cargo install --locked{mode} {pin.name}@{pin.version}"
+    run(argv, tools=tools, cwd=root, what=what, extra_env=cargo_env())
+
+
+def install_binary(pin: Pin, tools: Path) -> str:
+    """Install one crate as a program at its pinned version; returns what was done."""
+    rustc = require("rustc", _CARGO_HINT)
+    toolchain = run([rustc, "--version"], tools=tools, what="rustc", extra_env=cargo_env()).strip()
+    root = crate_root(tools, pin.name)
+    want = {"crate": pin.name, "version": pin.version, "rustc": toolchain}
+    have = _crate_stamp(tools, pin.name)
+    if {k: have.get(k) for k in want} == want and _binaries(tools, pin.name):
+        return f"{pin.target}: already installed ({pin.name} {pin.version})"
+    root.mkdir(parents=True, exist_ok=True)
+    offline = False
+    try:
+        _cargo_install(tools, pin, root, offline=False)
+    except CompareError as online:
+        # The registry may be unreachable: the same build from the crates already downloaded.
+        offline = True
+        try:
+            _cargo_install(tools, pin, root, offline=True)
+        except CompareError:
+            raise online from None
+    stamp = {**want, "binaries": " ".join(_binaries(tools, pin.name))}
+    write_text(root / STAMP, json.dumps(stamp, indent=2) + "\n")
+    how = " offline" if offline else ""
+    return f"{pin.target}: installed{how} {pin.name} {pin.version} (cargo install --locked)"
+
+
+def install_binaries(pins: list[Pin], tools: Path) -> str:
+    """Every crate-as-program pin, one install per crate and version (targets share it)."""
+    done: dict[tuple[str, str], str] = {}
+    for pin in pins:
+        key = (pin.name, pin.version)
+        if key not in done:
+            done[key] = install_binary(pin, tools)
+    return "; ".join(done.values()) if done else "crates: nothing to install"
+
+
+def lock_binary(pin: Pin) -> str:
+    """Nothing of ours to re-resolve: ``--locked`` uses the lock published inside the crate."""
+    return f"{pin.target}: {pin.name} {pin.version} builds from the crate's own Cargo.lock"

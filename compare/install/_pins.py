@@ -18,6 +18,8 @@ class Pin:
     name: str
     version: str
     extras: tuple[str, ...] = ()
+    #: The target's kind: a crates pin of an ``sdk-host`` is a host of ours, any other a program.
+    kind: str = ""
 
     @property
     def spec(self) -> str:
@@ -40,6 +42,13 @@ def load_pins(targets_dir: Path | None = None) -> list[Pin]:
             continue
         extras = tuple(str(x) for x in target.raw.get("package", {}).get("extras", []))
         pins.append(
-            Pin(target.id, package["registry"], package["name"], package["version"], extras)
+            Pin(
+                target.id,
+                package["registry"],
+                package["name"],
+                package["version"],
+                extras,
+                target.kind,
+            )
         )
     return pins

@@ -66,22 +66,26 @@ def _exclusive(folder: Path) -> Iterator[None]:
         yield
 
 
-def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin]]:
-    """npm pins (installed together), PyPI pins (a venv each) and host pins (a host program
-    of ours built against the pinned library, by the builder of its registry)."""
+def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin], list[Pin]]:
+    """npm pins (installed together), PyPI pins (a venv each), host pins (a host program
+    of ours built against the pinned library, by the builder of its registry) and crates
+    installed as programs (``cargo install``, one per crate)."""
     npm = [p for p in pins if p.registry == "npm"]
-    hosts = [p for p in pins if p.registry in HOST_BUILDERS]
-    return npm, [p for p in pins if p.registry == "pypi"], hosts
+    crates = [p for p in pins if _cargo.is_binary(p)]
+    hosts = [p for p in pins if p.registry in HOST_BUILDERS and not _cargo.is_binary(p)]
+    return npm, [p for p in pins if p.registry == "pypi"], hosts, crates
 
 
 def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
     """Install every target's package at its pinned version; fast when nothing changed."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi, hosts = _split(load_pins(targets_dir))
+    npm, pypi, hosts, crates = _split(load_pins(targets_dir))
     jobs: list[Callable[[], str]] = [functools.partial(_npm.install, npm, folder)]
     jobs += [functools.partial(_pypi.install, pin, folder) for pin in pypi]
     jobs += [functools.partial(HOST_BUILDERS[pin.registry].install, pin, folder) for pin in hosts]
+    if crates:
+        jobs.append(functools.partial(_cargo.install_binaries, crates, folder))
     with _exclusive(folder):
         steps = _in_parallel(jobs)
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
@@ -105,10 +109,11 @@ def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> In
     """Re-resolve every target's package and rewrite the lock files (then commit them)."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi, hosts = _split(load_pins(targets_dir))
+    npm, pypi, hosts, crates = _split(load_pins(targets_dir))
     with _exclusive(folder):
         steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
         steps += [HOST_BUILDERS[pin.registry].lock(pin, folder) for pin in hosts]
+        steps += [_cargo.lock_binary(pin) for pin in crates]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
 
 
@@ -119,6 +124,8 @@ def tool_status(targets_dir: Path | None = None, tools: Path | None = None) -> l
     for pin in load_pins(targets_dir):
         if pin.registry == "npm":
             got = _npm.installed_version(folder, pin.name)
+        elif _cargo.is_binary(pin):
+            got = _cargo.installed_binary_version(folder, pin.name)
         elif pin.registry in HOST_BUILDERS:
             got = HOST_BUILDERS[pin.registry].installed_version(folder, pin.target, pin.name)
         else:

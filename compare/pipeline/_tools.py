@@ -64,4 +64,6 @@ def outputs() -> list[Path]:
         found += sorted(tools.glob(pattern))
     for pattern in ("hosts/*/.mcp-compare-stamp", "hosts/*/build.json", "hosts/*/bin/host"):
         found += sorted(tools.glob(pattern))
+    for pattern in ("crates/*/.mcp-compare-stamp", "crates/*/bin/*"):  # cargo install --root
+        found += sorted(tools.glob(pattern))
     return found

@@ -1,8 +1,10 @@
 """The cargo builder on a tiny crate of its own: build, skip by stamp, rebuild on change, the
-offline fallback, and the clear errors for a lock that does not match the target.
+offline fallback, and the clear errors for a lock that does not match the target. Then the
+crate installed as a program (``cargo install --locked``), from a registry of one vendored
+crate that replaces crates.io in a cargo home of the test's own.
 
-The crate has no dependencies, so every build here is real (cargo and rustc run) and needs no
-registry; the pin names the crate itself, which its own Cargo.lock lists like any dependency.
+The crates have no dependencies, so every build here is real (cargo and rustc run) and needs
+no registry; the pin names the crate itself, which its own Cargo.lock lists like any dependency.
 """
 
 from __future__ import annotations
@@ -120,8 +122,8 @@ def test_shipped_rust_host_lock_pins_the_target_version() -> None:
     """The committed Cargo.lock and the target file agree (what install checks first)."""
     from compare.install import load_pins
 
-    pins = [p for p in load_pins() if p.registry == "crates"]
-    assert pins, "no crates target shipped"
+    pins = [p for p in load_pins() if p.registry == "crates" and not _cargo.is_binary(p)]
+    assert pins, "no crates host shipped"
     for pin in pins:
         assert _cargo.locked_version(_cargo.source_dir(pin.target), pin.name) == pin.version
 
@@ -140,3 +142,126 @@ def test_lock_on_a_copy_of_the_rust_host_keeps_its_pins(tmp_path: Path) -> None:
     manifest = (hosts / "rust-sdk" / "Cargo.toml").read_text(encoding="utf-8")
     assert f'{pin.name} = {{ version = "={pin.version}"' in manifest
     assert _cargo.locked_version(hosts / "rust-sdk", pin.name) == pin.version
+
+
+def vendored_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, word: str = "tiny") -> Pin:
+    """A cargo home whose crates.io is one vendored crate, ``tinybin`` 0.1.0 (with the
+    Cargo.lock it publishes), and the pin of a server target naming it."""
+    crate = tmp_path / "vendor" / "tinybin-0.1.0"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text(
+        '[package]\nname = "tinybin"\nversion = "0.1.0"\nedition = "2021"\n', encoding="utf-8"
+    )
+    (crate / "Cargo.lock").write_text(
+        'version = 4\n\n[[package]]\nname = "tinybin"\nversion = "0.1.0"\n', encoding="utf-8"
+    )
+    (crate / "src" / "main.rs").write_text(MAIN.format(word=word), encoding="utf-8")
+    (crate / ".cargo-checksum.json").write_text('{"files":{},"package":null}', encoding="utf-8")
+    home = tmp_path / "cargo-home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[source.crates-io]\nreplace-with = "vendored"\n\n'
+        f'[source.vendored]\ndirectory = "{tmp_path / "vendor"}"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("CARGO_HOME", str(home))
+    return Pin("tinybin-server", "crates", "tinybin", "0.1.0", kind="server")
+
+
+def ran_program(tools: Path) -> str:
+    program = _cargo.crate_root(tools, "tinybin") / "bin" / "tinybin"
+    return subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.clients
+def test_a_crate_program_installs_into_the_tools_folder_then_skips_by_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin = vendored_registry(tmp_path, monkeypatch)
+    tools = tmp_path / "tools"
+    assert _cargo.installed_binary_version(tools, "tinybin") is None
+    assert _cargo.install_binary(pin, tools) == (
+        "tinybin-server: installed tinybin 0.1.0 (cargo install --locked)"
+    )
+    assert ran_program(tools) == "tiny"
+    assert _cargo.installed_binary_version(tools, "tinybin") == "0.1.0"
+    root = _cargo.crate_root(tools, "tinybin")
+    assert (root / "target" / "release").is_dir()  # kept: a rebuild is incremental
+    assert "already installed" in _cargo.install_binary(pin, tools)
+    # a stamp of another version (or compiler) is not this install: it runs again
+    stamp = root / _cargo.STAMP
+    stamp.write_text(stamp.read_text(encoding="utf-8").replace("0.1.0", "0.0.9"), "utf-8")
+    assert _cargo.installed_binary_version(tools, "tinybin") == "0.0.9"
+    assert "installed tinybin 0.1.0" in _cargo.install_binary(pin, tools)
+
+
+def test_targets_of_one_crate_share_one_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+
+    def install(pin: Pin, tools: Path) -> str:
+        seen.append(pin.target)
+        return f"{pin.target}: installed"
+
+    monkeypatch.setattr(_cargo, "install_binary", install)
+    pins = [
+        Pin("a", "crates", "tool", "1.0.0", kind="server"),
+        Pin("b", "crates", "tool", "1.0.0", kind="server"),
+        Pin("c", "crates", "other", "2.0.0", kind="cli"),
+    ]
+    assert _cargo.install_binaries(pins, tmp_path) == "a: installed; c: installed"
+    assert seen == ["a", "c"]
+
+
+@pytest.mark.clients
+def test_an_unreachable_registry_installs_the_program_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pin = vendored_registry(tmp_path, monkeypatch)
+    real = _cargo._cargo_install
+    seen: list[bool] = []
+
+    def cargo_install(tools: Path, pin: Pin, root: Path, *, offline: bool) -> None:
+        seen.append(offline)
+        if not offline:
+            raise CompareError("cargo install failed: registry unreachable", None)
+        real(tools, pin, root, offline=offline)
+
+    monkeypatch.setattr(_cargo, "_cargo_install", cargo_install)
+    assert "installed offline tinybin 0.1.0" in _cargo.install_binary(pin, tmp_path / "tools")
+    assert seen == [False, True]
+    assert ran_program(tmp_path / "tools") == "tiny"
+
+
+def test_a_failed_offline_retry_reports_the_registry_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cargo_install(tools: Path, pin: Pin, root: Path, *, offline: bool) -> None:
+        raise CompareError("offline: no cached crate" if offline else "registry unreachable", None)
+
+    monkeypatch.setattr(_cargo, "_cargo_install", cargo_install)
+    pin = Pin("t", "crates", "tinybin", "0.1.0", kind="server")
+    with pytest.raises(CompareError, match="registry unreachable"):
+        _cargo.install_binary(pin, tmp_path / "tools")
+    assert not (_cargo.crate_root(tmp_path / "tools", "tinybin") / _cargo.STAMP).exists()
+
+
+def test_only_an_sdk_host_pin_is_a_host_of_ours() -> None:
+    assert not _cargo.is_binary(Pin("rust-sdk", "crates", "rmcp", "3.11.0", kind="sdk-host"))
+    assert not _cargo.is_binary(Pin("tiny", "crates", "tiny", "0.1.0"))  # made by hand
+    assert _cargo.is_binary(Pin("s", "crates", "rust-mcp-filesystem", "0.4.5", kind="server"))
+    assert not _cargo.is_binary(Pin("s", "npm", "x", "1.0.0", kind="server"))
+
+
+def test_shipped_crate_programs_launch_the_installed_binary() -> None:
+    """A crates target that is not a host names its program where ``install_binary`` puts
+    it, so an installed tools folder runs exactly the pinned crate's binary."""
+    from compare.exchange._targets import load_targets
+
+    programs = [t for t in load_targets() if (t.package or {}).get("registry") == "crates"]
+    programs = [t for t in programs if t.kind != "sdk-host"]
+    assert programs, "no crate program shipped"
+    for target in programs:
+        name = target.package["name"] if target.package else ""
+        assert target.argv[0].startswith(f"{{tools}}/{_cargo.CRATES}/{name}/bin/"), target.id

@@ -113,6 +113,8 @@ def _fake_tools(root: Path) -> Path:
         "venvs/py-sdk/pyvenv.cfg",
         "hosts/go-sdk/build.json",
         "hosts/go-sdk/bin/host",
+        "crates/rust-mcp-filesystem/.mcp-compare-stamp",
+        "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     ):
         (tools / rel).parent.mkdir(parents=True, exist_ok=True)
         (tools / rel).write_text(f"{rel}\n", "utf-8")
@@ -136,6 +138,9 @@ def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
     assert _tools.skipped()
 
     (tools / "venvs/py-sdk/.mcp-compare-stamp").unlink()  # an install gone
+    assert not _tools.skipped()
+    _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
+    (tools / "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem").unlink()  # a crate's program
     assert not _tools.skipped()
 
     _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
