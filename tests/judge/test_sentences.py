@@ -5,7 +5,9 @@ has always read.
 The proof of no behaviour change is ``data/scenarios_before.json``: every check's outcome
 grades and refs as the scenario files held them before the change (written once from main's
 files, commit a50100b; a grade changed on purpose since is written into it with its change:
-relay-roots-undeclared's ``forwarded-session``; and the outcomes renamed, with the same grades,
+relay-roots-undeclared's ``forwarded-session``; the server gate ``no-discover``, error →
+informational, when rust-mcp-filesystem showed that a server silent on ``server/discover`` is
+what 2026-07-28's stdio page calls legacy; and the outcomes renamed, with the same grades,
 when checks moved onto the generic rules of issue 22 item 4: handshake ``roots-capability``
 ``roots`` → ``declared`` and ``roots-list-changed`` → ``member-declared``, list-changed
 ``notification`` ``no-roots`` → ``undeclared``). The loader's expansion must give the same
