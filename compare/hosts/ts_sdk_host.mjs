@@ -21,6 +21,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readPlan } from './plan_check.mjs';
 
 const HOST = 'ts-sdk host';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -66,83 +67,10 @@ async function importFrom(name, subpath) {
   return import(pathToFileURL(join(root, target || subpath)).href);
 }
 
-// The keywords check() reads, and the ones that only annotate.
-const CHECKED = new Set(['type', 'const', 'enum', 'pattern', 'minLength', 'minItems', 'items',
-  '$ref', 'properties', 'required', 'additionalProperties']);
-const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', '$defs']);
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const TYPES = {
-  object: isObject,
-  array: Array.isArray,
-  string: (v) => typeof v === 'string',
-  boolean: (v) => typeof v === 'boolean',
-};
-
-// The first way `value` breaks `schema` ("key WHERE: what"), or null.
-function check(value, schema, root, where) {
-  const key = `key ${where || '(top level)'}`;
-  const unknown = Object.keys(schema).filter((k) => !CHECKED.has(k) && !ANNOTATIONS.has(k));
-  if (unknown.length || (schema.additionalProperties ?? false) !== false) {
-    fail(`host-plan.schema.json uses ${unknown.join(', ') || 'additionalProperties'}, which check() cannot read`);
-  }
-  if (schema.$ref) return check(value, root.$defs[schema.$ref.replace('#/$defs/', '')], root, where);
-  const at = (sub) => (where ? `${where}.${sub}` : String(sub));
-  if (schema.type && !TYPES[schema.type](value)) {
-    return `${key}: ${JSON.stringify(value).slice(0, 40)} is not of type ${schema.type}`;
-  }
-  if ('const' in schema && value !== schema.const) return `${key}: ${schema.const} was expected`;
-  if (schema.enum && !schema.enum.includes(value)) {
-    return `${key}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`;
-  }
-  if (typeof value === 'string') {
-    if (value.length < (schema.minLength ?? 0)) return `${key}: ${JSON.stringify(value)} is too short`;
-    if (schema.pattern && !new RegExp(schema.pattern, 'u').test(value)) {
-      return `${key}: ${JSON.stringify(value)} does not match ${schema.pattern}`;
-    }
-  }
-  if (Array.isArray(value)) {
-    if (value.length < (schema.minItems ?? 0)) return `${key}: too few items`;
-    for (let i = 0; i < value.length; i++) {
-      const problem = check(value[i], schema.items ?? {}, root, at(i));
-      if (problem) return problem;
-    }
-  }
-  if (isObject(value)) {
-    const properties = schema.properties ?? {};
-    for (const name of schema.required ?? []) {
-      if (!Object.hasOwn(value, name)) return `${key}: '${name}' is a required property`;
-    }
-    if (schema.additionalProperties === false) {
-      const extra = Object.keys(value).filter((k) => !Object.hasOwn(properties, k)).sort();
-      if (extra.length) return `${key}: unknown key '${extra[0]}'`;
-    }
-    for (const [name, sub] of Object.entries(properties)) {
-      if (Object.hasOwn(value, name)) {
-        const problem = check(value[name], sub, root, at(name));
-        if (problem) return problem;
-      }
-    }
-  }
-  return null;
-}
-
-async function readPlan(path) {
-  let plan;
-  try {
-    plan = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    refuse(`cannot read the plan ${path}: ${err.message}`);
-  }
-  const schema = JSON.parse(readFileSync(join(here, 'host-plan.schema.json'), 'utf8'));
-  const problem = check(plan, schema, schema, '');
-  if (problem) refuse(`malformed plan ${path}: ${problem}`);
-  const unknown = Object.keys(plan.options);
-  if (unknown.length) refuse(`unknown option ${unknown[0]} (known: none)`);
-  return plan;
-}
-
 const opts = parseArgs(process.argv.slice(2));
-const plan = await readPlan(opts.planPath);
+// The plan, checked against host-plan.schema.json by the reader the Node hosts share.
+const { plan, problem } = readPlan(opts.planPath);
+if (problem) refuse(problem);
 const features = plan.features;
 const { Client } = await importFrom('@modelcontextprotocol/sdk', 'client');
 const { StdioClientTransport } = await importFrom('@modelcontextprotocol/sdk', 'client/stdio.js');
