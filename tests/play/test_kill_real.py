@@ -32,7 +32,7 @@ def _runs(pid: int, program: bytes) -> bool:
 @pytest.mark.parametrize(
     ("target", "scenario", "needle"),
     [
-        ("mcp-remote", "relay-roots", b"/exchange/peer"),  # the upstream peer is up
+        ("mcp-remote", "relay-roots", b"/compare/peer"),  # the upstream peer is up
         ("py-sdk-server", "server-asks", b"/py_sdk_server.py"),  # the real server is up
     ],
 )
