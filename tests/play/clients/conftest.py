@@ -151,8 +151,10 @@ def _require_clients(tools: Path, scratch: Path) -> None:
     for target, relative in CLI_BINS.items():
         path, binary = tools / relative, Path(relative).name
         if not path.exists():
-            lock = "tools/package-lock.json" if relative.startswith("node_modules/") else (
-                f"tools/requirements/{target}.txt"
+            lock = (
+                "tools/package-lock.json"
+                if relative.startswith("node_modules/")
+                else f"tools/requirements/{target}.txt"
             )
             pytest.fail(
                 f"{target}: {path} is missing after `mcp-compare tools install`; "
