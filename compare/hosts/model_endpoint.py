@@ -76,6 +76,10 @@ class _Server(ThreadingHTTPServer):
         self.serial = 0
         super().__init__((HOST, port), _Handler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet: a client that hangs up mid-answer is the client's business, and the base
+        class would print a traceback into the harness's own output."""
+
 
 def _completion_id(server: _Server) -> str:
     server.serial += 1

@@ -181,3 +181,21 @@ def test_a_cell_serves_the_endpoint_logs_it_and_stops_it(tmp_path: Path) -> None
     assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
     # the endpoint ended with its cell: nothing listens on its port any more
     assert _refused(int(url.rsplit(":", 1)[1].split("/")[0]))
+
+
+def test_a_client_that_hangs_up_or_sends_a_broken_chunk_leaves_it_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with model_endpoint.serving(tmp_path / "log.jsonl") as endpoint:
+        # a body announced longer than what is sent, then the connection dropped
+        with socket.create_connection(("127.0.0.1", endpoint.port), timeout=5) as sock:
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        # a chunked body whose chunk size is not hexadecimal
+        with socket.create_connection(("127.0.0.1", endpoint.port), timeout=5) as sock:
+            sock.sendall(
+                b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"
+            )
+            status_line = sock.recv(64)
+        assert _get(endpoint.url + "/models")[0] == 200
+    assert status_line.startswith(b"HTTP/1.1 400 ")
+    assert "Traceback" not in capsys.readouterr().err
