@@ -35,10 +35,17 @@ SERVERS = {
     "rust-mcp-filesystem-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
+    "angular-cli-modernize": "npm/angular-cli/node_modules/.bin/ng",
 }
 #: The servers that ask for roots once initialized and again on list_changed; the others
 #: never ask (rust-mcp-filesystem asks only when started with --enable-roots).
-ASKERS = ["server-everything", "server-filesystem", "rust-mcp-filesystem-roots", "angular-cli"]
+ASKERS = [
+    "server-everything",
+    "server-filesystem",
+    "rust-mcp-filesystem-roots",
+    "angular-cli",
+    "angular-cli-modernize",
+]
 #: The servers with file tools the enforcement probes call.
 FILE_SERVERS = ["server-filesystem", "rust-mcp-filesystem-roots", "rust-mcp-filesystem-no-roots"]
 #: Cells whose non-strict verdict is the finding measured (asserted line by line below):
@@ -49,6 +56,8 @@ FINDINGS = {
     ("rust-mcp-filesystem-roots", "server-stale"),
     ("angular-cli", "server-enforcement"),
     ("angular-cli", "server-stale"),
+    ("angular-cli-modernize", "server-enforcement"),
+    ("angular-cli-modernize", "server-stale"),
 }
 #: Probe operations that change the disk (``writes: true`` in server-enforcement).
 WRITES = {"write", "create", "move", "zip", "zip-dir"}
@@ -314,18 +323,46 @@ def test_angular_path_tools_read_outside_the_roots_it_asked_for(
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-def test_angular_stops_following_roots_after_a_non_file_root(
+def test_angular_modernize_checks_its_workspace_against_the_roots(
     server_run: dict[str, Any], revision: str
 ) -> None:
-    """A first roots answer holding an https:// root makes ng mcp's start-up handler throw
-    before it registers its list_changed handler (mcp-server.js:121-125 at 21.2.28): it asks
-    once and never again, which the later rounds report as not refreshed."""
-    target = "angular-cli"
+    """With -E modernize, the one tool that loads a workspace works inside the roots and is
+    refused, with the server's own "Access denied", at every place outside them, while the
+    stable path tools of the same process still read there. The root that is a symlink is
+    refused too: the host compares the target's realpath with the roots as sent."""
+    target = "angular-cli-modernize"
+    v = server_run["by"][(target, "server-enforcement", revision)]
+    rows = {p["place"]: p for p in v["probes"] if p["operation"] == "modernize"}
+    assert {rows[p]["result"] for p in ("in-root", "encoded-root")} == {"allowed"}
+    refused = [p for p in rows.values() if p["expect"] == "refused"] + [rows["symlink-root"]]
+    assert len(refused) == 6
+    for p in refused:
+        assert p["result"] == "refused" and "is outside allowed roots" in p["detail"], p
+    assert _check(v, "symlink-root")["outcome"] == "refused"
+    others = [p for p in v["probes"] if p["operation"] != "modernize" and p["expect"] == "refused"]
+    assert others and all(p["result"] == "allowed" for p in others)
+    assert _check(v, "outside")["outcome"] == "allowed"  # a verdict on the whole server
+
+
+@pytest.mark.parametrize("target", ["angular-cli", "angular-cli-modernize"])
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_angular_stops_following_roots_after_a_non_file_root(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """A first roots answer holding an https:// root is rejected by the SDK's listRoots (its
+    schema wants file:// URIs), so ng mcp's start-up handler throws before it registers its
+    list_changed handler (mcp-server.js:116-142 at 21.2.28): after our list_changed it never
+    asks before the next probes (modernize asks again only inside its own calls), which the
+    later rounds report as not refreshed."""
     v = server_run["by"][(target, "server-bad-roots", revision)]
     tx = read_transcript(_cell(server_run, target, "server-bad-roots", revision)
                          / "transcript.jsonl")  # fmt: skip
-    asks = [x for x in tx.incoming() if x.method == "roots/list"]
-    assert len(asks) == 1 and asks[0].n < tx.steps["changed"].start_n
+    changed = tx.steps["changed"].start_n
+    asks = [x.n for x in tx.incoming() if x.method == "roots/list"]
+    calls = [x.n for x in tx.lines if x.dir == "out" and x.method == "tools/call"]
+    first_after = min(n for n in calls if n > changed)
+    assert asks and asks[0] < changed
+    assert not [n for n in asks if changed < n < first_after]
     assert any(x.method == "notifications/roots/list_changed" for x in tx.lines if x.dir == "out")
     for check in ("malformed-good", "malformed-outside", "duplicate-good", "duplicate-outside"):
         assert _check(v, check)["outcome"] == "not-refreshed", check
