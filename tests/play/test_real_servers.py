@@ -35,7 +35,7 @@ SERVERS = {
     "rust-mcp-filesystem-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
-    "angular-cli-modernize": "npm/angular-cli/node_modules/.bin/ng",
+    "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
 }
 #: The servers that ask for roots once initialized and again on list_changed; the others
 #: never ask (rust-mcp-filesystem asks only when started with --enable-roots).
