@@ -6,6 +6,10 @@ before the server starts, so a server is never pointed at anything but that fold
 folder gets the same three files: ``probe.txt`` (what read-like probes read), ``movable.txt``
 (what a move probe moves) and ``canary.txt`` (which no probe names: if it changes, the server
 wrote somewhere it was not asked to, and the scripted client's before/after hashes show it).
+A scenario may add further files to every folder (``folder_files``: what a server's own tools
+need to find at a place before they read it, such as a package.json under node_modules); a
+``{place}`` in their text becomes the folder's name, so a reply that quotes one tells which
+place was read.
 
 The probe places the plan hands over are absolute path *strings* built by joining text, not
 normalised paths: a ``..`` place must reach the server with its ``..`` intact.
@@ -38,14 +42,19 @@ def _inside(workspace: Path, relative: str) -> Path:
 
 
 def build_fixture(spec: dict[str, Any] | None, workspace: Path) -> None:
-    """Create the scenario's ``fixture`` (folders with their three files, then symlinks)."""
+    """Create the scenario's ``fixture`` (folders with their files, then symlinks)."""
     if not spec:
         return
+    extra = {str(k): str(v) for k, v in (spec.get("folder_files") or {}).items()}
     for relative in spec.get("folders", []):
         folder = _inside(workspace, str(relative))
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in FILES.items():
             (folder / name).write_text(f"{text}place: {relative}\n", encoding="utf-8")
+        for name, text in extra.items():
+            path = _inside(folder, name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text.replace("{place}", str(relative)), encoding="utf-8")
     for relative, target in (spec.get("links") or {}).items():
         link = _inside(workspace, str(relative))
         link.parent.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,23 @@ def test_folders_get_their_files_and_links_point_where_written(tmp_path: Path) -
     assert (tmp_path / "link-root" / "canary.txt").resolve() == linked
 
 
+def test_folder_files_land_in_every_folder_with_the_place_named(tmp_path: Path) -> None:
+    spec = {**SPEC, "folder_files": {"pkg/sub/package.json": '{"place": "{place}"}'}}
+    build_fixture(spec, tmp_path)
+    for folder in SPEC["folders"]:
+        text = (tmp_path / folder / "pkg" / "sub" / "package.json").read_text(encoding="utf-8")
+        assert text == '{"place": "' + folder + '"}'  # only {place} is replaced, braces kept
+    # a link is made after the files, so a link-root holds the files of the folder it names
+    assert (tmp_path / "link-root" / "pkg" / "sub" / "package.json").exists()
+
+
+@pytest.mark.parametrize("bad", ["/etc/x", "../escape", "pkg/../../x"])
+def test_a_folder_file_leaving_its_folder_is_refused(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(CompareError, match="inside the workspace"):
+        build_fixture({"folders": ["app"], "folder_files": {bad: "x"}}, tmp_path / "ws")
+    assert not (tmp_path / "escape").exists()
+
+
 @pytest.mark.parametrize("bad", ["/etc", "../escape", "app/../../x"])
 def test_a_fixture_path_leaving_the_workspace_is_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(CompareError, match="inside the workspace"):

@@ -1,5 +1,5 @@
-"""The reference servers and rust-mcp-filesystem (with and without --enable-roots), driven by
-the scripted client through the real harness.
+"""The reference servers, rust-mcp-filesystem (with and without --enable-roots) and the
+Angular CLI's MCP server, driven by the scripted client through the real harness.
 
 Each assertion names what a verdict rests on: the server's own roots/list line (its place
 after our initialized, after our list_changed), the absence of any response after the
@@ -34,17 +34,30 @@ SERVERS = {
     "server-filesystem": "node_modules/.bin/mcp-server-filesystem",
     "rust-mcp-filesystem-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
+    "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
+    "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
 }
 #: The servers that ask for roots once initialized and again on list_changed; the others
 #: never ask (rust-mcp-filesystem asks only when started with --enable-roots).
-ASKERS = ["server-everything", "server-filesystem", "rust-mcp-filesystem-roots"]
+ASKERS = [
+    "server-everything",
+    "server-filesystem",
+    "rust-mcp-filesystem-roots",
+    "angular-cli",
+    "angular-cli-modernize",
+]
 #: The servers with file tools the enforcement probes call.
 FILE_SERVERS = ["server-filesystem", "rust-mcp-filesystem-roots", "rust-mcp-filesystem-no-roots"]
 #: Cells whose non-strict verdict is the finding measured (asserted line by line below):
-#: rust-mcp-filesystem drops our percent-encoded roots and keeps its start-up folder.
+#: rust-mcp-filesystem drops our percent-encoded roots and keeps its start-up folder; the
+#: Angular CLI's two path-taking tools read wherever they are pointed, whatever the roots.
 FINDINGS = {
     ("rust-mcp-filesystem-roots", "server-enforcement"),
     ("rust-mcp-filesystem-roots", "server-stale"),
+    ("angular-cli", "server-enforcement"),
+    ("angular-cli", "server-stale"),
+    ("angular-cli-modernize", "server-enforcement"),
+    ("angular-cli-modernize", "server-stale"),
 }
 #: Probe operations that change the disk (``writes: true`` in server-enforcement).
 WRITES = {"write", "create", "move", "zip", "zip-dir"}
@@ -265,3 +278,91 @@ def test_rust_filesystem_drops_percent_encoded_roots_and_keeps_its_start_up_fold
     assert _check(v, "outside")["verdict"] == "non-strict"
     stderr = (cell / "server.stderr").read_text(encoding="utf-8")
     assert "skipped 3 invalid roots" in stderr and "passed from command-line will be used" in stderr
+
+
+def _reply_text(line: Any) -> str:
+    return "".join(c.get("text", "") for c in line.obj["result"].get("content", []))
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_angular_path_tools_read_outside_the_roots_it_asked_for(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """ng mcp asks for roots once initialized and gets them before any probe; its
+    get_best_practices then answers, at every place outside them, the guide the fixture
+    planted there (the reply names that place), and onpush_zoneless_migration answers about
+    the file it was given there. Neither reply is an error, so "allowed" is what they did."""
+    target = "angular-cli"
+    v = server_run["by"][(target, "server-enforcement", revision)]
+    cell = _cell(server_run, target, "server-enforcement", revision)
+    tx = read_transcript(cell / "transcript.jsonl")
+    places = json.loads((cell / "plan.json").read_text(encoding="utf-8"))["probe"]["places"]
+    ask = next(x for x in tx.incoming() if x.method == "roots/list")
+    answer = next(x for x in tx.lines if x.dir == "out" and x.obj.get("id") == ask.obj["id"])
+    assert len(answer.obj["result"]["roots"]) == 3
+    tools = {p["operation"]: p["tool"] for p in v["probes"]}
+    assert tools == {
+        "best-practices": "get_best_practices",
+        "zoneless": "onpush_zoneless_migration",
+    }
+    outside = [p for p in v["probes"] if p["expect"] == "refused"]
+    assert len(outside) == 2 * 5 and all(p["result"] == "allowed" for p in outside)
+    for p in outside:
+        assert min(p["evidence"]) > answer.n
+        reply = tx.by_n(max(p["evidence"]))
+        assert reply is not None and reply.dir == "in" and reply.is_response
+        assert not reply.obj["result"].get("isError")
+        text = _reply_text(reply)
+        if p["operation"] == "best-practices":  # the planted guide of the folder it landed in
+            assert text.startswith("best practices planted by the probe fixture")
+            assert text.rstrip().endswith(f"place: {places[p['place']]['real']}")
+        else:
+            assert "/probe.txt`" in text and "No actionable migration steps" in text
+    assert _check(v, "outside")["verdict"] == "non-strict"
+    assert _check(v, "fixture")["outcome"] == "intact"
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_angular_modernize_checks_its_workspace_against_the_roots(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """With -E modernize, the one tool that loads a workspace works inside the roots and is
+    refused, with the server's own "Access denied", at every place outside them, while the
+    stable path tools of the same process still read there. The root that is a symlink is
+    refused too: the host compares the target's realpath with the roots as sent."""
+    target = "angular-cli-modernize"
+    v = server_run["by"][(target, "server-enforcement", revision)]
+    rows = {p["place"]: p for p in v["probes"] if p["operation"] == "modernize"}
+    assert {rows[p]["result"] for p in ("in-root", "encoded-root")} == {"allowed"}
+    refused = [p for p in rows.values() if p["expect"] == "refused"] + [rows["symlink-root"]]
+    assert len(refused) == 6
+    for p in refused:
+        assert p["result"] == "refused" and "is outside allowed roots" in p["detail"], p
+    assert _check(v, "symlink-root")["outcome"] == "refused"
+    others = [p for p in v["probes"] if p["operation"] != "modernize" and p["expect"] == "refused"]
+    assert others and all(p["result"] == "allowed" for p in others)
+    assert _check(v, "outside")["outcome"] == "allowed"  # a verdict on the whole server
+
+
+@pytest.mark.parametrize("target", ["angular-cli", "angular-cli-modernize"])
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_angular_stops_following_roots_after_a_non_file_root(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """A first roots answer holding an https:// root is rejected by the SDK's listRoots (its
+    schema wants file:// URIs), so ng mcp's start-up handler throws before it registers its
+    list_changed handler (mcp-server.js:116-142 at 21.2.28): after our list_changed it never
+    asks before the next probes (modernize asks again only inside its own calls), which the
+    later rounds report as not refreshed."""
+    v = server_run["by"][(target, "server-bad-roots", revision)]
+    tx = read_transcript(_cell(server_run, target, "server-bad-roots", revision)
+                         / "transcript.jsonl")  # fmt: skip
+    changed = tx.steps["changed"].start_n
+    asks = [x.n for x in tx.incoming() if x.method == "roots/list"]
+    calls = [x.n for x in tx.lines if x.dir == "out" and x.method == "tools/call"]
+    first_after = min(n for n in calls if n > changed)
+    assert asks and asks[0] < changed
+    assert not [n for n in asks if changed < n < first_after]
+    assert any(x.method == "notifications/roots/list_changed" for x in tx.lines if x.dir == "out")
+    for check in ("malformed-good", "malformed-outside", "duplicate-good", "duplicate-outside"):
+        assert _check(v, check)["outcome"] == "not-refreshed", check
