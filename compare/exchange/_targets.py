@@ -37,8 +37,11 @@ SIMPLE_PLACEHOLDERS = frozenset(
         "port",
         "upstream_url",
         "host_plan",
+        "model_url",
     }
 )
+#: The placeholder only a target with ``model_endpoint: true`` may use (it has no value else).
+MODEL_URL = "{model_url}"
 #: A proxy's transports when its file names none: stdio toward both of our ends.
 STDIO_BOTH = {"host": "stdio", "upstream": "stdio"}
 #: Placeholders that must be a whole list item: they expand to several items.
@@ -82,6 +85,8 @@ class Target:
     #: How long a self-ending client may take to exit after the peer closed (``exit_s``).
     exit_s: float = DEFAULT_EXIT_S
     can_change_roots: bool = False
+    #: The cell serves an OpenAI-compatible stand-in model (``compare/hosts/model_endpoint.py``).
+    model_endpoint: bool = False
     speaks: list[str] = field(default_factory=list)
     not_run: dict[str, str] = field(default_factory=dict)
     cites: list[dict[str, str]] = field(default_factory=list)
@@ -155,7 +160,8 @@ def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> N
         raise CompareError(
             f"{source}: key {where}: unknown placeholder {text!r}",
             "known: {server} {server_argv} {host_plan} {workspace} {home} {tools} {hosts} "
-            "{control} {cell} {port} {upstream_url} {python:<target-id>} {node_bin:<name>}; "
+            "{control} {cell} {port} {upstream_url} {model_url} {python:<target-id>} "
+            "{node_bin:<name>}; "
             "write {{ }} for braces",
         )
 
@@ -214,6 +220,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
                 f"{source}: key start_failure_findings: {name!r} is not a declared variant",
                 "name a variant from variants:",
             )
+    _check_model_url(data, source)
     transports = {**STDIO_BOTH, **(data.get("transports") or {})}
     if data.get("transports") and data["kind"] != "proxy":
         raise CompareError(f"{source}: key transports: only a proxy has two ends", None)
@@ -259,11 +266,29 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         timeout_s=float(data.get("timeout_s", 60)),
         exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),
         can_change_roots=bool(data.get("can_change_roots", False)),
+        model_endpoint=bool(data.get("model_endpoint", False)),
         speaks=list(data.get("speaks", [])),
         not_run=dict(data.get("not_run") or {}),
         cites=list(data.get("cites", [])),
         transports=transports,
     )
+
+
+def _check_model_url(data: dict[str, Any], source: Path) -> None:
+    """``{model_url}`` has a value only in a cell that serves the model endpoint."""
+    if data.get("model_endpoint"):
+        return
+    templates = [
+        *(data.get("launch") or {}).get("argv", []),
+        *[item for cmd in data.get("setup", []) for item in cmd],
+        *(data.get("env") or {}).values(),
+        *[text for spec in data.get("files", []) for _, text in _walk_strings(spec, "files")],
+    ]
+    if any(MODEL_URL in text for text in templates):
+        raise CompareError(
+            f"{source}: key model_endpoint: {MODEL_URL} is used but the cell serves no model",
+            "set model_endpoint: true",
+        )
 
 
 def _check_host_line(
@@ -354,6 +379,8 @@ class Expansion:
     #: our upstream listens at (empty when that end is stdio).
     port: int = 0
     upstream_url: str = ""
+    #: The cell's model endpoint (``model_endpoint: true``): its base URL, ending ``/v1``.
+    model_url: str = ""
 
     def scalar(self, name: str, arg: str | None) -> str:
         if name == "server":
@@ -363,7 +390,7 @@ class Expansion:
         if name == "node_bin":
             return str(self.tools / "node_modules" / ".bin" / str(arg))
         value: Path | int | str | None = getattr(self, name)
-        if value is None:
+        if value is None or (name == "model_url" and not value):
             raise CompareError(f"{{{name}}} has no value in this cell", None)
         return str(value)
 

@@ -10,6 +10,7 @@ the harness is killed outright.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import shutil
@@ -28,6 +29,7 @@ from compare._errors import CompareError
 from compare._paths import tools_dir
 from compare.exchange._host_plan import host_refusal, write_host_plan
 from compare.exchange._targets import Expansion
+from compare.hosts.model_endpoint import serving as serve_model
 from compare.judge._judge import judge_checks, overall, read_done
 from compare.models import first_modern
 from compare.peer import is_modern
@@ -56,6 +58,8 @@ WORKSPACE_NAME = "web #staging é"
 #: ``linger_why``): the peer answers what already arrived and closes, so the cell ends when
 #: its outcome is decided instead of sitting out a fixed wait.
 PEER_LINGER_S = 0.0
+#: Where a cell's model endpoint logs what the client asked of its model (one JSON a line).
+MODEL_LOG = "model-requests.jsonl"
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,13 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
     token = "mcpc-" + secrets.token_hex(8)
     tmp = Path(tempfile.mkdtemp(prefix=f"{token}-"))
     scratch = _guard.Watch(paths=[tmp])
+    # The model endpoint (a target with model_endpoint: true) is a thread of this process,
+    # stopped when the cell ends, however it ends: it cannot outlive the cell.
+    serving = contextlib.ExitStack()
     try:
+        model = (
+            serving.enter_context(serve_model(stage / MODEL_LOG)) if target.model_endpoint else None
+        )
         home, workspace, control = tmp / "home", tmp / WORKSPACE_NAME, tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
             folder.mkdir(parents=True)
@@ -210,6 +220,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             cell=stage,
             # What an SDK host declares and answers: its variant's fragment, for this cell.
             host_plan=write_host_plan(target.variants, cell.variant, stage, workspace, control),
+            model_url=model.url if model else "",
         )
         version = (
             newest_dated(settings.known_revisions) if cell.revision == "draft" else cell.revision
@@ -266,6 +277,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             drain_s=target.exit_s,
         )
         process.update(_process_facts(ended))
+        if model:
+            process["model_requests"] = model.requests
         refused = host_refusal(ended.exit_code, stage) if target.variants else None
         if refused:  # our host's doing, not the SDK's: an error, never a finding
             process["setup_failed"] = refused
@@ -273,6 +286,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             merge_legs(stage)
         return process
     finally:
+        serving.close()
         shutil.rmtree(tmp, ignore_errors=True)
         scratch.release()
 

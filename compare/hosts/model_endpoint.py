@@ -1,0 +1,343 @@
+"""A stand-in model service: the smallest OpenAI-compatible HTTP endpoint a CLI client needs.
+
+Some clients (gptme, qwen-code) refuse to start, or never reach their MCP start-up, without a
+model provider. What we measure happens before or without a model answer: the MCP connection,
+initialize, roots. So each such cell gets this endpoint on 127.0.0.1 instead of the network:
+it lists one model, answers every chat completion with one short fixed assistant text and no
+tool call (plain JSON, or ``stream: true`` as server-sent-event chunks ending ``data: [DONE]``),
+and answers anything else with a JSON 404. A body that is not a JSON object with a
+``messages`` list gets a 400, so a client's malformed request is a recorded answer, not a
+crash. Every request is written as one JSON line (method, path, body) to a log in the cell,
+which is the evidence of what the client asked of its model.
+
+Standard library only, so it runs in the harness's own process (a thread per cell, stopped
+with the cell, so it cannot outlive it) and also alone, for exploring a client by hand:
+
+    python compare/hosts/model_endpoint.py --log requests.jsonl [--port N]
+
+prints its base URL (``http://127.0.0.1:PORT/v1``) on one line and serves until it is
+signalled (SIGTERM, SIGINT, SIGHUP).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+#: The one model it lists; any model name a client asks for is answered all the same.
+MODEL_ID = "mcpc-fixed"
+#: The one assistant text: short, and naming no tool, so no client has a reason to act on it.
+REPLY = "Hello from the mcp-compare model endpoint."
+#: A request body larger than this is refused (413) unread: a bound, not a limit a client meets.
+MAX_BODY = 8 << 20
+HOST = "127.0.0.1"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Log:
+    """Appends one JSON object a line; shared by the server's threads."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.count = 0
+
+    def write(self, entry: dict[str, Any]) -> None:
+        with self.lock:
+            self.count += 1
+            if self.path is None:
+                return
+            line = json.dumps({"n": self.count, **entry}, ensure_ascii=False)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # A port given by hand may still be in TIME_WAIT from a previous run.
+    allow_reuse_address = True
+
+    def __init__(self, port: int, log: _Log, reply: str) -> None:
+        self.log = log
+        self.reply = reply
+        self.serial = 0
+        super().__init__((HOST, port), _Handler)
+
+
+def _completion_id(server: _Server) -> str:
+    server.serial += 1
+    return f"chatcmpl-mcpc-{server.serial}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "mcp-compare-model/1"
+    server: _Server
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: the JSON log is the record, stderr belongs to the harness."""
+
+    def _read_body(self) -> bytes | None:
+        """The request body, or None when it is too large (the answer is then sent)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            parts: list[bytes] = []
+            size = 0
+            while True:
+                line = self.rfile.readline(1024).strip()
+                length = int(line.split(b";")[0] or b"0", 16)
+                if length == 0:
+                    self.rfile.readline(1024)  # the blank line after the last chunk
+                    break
+                size += length
+                if size > MAX_BODY:
+                    return None
+                parts.append(self.rfile.read(length))
+                self.rfile.readline(1024)
+            return b"".join(parts)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            return None
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, kind: str) -> None:
+        # The OpenAI error shape, so a client's SDK can show the message.
+        self._send_json(status, {"error": {"message": message, "type": kind, "code": None}})
+
+    def _record(self, body: bytes, status: int) -> None:
+        text = body.decode("utf-8", errors="replace")
+        try:
+            parsed: Any = json.loads(text) if text else None
+            entry_body: dict[str, Any] = {"body": parsed}
+        except ValueError:
+            entry_body = {"body_raw": text}
+        self.server.log.write(
+            {
+                "at": _now(),
+                "method": self.command,
+                "path": self.path,
+                "user_agent": self.headers.get("User-Agent"),
+                **entry_body,
+                "status": status,
+            }
+        )
+
+    # -- the routes ----------------------------------------------------------------------
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/models", "/models"):
+            self._record(b"", 200)
+            self._send_json(200, {"object": "list", "data": [_model()]})
+        elif path.startswith(("/v1/models/", "/models/")):
+            self._record(b"", 200)
+            self._send_json(200, _model(path.rsplit("/", 1)[1]))
+        else:
+            self._record(b"", 404)
+            self._error(404, f"no route for GET {self.path}", "not_found")
+
+    def do_POST(self) -> None:
+        try:
+            body = self._read_body()
+        except (ValueError, OSError):
+            self._record(b"", 400)
+            self._error(400, "unreadable request body", "invalid_request_error")
+            return
+        if body is None:
+            self._record(b"", 413)
+            self._error(413, f"request body over {MAX_BODY} bytes", "invalid_request_error")
+            self.close_connection = True
+            return
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            self._record(body, 404)
+            self._error(404, f"no route for POST {self.path}", "not_found")
+            return
+        request = _parse_chat(body)
+        if isinstance(request, str):
+            self._record(body, 400)
+            self._error(400, request, "invalid_request_error")
+            return
+        self._record(body, 200)
+        model = str(request.get("model") or MODEL_ID)
+        if request.get("stream") is True:
+            options = request.get("stream_options")
+            usage = isinstance(options, dict) and options.get("include_usage") is True
+            self._stream(model, usage)
+        else:
+            self._send_json(200, _completion(_completion_id(self.server), model, self.server.reply))
+
+    def do_PUT(self) -> None:
+        self._unknown()
+
+    def do_DELETE(self) -> None:
+        self._unknown()
+
+    def _unknown(self) -> None:
+        try:
+            body = self._read_body() or b""
+        except (ValueError, OSError):
+            body = b""
+        self._record(body, 404)
+        self._error(404, f"no route for {self.command} {self.path}", "not_found")
+
+    def _stream(self, model: str, usage: bool) -> None:
+        """The reply as chat.completion.chunk events, chunked on the wire, then [DONE]."""
+        cid, created = _completion_id(self.server), int(time.time())
+
+        def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+            return {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+
+        events: list[dict[str, Any]] = [
+            chunk({"role": "assistant", "content": ""}, None),
+            chunk({"content": self.server.reply}, None),
+            chunk({}, "stop"),
+        ]
+        if usage:
+            events.append({**chunk({}, None), "choices": [], "usage": _usage(self.server.reply)})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for text in [f"data: {json.dumps(e)}\n\n" for e in events] + ["data: [DONE]\n\n"]:
+            data = text.encode("utf-8")
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+def _model(model_id: str = MODEL_ID) -> dict[str, Any]:
+    return {"id": model_id, "object": "model", "created": 0, "owned_by": "mcp-compare"}
+
+
+def _usage(reply: str) -> dict[str, int]:
+    words = len(reply.split())
+    return {"prompt_tokens": 1, "completion_tokens": words, "total_tokens": words + 1}
+
+
+def _completion(cid: str, model: str, reply: str) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": _usage(reply),
+    }
+
+
+def _parse_chat(body: bytes) -> dict[str, Any] | str:
+    """The request as a mapping, or why it is refused."""
+    try:
+        request = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        return f"the body is not JSON: {err}"
+    if not isinstance(request, dict):
+        return "the body is not a JSON object"
+    if not isinstance(request.get("messages"), list):
+        return "'messages' must be a list"
+    return request
+
+
+class Endpoint:
+    """A running endpoint: its base URL, how many requests it saw, and how to stop it."""
+
+    def __init__(self, log_path: Path | None, port: int = 0, reply: str = REPLY) -> None:
+        self._log = _Log(log_path)
+        if log_path is not None:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            log_path.touch()
+        self._server = _Server(port, self._log, reply)
+        self.port = int(self._server.server_address[1])
+        self.url = f"http://{HOST}:{self.port}/v1"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"model-endpoint-{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def requests(self) -> int:
+        return self._log.count
+
+    def stop(self) -> None:
+        """Stop serving and close the listening socket (idempotent)."""
+        if self._thread.is_alive():
+            self._server.shutdown()
+            self._thread.join(timeout=5)
+        self._server.server_close()
+
+
+@contextmanager
+def serving(log_path: Path | None, port: int = 0, reply: str = REPLY) -> Iterator[Endpoint]:
+    """An endpoint for the length of a ``with`` block: a cell's, so it ends with the cell."""
+    endpoint = Endpoint(log_path, port, reply)
+    try:
+        yield endpoint
+    finally:
+        endpoint.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--port", type=int, default=0, help="0 (default): a free port")
+    parser.add_argument("--log", type=Path, help="append each request here as a JSON line")
+    parser.add_argument("--reply", default=REPLY, help="the assistant text")
+    args = parser.parse_args(argv)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        endpoint = Endpoint(args.log, args.port, args.reply)
+    except OSError as err:
+        print(f"model-endpoint: cannot listen on {HOST}:{args.port}: {err}", file=sys.stderr)
+        return 1
+    print(endpoint.url, flush=True)
+
+    try:
+        stop.wait()
+    finally:
+        endpoint.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""The stand-in model endpoint (``compare/hosts/model_endpoint.py``) and the cell that serves it.
+
+A client that needs a model provider to start is pointed at this endpoint instead of the
+network; these tests show it answers what such a client asks (a model list, a completion in
+both forms), refuses a bad body with a 400 rather than failing, logs every request in the
+cell, and is gone once the cell ends.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _revisions import revisions
+
+from compare._errors import CompareError
+from compare.exchange._scenarios import load_scenarios
+from compare.exchange._targets import parse_target
+from compare.hosts import model_endpoint
+from compare.play._cells import Cell
+from compare.play._harness import MODEL_LOG, RunSettings, run_cells
+
+from .fakes import FAKE_CLIENT
+
+
+@pytest.fixture(autouse=True)
+def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+
+
+def _post(url: str, body: bytes) -> tuple[int, bytes, str]:
+    request = urllib.request.Request(
+        url, data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return answer.status, answer.read(), answer.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as err:
+        return err.code, err.read(), err.headers.get("Content-Type", "")
+
+
+def _get(url: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def _refused(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_it_answers_models_and_both_forms_of_completion(tmp_path: Path) -> None:
+    log = tmp_path / "requests.jsonl"
+    with model_endpoint.serving(log) as endpoint:
+        assert endpoint.url == f"http://127.0.0.1:{endpoint.port}/v1"
+        status, models = _get(endpoint.url + "/models")
+        assert status == 200 and models["data"][0]["id"] == model_endpoint.MODEL_ID
+
+        chat = {"model": "any-name", "messages": [{"role": "user", "content": "hi"}]}
+        status, raw, kind = _post(endpoint.url + "/chat/completions", json.dumps(chat).encode())
+        plain = json.loads(raw)
+        assert status == 200 and kind == "application/json"
+        [choice] = plain["choices"]
+        assert choice["message"] == {"role": "assistant", "content": model_endpoint.REPLY}
+        assert choice["finish_reason"] == "stop" and "tool_calls" not in choice["message"]
+        assert plain["model"] == "any-name"
+
+        streamed = {**chat, "stream": True, "stream_options": {"include_usage": True}}
+        status, raw, kind = _post(endpoint.url + "/chat/completions", json.dumps(streamed).encode())
+        assert status == 200 and kind == "text/event-stream"
+        events = [e for e in raw.decode().split("\n\n") if e]
+        assert all(e.startswith("data: ") for e in events)
+        assert events[-1] == "data: [DONE]"
+        chunks = [json.loads(e[len("data: ") :]) for e in events[:-1]]
+        text = "".join(c["choices"][0]["delta"].get("content", "") for c in chunks if c["choices"])
+        assert text == model_endpoint.REPLY
+        assert chunks[-1]["usage"]["total_tokens"] > 0
+        assert endpoint.requests == 3
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [(e["method"], e["path"], e["status"]) for e in entries] == [
+        ("GET", "/v1/models", 200),
+        ("POST", "/v1/chat/completions", 200),
+        ("POST", "/v1/chat/completions", 200),
+    ]
+    assert entries[1]["body"] == chat and entries[2]["body"]["stream"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"{not json", "not JSON"),
+        (b"\xff\xfe", "not JSON"),
+        (b"[1, 2]", "not a JSON object"),
+        (b'{"model": "m"}', "'messages' must be a list"),
+        (b"", "not JSON"),
+    ],
+)
+def test_a_bad_body_is_a_400_and_is_logged(tmp_path: Path, body: bytes, why: str) -> None:
+    log = tmp_path / "requests.jsonl"
+    with model_endpoint.serving(log) as endpoint:
+        status, raw, kind = _post(endpoint.url + "/chat/completions", body)
+        # the endpoint is still serving after it
+        assert _get(endpoint.url + "/models")[0] == 200
+    assert status == 400 and kind == "application/json"
+    assert why in json.loads(raw)["error"]["message"]
+    first = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+    assert first["status"] == 400 and ("body_raw" in first or "body" in first)
+
+
+def test_an_unknown_path_is_a_json_404(tmp_path: Path) -> None:
+    with model_endpoint.serving(tmp_path / "log.jsonl") as endpoint:
+        status, answer = _get(endpoint.url + "/responses")
+        posted, raw, _ = _post(endpoint.url + "/embeddings", b'{"input": "x"}')
+    assert status == 404 and answer["error"]["type"] == "not_found"
+    assert posted == 404 and json.loads(raw)["error"]["type"] == "not_found"
+
+
+def test_model_url_needs_model_endpoint() -> None:
+    data = {
+        "id": "needs-model",
+        "name": "needs a model",
+        "kind": "command",
+        "launch": {"argv": ["client", "--model", "{model_url}", "--", "{server_argv}"]},
+        "ends": "self",
+        "timeout_s": 5,
+    }
+    with pytest.raises(CompareError, match="serves no model"):
+        parse_target(data, Path("needs-model.yaml"))
+    assert parse_target({**data, "model_endpoint": True}, Path("needs-model.yaml")).model_endpoint
+
+
+#: A setup step standing in for a client's start-up call to its model: it asks the endpoint
+#: the cell serves (through {model_url}) for a completion, and prints the URL it used.
+ASK_MODEL = """
+import json, sys, urllib.request
+url = sys.argv[1]
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+with urllib.request.urlopen(urllib.request.Request(url + "/chat/completions", data=body)) as r:
+    assert json.loads(r.read())["choices"][0]["message"]["content"]
+print(url)
+"""
+
+
+def test_a_cell_serves_the_endpoint_logs_it_and_stops_it(tmp_path: Path) -> None:
+    data = {
+        "id": "fake-with-model",
+        "name": "fake client with a model",
+        "kind": "command",
+        "model_endpoint": True,
+        # braces doubled: a target's strings are templates
+        "setup": [
+            [sys.executable, "-c", ASK_MODEL.replace("{", "{{").replace("}", "}}"), "{model_url}"]
+        ],
+        "launch": {
+            "argv": [sys.executable, str(FAKE_CLIENT), "--mode", "good", "--", "{server_argv}"]
+        },
+        "ends": "harness",
+        "timeout_s": 20,
+    }
+    target = parse_target(data, Path("fake-with-model.yaml"))
+    scenario = next(s for s in load_scenarios() if s.id == "handshake")
+    cell = Cell(target, "default", scenario, "2025-11-25")
+    settings = RunSettings(tmp_path / "results", "test-commit", revisions())
+    [verdict] = run_cells([cell], settings)
+    assert verdict["verdict"] == "pass", verdict["reason"]
+    assert verdict["process"]["model_requests"] == 1
+    folder = cell.folder(tmp_path / "results")
+    [entry] = [json.loads(x) for x in (folder / MODEL_LOG).read_text("utf-8").splitlines()]
+    assert entry["path"] == "/v1/chat/completions" and entry["body"]["messages"]
+    url = (folder / "setup-0.stdout").read_text("utf-8").strip()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+    # the endpoint ended with its cell: nothing listens on its port any more
+    assert _refused(int(url.rsplit(":", 1)[1].split("/")[0]))
