@@ -1,4 +1,4 @@
-"""One real run of the five CLI targets, shared by every test in this folder.
+"""One real run of the CLI targets, shared by every test in this folder.
 
 The run goes through ``mcp-compare run`` in a child process whose own ``HOME`` and XDG folders
 point at a sentinel folder: if a client (or the harness) fell back to the caller's home instead
@@ -27,13 +27,15 @@ from compare import _paths
 from compare._errors import CompareError
 from compare.exchange._targets import Target, load_targets
 
-#: The targets this folder is about, with the npm binary each one runs.
+#: The targets this folder is about, with the program each one runs, relative to the tools
+#: folder: an npm package's binary, or a PyPI package's script in the target's own venv.
 CLI_BINS = {
-    "claude-code": "claude",
-    "opencode": "opencode",
-    "gemini-cli-health": "gemini",
-    "gemini-cli-prompt": "gemini",
-    "codex": "codex",
+    "claude-code": "node_modules/.bin/claude",
+    "opencode": "node_modules/.bin/opencode",
+    "gemini-cli-health": "node_modules/.bin/gemini",
+    "gemini-cli-prompt": "node_modules/.bin/gemini",
+    "codex": "node_modules/.bin/codex",
+    "gptme": "venvs/gptme/bin/gptme",
 }
 #: A whole target's run (every scenario × revision, two at a time) must end within this.
 RUN_BOUND_S = 900
@@ -48,6 +50,9 @@ CLIENT_HOME_PATHS = (
     ".local/state/opencode",
     ".cache/opencode",
     ".cache/claude-cli-nodejs",
+    ".config/gptme",
+    ".local/share/gptme",
+    ".local/state/gptme",
 )
 
 
@@ -143,12 +148,17 @@ def _real_home_state() -> dict[str, tuple[int, int]]:
 
 def _require_clients(tools: Path, scratch: Path) -> None:
     """Every CLI binary is installed and starts; otherwise fail saying which and why."""
-    for target, binary in CLI_BINS.items():
-        path = tools / "node_modules" / ".bin" / binary
+    for target, relative in CLI_BINS.items():
+        path, binary = tools / relative, Path(relative).name
         if not path.exists():
+            lock = (
+                "tools/package-lock.json"
+                if relative.startswith("node_modules/")
+                else f"tools/requirements/{target}.txt"
+            )
             pytest.fail(
                 f"{target}: {path} is missing after `mcp-compare tools install`; "
-                "the npm package did not install (see tools/package-lock.json)"
+                f"the package did not install (see {lock})"
             )
         home = scratch / f"version-{binary}"
         home.mkdir(exist_ok=True)
@@ -187,11 +197,28 @@ def cli_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tools
 
 
+def selected_targets(session: pytest.Session) -> list[str]:
+    """The CLI targets the session's selected tests name (``-k gptme`` plays gptme alone);
+    every one when a selected test is about the whole run rather than one target."""
+    named: set[str] = set()
+    for item in session.items:
+        if "client_run" not in getattr(item, "fixturenames", ()):
+            continue
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if params.get("target") not in CLI_BINS:
+            return list(CLI_BINS)
+        named.add(params["target"])
+    return [t for t in CLI_BINS if t in named] or list(CLI_BINS)
+
+
 @pytest.fixture(scope="session")
 def client_run(
-    cli_tools: Path, pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory
+    cli_tools: Path,
+    pinned_spec: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
 ) -> Iterator[ClientRun]:
-    """Run every scenario × revision of each CLI target once, through the real CLI."""
+    """Run every scenario × revision of each selected CLI target once, through the real CLI."""
     base = tmp_path_factory.mktemp("cli-run")
     results, scratch, sentinel = base / "results", base / "tmp", base / "sentinel-home"
     for folder in (results, scratch, sentinel / ".config", sentinel / ".cache"):
@@ -217,7 +244,7 @@ def client_run(
     run.sentinel_before = snapshot(sentinel)
     run.real_home_before = _real_home_state()
     cli = Path(sys.executable).parent / "mcp-compare"
-    for target in CLI_BINS:
+    for target in selected_targets(request.session):
         argv = [str(cli), "run", "--target", target, "--jobs", "2", "--json"]
         started = time.monotonic()
         try:
