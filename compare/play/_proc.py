@@ -249,29 +249,11 @@ def _killpg(pgid: int, sig: int) -> None:
 
 
 def _terminate(proc: subprocess.Popen[bytes], pgid: int, grace_s: float) -> bool:
-    """SIGTERM the group, SIGKILL it after ``grace_s``; True when SIGKILL was needed.
-
-    Every process the signal reached gets the grace, not only the one we started: a client
-    whose command is a launcher (Qwen Code's npm bin runs its real CLI as a child and dies at
-    once on SIGTERM, while the child shuts down in 1.5-2.6 s) would otherwise have its real
-    process counted as a leftover after ``SETTLE_S``. The wait ends as soon as the group is
-    gone, so a client that goes at once ends the cell at once.
-    """
+    """SIGTERM the group, SIGKILL it after ``grace_s``; True when SIGKILL was needed."""
     _killpg(pgid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
     try:
         proc.wait(timeout=grace_s)
+        return False
     except subprocess.TimeoutExpired:
         _killpg(pgid, signal.SIGKILL)
         return True
-    while _group_alive(pgid):
-        if time.monotonic() >= deadline:
-            _killpg(pgid, signal.SIGKILL)
-            return True
-        time.sleep(POLL_S)
-    return False
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether any live process is still in the group ``pgid`` (zombies excepted)."""
-    return bool(cell_processes(pgid, []))
