@@ -28,7 +28,8 @@ from compare._errors import CompareError
 from compare.exchange._targets import Target, load_targets
 
 #: The targets this folder is about, with the program each one runs, relative to the tools
-#: folder: an npm package's binary, or a PyPI package's script in the target's own venv.
+#: folder: an npm package's binary (in the shared tree, or in the target's own tree under
+#: ``npm/<id>/``), or a PyPI package's script in the target's own venv.
 CLI_BINS = {
     "claude-code": "node_modules/.bin/claude",
     "opencode": "node_modules/.bin/opencode",
@@ -36,6 +37,7 @@ CLI_BINS = {
     "gemini-cli-prompt": "node_modules/.bin/gemini",
     "codex": "node_modules/.bin/codex",
     "gptme": "venvs/gptme/bin/gptme",
+    "qwen-code": "npm/qwen-code/node_modules/.bin/qwen",
 }
 #: A whole target's run (every scenario × revision, two at a time) must end within this.
 RUN_BOUND_S = 900
@@ -53,6 +55,7 @@ CLIENT_HOME_PATHS = (
     ".config/gptme",
     ".local/share/gptme",
     ".local/state/gptme",
+    ".qwen",
 )
 
 
@@ -146,23 +149,31 @@ def _real_home_state() -> dict[str, tuple[int, int]]:
     return state
 
 
-def _require_clients(tools: Path, scratch: Path) -> None:
-    """Every CLI binary is installed and starts; otherwise fail saying which and why."""
-    for target, relative in CLI_BINS.items():
+def _require_clients(tools: Path, scratch: Path, targets: list[str] | None = None) -> None:
+    """Every CLI binary (of ``targets``, else all) is installed and starts; otherwise fail
+    saying which and why."""
+    for target in targets or list(CLI_BINS):
+        relative = CLI_BINS[target]
         path, binary = tools / relative, Path(relative).name
         if not path.exists():
-            lock = (
-                "tools/package-lock.json"
-                if relative.startswith("node_modules/")
-                else f"tools/requirements/{target}.txt"
-            )
+            if relative.startswith("node_modules/"):
+                lock = "tools/package-lock.json"
+            elif relative.startswith("npm/"):
+                lock = f"tools/npm/{target}/package-lock.json"
+            else:
+                lock = f"tools/requirements/{target}.txt"
             pytest.fail(
                 f"{target}: {path} is missing after `mcp-compare tools install`; "
                 f"the package did not install (see {lock})"
             )
         home = scratch / f"version-{binary}"
         home.mkdir(exist_ok=True)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home)}
+        # A target that pins its Node.js runs its `#!/usr/bin/env node` bin on it, as in a cell.
+        node = Path(target_entry(target).node_binary(tools))
+        search = os.environ.get("PATH", "/usr/bin:/bin")
+        if node.is_absolute():
+            search = f"{node.parent}{os.pathsep}{search}"
+        env = {"PATH": search, "HOME": str(home)}
         try:
             done = subprocess.run(
                 [str(path), "--version"],
@@ -184,8 +195,9 @@ def _require_clients(tools: Path, scratch: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def cli_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's tools folder with the pinned CLI clients installed (real npm, idempotent)."""
+def cli_tools(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    """The project's tools folder with the pinned CLI clients installed (real npm, idempotent);
+    the clients the session plays must be there and start."""
     try:
         from compare.install import install_tools
 
@@ -193,7 +205,8 @@ def cli_tools(tmp_path_factory: pytest.TempPathFactory) -> Path:
     except CompareError as err:
         pytest.fail(f"the CLI clients could not be installed: {err}")
     tools = _paths.tools_dir()
-    _require_clients(tools, tmp_path_factory.mktemp("client-versions"))
+    scratch = tmp_path_factory.mktemp("client-versions")
+    _require_clients(tools, scratch, selected_targets(request.session))
     return tools
 
 
