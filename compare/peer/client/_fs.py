@@ -36,7 +36,7 @@ def inside(workspace: str, relative: str) -> str | None:
     parent = os.path.realpath(os.path.dirname(path))
     if parent != base and not parent.startswith(base + os.sep):
         return None
-    if os.path.basename(os.path.normpath(path)) in ("", "."):
+    if os.path.normpath(path) == os.path.normpath(workspace):
         return None  # the workspace itself is never removed or replaced
     return path
 
