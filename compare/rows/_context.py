@@ -19,9 +19,9 @@ from compare._errors import CompareError
 from compare._paths import PROJECT_ROOT, build_dir
 from compare.diff import diff_shape
 from compare.exchange._scenarios import common_checks, load_scenarios
-from compare.rows._derive import write_operations
 from compare.exchange._targets import load_targets
 from compare.play._cells import pinned_versions
+from compare.rows._derive import write_operations
 from compare.rows._implementations import Registry, load_registry
 
 #: The exchange stage's folder (its data files are read only through its loaders above).

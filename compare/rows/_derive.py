@@ -135,10 +135,16 @@ def derived_column(
             else f"{target} {version} has no usable {enf.get('scenario')} cell"
             + (f" ({len(found)} ended in error, unstable or not run)" if found else "")
         )
-        out = {"state": "not-run", "label": STATE_LABELS["not-run"], "reason": f"not run, because {why}"}
+        out = {
+            "state": "not-run",
+            "label": STATE_LABELS["not-run"],
+            "reason": f"not run, because {why}",
+        }
         return out | ({"version": version} if version else {})
     several = [c for c in mine(sev.get("scenario")) if c.verdict not in _DOUBT]
-    facts = server_facts(usable, several, {**enf, **sev}, writes.get(str(enf.get("scenario")), set()))
+    facts = server_facts(
+        usable, several, {**enf, **sev}, writes.get(str(enf.get("scenario")), set())
+    )
     category = pick(list(derive.get("categories") or []), facts)
     shown = {k: v for k, v in facts.items() if k != "counts"}
     evidence = [display(c.path) for c in usable + several]

@@ -20,9 +20,9 @@ from compare.cite import SourceCache, normative
 from compare.rows._citations import placed_citations
 from compare.rows._citecheck import check_area_files
 from compare.rows._context import Known
+from compare.rows._derive import FACTS
 from compare.rows._evidence import Report
 from compare.rows._implementations import declare_issues
-from compare.rows._derive import FACTS
 from compare.rows._load import Issue, area_diff, area_files, query_checks, schema_issues
 from compare.rows._notes import lint_note_versions
 from compare.rows._where import lint_where_text
@@ -147,13 +147,20 @@ def lint_derive(derive: dict[str, Any], where: str, file: str, known: Known) -> 
                 values = FACTS.get(name)
                 if values is None:
                     tip = "a condition may test: " + ", ".join(FACTS)
-                    issues.append(Issue(file, f"{where}/{category.get('id')}", f"no fact {name!r}", tip))
+                    issues.append(
+                        Issue(file, f"{where}/{category.get('id')}", f"no fact {name!r}", tip)
+                    )
                     continue
                 for one in wanted if isinstance(wanted, list) else [wanted]:
                     if one not in values:
                         tip = f"{name} takes: " + ", ".join(str(v) for v in values)
                         issues.append(
-                            Issue(file, f"{where}/{category.get('id')}", f"{name} is never {one!r}", tip)
+                            Issue(
+                                file,
+                                f"{where}/{category.get('id')}",
+                                f"{name} is never {one!r}",
+                                tip,
+                            )
                         )
     return issues
 

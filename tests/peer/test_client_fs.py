@@ -38,7 +38,9 @@ def ws(tmp_path: Path) -> Path:
     return tmp_path / "ws"
 
 
-@pytest.mark.parametrize("path", ["/etc", "../elsewhere", "app/../../elsewhere", "out-link/keep.txt", ".", ""])
+@pytest.mark.parametrize(
+    "path", ["/etc", "../elsewhere", "app/../../elsewhere", "out-link/keep.txt", ".", ""]
+)
 def test_paths_that_leave_the_workspace_are_refused(ws: Path, path: str) -> None:
     assert inside(str(ws), path) is None
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from _revisions import revisions
 
+from compare._yaml import load_yaml
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import Target, parse_target
 from compare.judge._transcript import read_transcript
@@ -27,7 +28,6 @@ from compare.play._harness import RunSettings, run_cells
 from compare.rows._cells import read_cells
 from compare.rows._context import gather
 from compare.rows._derive import derived_column
-from compare._yaml import load_yaml
 
 from .test_faults import _marked_processes
 
@@ -104,14 +104,19 @@ def test_a_check_then_open_by_name_server_is_reached_on_the_raw_bytes(
     v = run["by"][("toctou", "server-symlink-swap")]
     got = _outcomes(v)
     assert got["swap"] == ("non-strict", "reached") and v["verdict"] == "non-strict"
-    assert got["secret"] == ("pass", "refused")  # the static read is refused: only the race gets out
+    assert got["secret"] == (
+        "pass",
+        "refused",
+    )  # the static read is refused: only the race gets out
     swap = next(c for c in v["checks"] if c["id"] == "swap")
     cell = run["results"] / "fake-files-toctou" / "unversioned" / "server-symlink-swap" / REVISION
     tx = read_transcript(cell / "transcript.jsonl")
     cited = [tx.by_n(n) for n in swap["evidence"]]
     answers = [x for x in cited if x is not None and x.dir == "in"]
     assert answers and all("place: secret" in str(x.raw) for x in answers)
-    assert any("server-respect-root-boundaries" in str(r) or "SHOULD" in str(r) for r in swap["refs"])
+    assert any(
+        "server-respect-root-boundaries" in str(r) or "SHOULD" in str(r) for r in swap["refs"]
+    )
 
 
 def test_odd_roots_against_an_enforcing_server(run: dict[str, Any]) -> None:

@@ -125,7 +125,9 @@ def test_the_lint_refuses_unknown_facts_values_and_scenarios(derive: dict[str, A
     bad = {
         "from": {"enforcement": {"scenario": "nope"},
                  "several": {"scenario": "server-enforcement", "first": "a", "second": "outside"}},
-        "categories": [{"id": "x", "label": "x", "when": [{"asks": True, "outside_reads": "some"}]}],
+        "categories": [
+            {"id": "x", "label": "x", "when": [{"asks": True, "outside_reads": "some"}]}
+        ],
     }  # fmt: skip
     said = [i.message for i in lint_derive(bad, "R/status/derive", "roots.yaml", known)]
     assert said == [

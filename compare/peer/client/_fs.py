@@ -110,13 +110,15 @@ def run_race(client: Any, step: dict[str, Any], timeout: float, record: dict[str
     try:
         for attempt in range(int(race.get("attempts", 1))):
             if client.closed or silent >= MAX_SILENT:
-                client.tx.note(event="race-skipped", label=label, attempt=attempt,
-                               why="server-closed" if client.closed else "server-silent")  # fmt: skip
+                why = "server-closed" if client.closed else "server-silent"
+                client.tx.note(event="race-skipped", label=label, attempt=attempt, why=why)
                 break
             _replace_link(link, inner)
             client.next_id += 1
             rid = client.next_id
-            sent = client.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params})
+            sent = client.send(
+                {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+            )
             time.sleep(spread * (attempt % 5) / 4)
             _replace_link(link, outer)
             swapped = round(client.tx.now(), 6)
@@ -131,7 +133,7 @@ def run_race(client: Any, step: dict[str, Any], timeout: float, record: dict[str
     except OSError as err:
         client.tx.note(event="race-skipped", label=label, why=str(err))
     finally:
-        try:
+        try:  # noqa: SIM105 - contextlib would cost start-up time
             _replace_link(link, inner)
         except OSError:
             pass
