@@ -33,6 +33,9 @@ ISSUE_SCENARIOS = {
     "relay-roots-undeclared",
     # issue 21: a request of the upstream while no stream toward the host is open
     "relay-no-stream",
+    # issue 23: odd roots and a symlink swapped between check and use
+    "server-odd-roots",
+    "server-symlink-swap",
 }
 
 
