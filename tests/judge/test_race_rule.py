@@ -67,6 +67,7 @@ class RaceTape(ServerTape):
         (True, [INSIDE, "denied: outside", INSIDE], "not-reached", "pass"),
         (True, [INSIDE, OUTSIDE, "denied: outside"], "reached", "non-strict"),
         (False, [OUTSIDE, INSIDE], "never-asked", "informational"),
+        (False, [INSIDE, INSIDE], "never-asked", "informational"),  # no boundary to race
         (True, ["denied: outside", "denied: outside"], "unpaired", "informational"),
         (True, [None, None], "no-answer", "informational"),
         (True, [], "no-file-tools", "informational"),
@@ -96,6 +97,25 @@ def test_reached_cites_the_answers_that_hold_the_marker(
     cited = [r for r in tape.records if r["n"] in swap["evidence"] and r["dir"] == "in"]
     assert len(cited) == 2 and all("place: secret" in r["raw"] for r in cited)
     assert not any("place: app/inner" in r["raw"] for r in cited)
+
+
+def test_an_outside_folder_read_plainly_leaves_no_window_to_find(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """However the race fell, a server whose plain read of the outside folder worked is
+    ``direct``: the outcome does not flip between plays with the luck of the swaps."""
+    for answers in ([INSIDE, OUTSIDE], [INSIDE, INSIDE]):
+        tape = RaceTape()
+        tape.probe("before", "read", "in-root", "ok")
+        tape.probe("before", "read", "secret", "ok", OUTSIDE)
+        tape.race(*answers)
+        checks = tape.judge_with(tmp_path, scenarios["server-symlink-swap"])
+        assert checks["secret"]["verdict"] == "non-strict"  # the leak is graded there
+        assert (checks["swap"]["outcome"], checks["swap"]["verdict"]) == (
+            "direct",
+            "informational",
+        )
+        assert "read@secret" in checks["swap"]["observed"]
 
 
 def test_not_reached_says_how_many_attempts_never_proven_safe(

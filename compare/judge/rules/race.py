@@ -19,6 +19,7 @@ from typing import Any
 
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, rule
+from compare.judge.rules.probes import read_probes
 from compare.judge.rules.server import NO_INIT, handshake_failed, roots_requests
 from compare.play._fixture import folder_marker
 
@@ -39,6 +40,14 @@ def _marker(race: dict[str, Any], target: str) -> str:
     """The marker of the folder the link's ``target`` names (relative to the link's folder)."""
     folder = posixpath.normpath(posixpath.join(posixpath.dirname(str(race["link"])), target))
     return folder_marker(folder)
+
+
+def _direct(ctx: Context, race: dict[str, Any]) -> str:
+    """A probe that read the outside folder without any swap (``race.direct``: its place),
+    named; "" when none did. With one, the race can show no check-then-use window."""
+    place = race.get("direct")
+    allowed = [p for p in read_probes(ctx) if p.place == place and p.result == "allowed"]
+    return ", ".join(f"{p.operation}@{p.place} line {p.response}" for p in allowed[:3])
 
 
 def attempts(ctx: Context, label: str, race: dict[str, Any]) -> list[tuple[str, list[int]]]:
@@ -64,7 +73,16 @@ def attempts(ctx: Context, label: str, race: dict[str, Any]) -> list[tuple[str, 
 
 @rule(
     "symlink-race",
-    ("reached", "not-reached", "never-asked", "unpaired", "no-file-tools", "no-answer", *NO_INIT),
+    (
+        "reached",
+        "not-reached",
+        "direct",
+        "never-asked",
+        "unpaired",
+        "no-file-tools",
+        "no-answer",
+        *NO_INIT,
+    ),
     gate=handshake_failed,
     params={"step": Param("label", "the race step (default: the scenario's first)")},
 )
@@ -85,14 +103,31 @@ def _symlink_race(ctx: Context) -> Outcome:
     counts = Counter(kind for kind, _ in got)
     n = len(got)
     tally = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k])
-    if counts["outside"]:
-        hits = [line for kind, lines in got if kind == "outside" for line in lines][:8]
-        first = min((x for kind, lines in got if kind == "outside" for x in lines), default=0)
-        asked = any(x.n < first for x in roots_requests(ctx))
+    sample = [line for _, lines in got[:4] for line in lines]
+    hits = [line for kind, lines in got if kind == "outside" for line in lines][:8]
+    # Decided before the count, so the outcome does not depend on how the race fell: a
+    # folder a plain read reaches, or a server that never asked, leaves no window to find.
+    direct = _direct(ctx, race)
+    if direct:
         return Outcome(
-            "reached" if asked else "never-asked",
+            "direct",
+            f"a plain read of the outside folder was allowed ({direct}), so no swap is needed"
+            f" to reach it; {counts['outside']} of {n} raced reads returned its marker ({tally})",
+            hits or sample,
+        )
+    first = min((x for _, lines in got for x in lines), default=0)
+    if not any(x.n < first for x in roots_requests(ctx)):
+        return Outcome(
+            "never-asked",
+            f"the server had not asked for roots before the race; {counts['outside']} of {n}"
+            f" raced reads returned the outside file's marker ({tally})",
+            hits or sample,
+        )
+    if counts["outside"]:
+        return Outcome(
+            "reached",
             f"{counts['outside']} of {n} raced reads returned the outside file's marker"
-            f" ({tally})" + ("" if asked else "; the server had not asked for roots"),
+            f" ({tally})",
             hits,
         )
     if counts["no-answer"] == n:
