@@ -126,8 +126,7 @@ def _symlink_race(ctx: Context) -> Outcome:
     if counts["outside"]:
         return Outcome(
             "reached",
-            f"{counts['outside']} of {n} raced reads returned the outside file's marker"
-            f" ({tally})",
+            f"{counts['outside']} of {n} raced reads returned the outside file's marker ({tally})",
             hits,
         )
     if counts["no-answer"] == n:
