@@ -123,6 +123,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
                 labels.add(label)
     _check_releases(data, side, source)
     _check_requests(data, side, source)
+    _check_fixture_steps(data, side, source)
     sentences = load_sentences(sentences_file(source.parent))
     requests = step_requests(data)
     answer = data.get("answer_revision")
@@ -160,6 +161,29 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         checks=checks,
         side=side,
     )
+
+
+def _check_fixture_steps(data: dict[str, Any], side: str, source: Path) -> None:
+    """``fs`` and ``race`` steps change the cell's fixture, which only a server scenario's
+    scripted client owns; a race names a probe operation and place the scenario defines."""
+    probe = data.get("probe") or {}
+    for i, step in enumerate(data.get("steps", [])):
+        kind = next((k for k in ("fs", "race") if k in step), None)
+        if kind is None:
+            continue
+        where = f"{source}: key steps.{i}.{kind}"
+        if side != "server" or not data.get("fixture"):
+            raise CompareError(
+                f"{where}: only a server scenario with a fixture changes its fixture",
+                "move the step into a side: server scenario that declares fixture",
+            )
+        race = step.get("race") or {}
+        for key, names in (("operation", "operations"), ("place", "places"), ("direct", "places")):
+            if key in race and race[key] not in (probe.get(names) or {}):
+                raise CompareError(
+                    f"{where}.{key}: {race[key]!r} is not one of probe.{names}",
+                    f"name one of: {', '.join(sorted(probe.get(names) or {}))}",
+                )
 
 
 def _check_releases(data: dict[str, Any], side: str, source: Path) -> None:

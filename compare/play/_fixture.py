@@ -49,8 +49,8 @@ def build_fixture(spec: dict[str, Any] | None, workspace: Path) -> None:
     for relative in spec.get("folders", []):
         folder = _inside(workspace, str(relative))
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in FILES.items():
-            (folder / name).write_text(f"{text}place: {relative}\n", encoding="utf-8")
+        for name, text in folder_files(str(relative)).items():
+            (folder / name).write_text(text, encoding="utf-8")
         for name, text in extra.items():
             path = _inside(folder, name)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,10 +59,39 @@ def build_fixture(spec: dict[str, Any] | None, workspace: Path) -> None:
         link = _inside(workspace, str(relative))
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(str(target), target_is_directory=True)
+    for relative in spec.get("files", []):
+        path = _inside(workspace, str(relative))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(file_marker(str(relative)), encoding="utf-8")
+
+
+def folder_marker(relative: str) -> str:
+    """The line that ends every file of fixture folder ``relative``: unique within the cell,
+    so a reply quoting it shows on the raw bytes which folder was read."""
+    return f"place: {relative}"
+
+
+def file_marker(relative: str) -> str:
+    """What a fixture ``files`` entry holds: its own unique marker line."""
+    return f"fixture file: {relative}\n"
+
+
+def folder_files(relative: str) -> dict[str, str]:
+    """The three files of fixture folder ``relative``, name -> text (also what an ``fs``
+    mkdir step writes, through the plan)."""
+    return {name: f"{text}{folder_marker(relative)}\n" for name, text in FILES.items()}
+
+
+def not_created(spec: dict[str, Any] | None) -> set[str]:
+    """Root names the harness must not make folders for: fixture files (a file as a root)
+    and ``absent`` names (a root naming a missing folder)."""
+    spec = spec or {}
+    return {str(n) for n in [*spec.get("files", []), *spec.get("absent", [])]}
 
 
 def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict[str, Any]]:
-    """The plan's probe places: name -> {dir (absolute text, not normalised), expect, real}.
+    """The plan's probe places: name -> {dir (absolute text, not normalised), expect, real,
+    and ``file`` when the place names its own file}.
 
     ``real`` is where the place lands once ``..`` and the fixture's links are resolved,
     relative to the workspace (call after :func:`build_fixture`); the judge looks for a
@@ -72,9 +101,11 @@ def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict
     base = os.path.realpath(workspace)
     for name, place in ((spec or {}).get("places") or {}).items():
         text = str(place["path"])
-        directory = f"{workspace}{os.sep}{text}"
+        # "." is the workspace itself (the folder around top-level roots), sent as is
+        directory = str(workspace) if text == "." else f"{workspace}{os.sep}{text}"
         places[str(name)] = {
             "dir": directory,
+            **({"file": str(place["file"])} if place.get("file") else {}),
             "path": text,
             "real": os.path.relpath(os.path.realpath(directory), base),
             "expect": str(place["expect"]),

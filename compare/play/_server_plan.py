@@ -16,7 +16,7 @@ from typing import Any
 from compare.exchange._targets import Expansion
 from compare.peer.client._features import declared
 from compare.play._cells import Cell
-from compare.play._fixture import build_fixture, probe_places
+from compare.play._fixture import build_fixture, folder_files, not_created, probe_places
 
 HERE = Path(__file__).resolve().parent
 #: The scripted client: a folder with a ``__main__.py`` inside the peer's folder.
@@ -33,16 +33,19 @@ def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
     """Create every folder the scenario names; name -> the root the client lists for it.
 
     A root given as an object (``{uri: ...}``: a bad root a scenario sends on purpose) is
-    listed as written and needs no folder.
+    listed as written and needs no folder; a fixture file or ``absent`` name (a file as a
+    root, a root naming a missing folder) is listed but not made a folder.
     """
     spec = cell.scenario.raw.get("client_roots") or {}
+    keep = not_created(cell.scenario.raw.get("fixture"))
     names = [*spec.get("roots", []), *spec.get("folders", [])]
     for step in cell.scenario.steps:
         names += step.get("set_roots", [])
     out: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         folder = workspace / name
-        folder.mkdir(parents=True, exist_ok=True)
+        if name not in keep:
+            folder.mkdir(parents=True, exist_ok=True)
         # pathlib percent-encodes the space, '#' and 'é' of the workspace's name.
         out[name] = {"uri": folder.as_uri(), "name": name}
     return out
@@ -111,6 +114,12 @@ def server_plan(
             "place_order": list(probe.get("places", {})),
         },
         "fixture": str(exp.workspace) if cell.scenario.raw.get("fixture") else None,
+        # what each fs mkdir step puts in its new folder: the fixture folders' files
+        "fixture_files": {
+            str(s["fs"]["mkdir"]): folder_files(str(s["fs"]["mkdir"]))
+            for s in cell.scenario.steps
+            if "mkdir" in (s.get("fs") or {})
+        },
         "steps": cell.scenario.steps,
         "init_timeout_s": 10,
         "shutdown_s": 2,
@@ -128,6 +137,9 @@ def _step_bound(step: dict[str, Any], probe: dict[str, Any] | None) -> float:
     if "observe_s" in step:
         return float(step["observe_s"])
     timeout = float(step.get("timeout_s", 10))
+    if "race" in step:
+        race = step["race"]
+        return (timeout + float(race.get("spread_ms", 0)) / 1000) * int(race["attempts"])
     if "probe" in step and probe is not None:
         places = step["probe"].get("places") or list(probe.get("places", {}))
         operations = step["probe"].get("operations") or list(probe.get("operations", {}))

@@ -32,6 +32,9 @@ class Cell:
     current: bool = False
     #: How many times the cell was played (``mcp-compare run --repeat``); 1 for most.
     plays: int = 1
+    #: A server cell's enforcement probes as judged (the verdict's ``probes``): what derived
+    #: rows (``_derive``) read per operation; empty for every other cell.
+    probes: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass
@@ -60,6 +63,7 @@ def _cell(result: CellResult) -> Cell:
         checks={check.id: check.raw for check in record.checks},
         current=result.current,
         plays=max(1, record.play_count),
+        probes=tuple(p for p in record.raw.get("probes") or [] if isinstance(p, dict)),
     )
 
 

@@ -19,6 +19,7 @@ from compare.pin import release_order
 from compare.play._cells import version_key
 from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
+from compare.rows._derive import derived_column
 from compare.rows._evidence import Report
 from compare.rows._findings import lint_findings
 from compare.rows._lint import lint_areas
@@ -201,8 +202,14 @@ def _status(
     current = cells.current()
     out: dict[str, Any] = {}
     query = spec.get("query")
+    derive = spec.get("derive")
     for target in sorted(known.targets):
-        if query:
+        if derive:
+            column = derived_column(
+                derive, target, current.get(target), cells, known.write_ops,
+                lambda path: _display(path, root),
+            )  # fmt: skip
+        elif query:
             said = bool(spec.get("informational"))
             column = _target_status(query, target, current.get(target), cells, root, said)
             history = _history(query, target, cells, root, said)

@@ -21,6 +21,7 @@ from compare.diff import diff_shape
 from compare.exchange._scenarios import common_checks, load_scenarios
 from compare.exchange._targets import load_targets
 from compare.play._cells import pinned_versions
+from compare.rows._derive import write_operations
 from compare.rows._implementations import Registry, load_registry
 
 #: The exchange stage's folder (its data files are read only through its loaders above).
@@ -44,6 +45,9 @@ class Known:
     #: The implementations registry (cited columns, declared once for every area); None
     #: until :func:`gather` reads it (an unreadable registry is an error, not a reason).
     registry: Registry | None = None
+    #: Scenario id -> the probe operations its data marks ``writes`` (derived rows tell
+    #: read-like probes from writes by them).
+    write_ops: dict[str, set[str]] = field(default_factory=dict)
 
     def implementations(self) -> Registry:
         """The registry :func:`gather` read, or the default file's when built by hand."""
@@ -110,6 +114,7 @@ def gather(
     try:
         known.scenarios = load_scenario_checks(scenarios)
         known.grades = load_check_grades(scenarios)
+        known.write_ops = write_operations(load_scenarios(scenarios))
     except CompareError as err:
         known.missing["scenarios"] = err.message
     if not known.scenarios and "scenarios" not in known.missing:

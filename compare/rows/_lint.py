@@ -20,6 +20,7 @@ from compare.cite import SourceCache, normative
 from compare.rows._citations import placed_citations
 from compare.rows._citecheck import check_area_files
 from compare.rows._context import Known
+from compare.rows._derive import FACTS
 from compare.rows._evidence import Report
 from compare.rows._implementations import declare_issues
 from compare.rows._load import Issue, area_diff, area_files, query_checks, schema_issues
@@ -116,9 +117,51 @@ def _lint_status(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
                     for one in query_checks(query)
                     if one not in known.scenarios[str(scenario)]
                 )
+        elif isinstance(status.get("derive"), dict):
+            issues += lint_derive(status["derive"], f"{rid}/status/derive", file, known)
         elif not status.get("unmeasured"):
             tip = "add status.query (scenario + check), or say why not in status.unmeasured"
             issues.append(Issue(file, f"{rid}/status", "the status column queries nothing", tip))
+    return issues
+
+
+def lint_derive(derive: dict[str, Any], where: str, file: str, known: Known) -> list[Issue]:
+    """A derived row reads an enforcement scenario that exists, checks of its several-roots
+    scenario that exist (that scenario may not be written yet: its facts then read absent),
+    and conditions on facts ``_derive`` computes, with values they can take."""
+    issues: list[Issue] = []
+    source = derive.get("from") or {}
+    enforcement = str((source.get("enforcement") or {}).get("scenario"))
+    if "scenarios" not in known.missing and enforcement not in known.scenarios:
+        tip = "name a server scenario with probes (e.g. server-enforcement)"
+        issues.append(Issue(file, where, f"unknown scenario {enforcement!r}", tip))
+    several = source.get("several") or {}
+    checks = known.scenarios.get(str(several.get("scenario")))
+    for key in ("first", "second"):
+        if checks is not None and several.get(key) not in checks:
+            tip = f"use a check id of {several.get('scenario')}: " + ", ".join(sorted(checks))
+            issues.append(Issue(file, where, f"no check {several.get(key)!r}", tip))
+    for category in derive.get("categories") or []:
+        for condition in category.get("when") or []:
+            for name, wanted in condition.items():
+                values = FACTS.get(name)
+                if values is None:
+                    tip = "a condition may test: " + ", ".join(FACTS)
+                    issues.append(
+                        Issue(file, f"{where}/{category.get('id')}", f"no fact {name!r}", tip)
+                    )
+                    continue
+                for one in wanted if isinstance(wanted, list) else [wanted]:
+                    if one not in values:
+                        tip = f"{name} takes: " + ", ".join(str(v) for v in values)
+                        issues.append(
+                            Issue(
+                                file,
+                                f"{where}/{category.get('id')}",
+                                f"{name} is never {one!r}",
+                                tip,
+                            )
+                        )
     return issues
 
 

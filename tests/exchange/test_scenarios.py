@@ -33,6 +33,9 @@ ISSUE_SCENARIOS = {
     "relay-roots-undeclared",
     # issue 21: a request of the upstream while no stream toward the host is open
     "relay-no-stream",
+    # issue 23: odd roots and a symlink swapped between check and use
+    "server-odd-roots",
+    "server-symlink-swap",
 }
 
 
@@ -167,3 +170,21 @@ def test_a_release_step_needs_a_held_method_and_the_peer(tmp_path: Path) -> None
     host_side = held.replace("steps:", "side: proxy\nsteps:", 1).replace("checks:", on_host, 1)
     with pytest.raises(CompareError, match=r"steps\.2\.release: only the peer plays"):
         load_scenario_file(_write(tmp_path, host_side))
+
+
+def test_fs_and_race_steps_belong_to_server_scenarios_with_a_fixture(tmp_path: Path) -> None:
+    """fs and race steps change the cell's fixture: a client scenario (or a server one without
+    a fixture) is refused, and a race must name the scenario's own operation and places."""
+    mkdir = "  - {fs: {mkdir: later}, label: make}\nchecks:"
+    with pytest.raises(CompareError, match=r"steps\.2\.fs: only a server scenario"):
+        load_scenario_file(_write(tmp_path, BASE.replace("checks:", mkdir, 1)))
+    swap = (
+        Path(__file__).resolve().parents[2] / "compare/exchange/scenarios/server-symlink-swap.yaml"
+    )
+    text = swap.read_text(encoding="utf-8")
+    assert load_scenario_file(_write(tmp_path, text.replace("id: server-symlink-swap", "id: demo")))
+    bad = text.replace("id: server-symlink-swap", "id: demo").replace(
+        "place: link,", "place: nowhere,"
+    )
+    with pytest.raises(CompareError, match=r"race\.place: 'nowhere' is not one of probe\.places"):
+        load_scenario_file(_write(tmp_path, bad))

@@ -9,7 +9,15 @@ import pytest
 
 from compare._errors import CompareError
 from compare.peer.client._probes import fill, place_values, snapshot, tool_for
-from compare.play._fixture import FILES, build_fixture, probe_places
+from compare.play._fixture import (
+    FILES,
+    build_fixture,
+    file_marker,
+    folder_files,
+    folder_marker,
+    not_created,
+    probe_places,
+)
 
 SPEC = {
     "folders": ["app", "outside", "linked"],
@@ -84,3 +92,29 @@ def test_placeholders_and_tool_matching() -> None:
     tools = [{"name": "read_file_extra"}, {"name": "read_file"}, {"name": "write"}]
     assert tool_for({"match": "read_text_file|read_file"}, tools) == "read_file"
     assert tool_for({"match": "("}, tools) is None  # a broken pattern matches nothing
+
+
+def test_fixture_files_hold_their_own_markers_and_absent_names_stay_absent(
+    tmp_path: Path,
+) -> None:
+    """A file a root names holds a line no other fixture file has; an ``absent`` name is a
+    root the harness does not create (a fixture ``files`` or ``absent`` name is never made a
+    folder by the roots either: ``not_created``)."""
+    spec = {"folders": ["app", "."], "files": ["notes.txt"], "absent": ["later"]}
+    build_fixture(spec, tmp_path)
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == file_marker("notes.txt")
+    assert (tmp_path / "probe.txt").read_text(encoding="utf-8").endswith("place: .\n")
+    assert folder_marker("app") in (tmp_path / "app" / "probe.txt").read_text(encoding="utf-8")
+    assert not (tmp_path / "later").exists()
+    assert not_created(spec) == {"notes.txt", "later"}
+    assert folder_files("later")["probe.txt"].endswith("place: later\n")
+
+
+def test_a_place_may_name_its_own_file_and_dot_is_the_workspace(tmp_path: Path) -> None:
+    places = probe_places(
+        {"places": {"file-root": {"path": ".", "file": "notes.txt", "expect": "allowed"}}},
+        tmp_path,
+    )
+    assert places["file-root"]["dir"] == str(tmp_path) and places["file-root"]["real"] == "."
+    values = place_values(places["file-root"]["dir"], "read", "s", places["file-root"]["file"])
+    assert values["file"] == f"{tmp_path}/notes.txt"

@@ -58,6 +58,8 @@ FINDINGS = {
     ("angular-cli", "server-stale"),
     ("angular-cli-modernize", "server-enforcement"),
     ("angular-cli-modernize", "server-stale"),
+    ("rust-mcp-filesystem-roots", "server-odd-roots"),
+    ("rust-mcp-filesystem-roots", "server-symlink-swap"),
 }
 #: Probe operations that change the disk (``writes: true`` in server-enforcement).
 WRITES = {"write", "create", "move", "zip", "zip-dir"}
@@ -366,3 +368,71 @@ def test_angular_stops_following_roots_after_a_non_file_root(
     assert any(x.method == "notifications/roots/list_changed" for x in tx.lines if x.dir == "out")
     for check in ("malformed-good", "malformed-outside", "duplicate-good", "duplicate-outside"):
         assert _check(v, check)["outcome"] == "not-refreshed", check
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_odd_roots_rest_on_the_servers_own_replies(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """server-filesystem refuses the folder around a file root, the file root itself, and the
+    missing root even once we have made it (it dropped the root while it was missing); each
+    refusal is its own isError reply, sent after our fs note that changed the disk."""
+    v = server_run["by"][("server-filesystem", "server-odd-roots", revision)]
+    assert _check(v, "file-parent")["outcome"] == "refused"
+    assert _check(v, "file-root")["outcome"] == "refused"
+    assert _check(v, "created")["outcome"] == "refused"
+    assert _check(v, "recreated")["outcome"] == "allowed"
+    tx = read_transcript(_cell(server_run, "server-filesystem", "server-odd-roots", revision)
+                         / "transcript.jsonl")  # fmt: skip
+    made = next(n for n, note in tx.notes if note.get("event") == "fs" and note["path"] == "later")
+    created = [p for p in v["probes"] if p["step"] == "created" and p["place"] == "missing-root"]
+    assert created and all(
+        p["reply"] == "tool-error" and min(p["evidence"]) > made for p in created
+    )
+    for p in created:
+        line = tx.by_n(max(p["evidence"]))
+        assert line is not None and "Access denied" in str(line.raw)
+    rust = server_run["by"][("rust-mcp-filesystem-roots", "server-odd-roots", revision)]
+    assert _check(rust, "file-parent")["verdict"] == "non-strict"
+
+
+@pytest.mark.parametrize("target", FILE_SERVERS)
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_the_swap_count_is_the_raw_answers_count(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """The swap check's count of reads that came back from outside is recounted here from the
+    transcript's raw answers (the outside folder's marker), attempt by attempt."""
+    v = server_run["by"][(target, "server-symlink-swap", revision)]
+    tx = read_transcript(_cell(server_run, target, "server-symlink-swap", revision)
+                         / "transcript.jsonl")  # fmt: skip
+    races = [note for _n, note in tx.notes if note.get("event") == "race"]
+    assert len(races) == 40
+    answers = [tx.by_n(r["response"]) for r in races if r.get("response")]
+    outside = sum("place: secret" in str(x.raw) for x in answers if x is not None)
+    swap = _check(v, "swap")
+    if target == "server-filesystem":
+        assert (swap["outcome"], outside) == ("not-reached", 0)
+        assert swap["observed"].startswith("not reached in 40 attempts")
+        assert _check(v, "secret")["outcome"] == "refused"
+    else:  # its start-up folder (the whole workspace) stays allowed: no race is needed
+        assert swap["outcome"] == "direct" and f"{outside} of 40" in swap["observed"]
+
+
+def test_the_derived_row_per_file_server(server_run: dict[str, Any]) -> None:
+    """ROOT-20 computed from these very cells: one word per server, from its probes."""
+    from compare._yaml import load_yaml
+    from compare.rows._cells import read_cells
+    from compare.rows._context import gather
+    from compare.rows._derive import derived_column
+
+    area = load_yaml(_paths.PROJECT_ROOT / "compare" / "rows" / "areas" / "roots.yaml")
+    derive = next(r for r in area["rows"] if r["id"] == "ROOT-20")["status"]["derive"]
+    cells, writes = read_cells(Path(server_run["results"])), gather().write_ops
+    words = {}
+    for target in FILE_SERVERS:
+        version = server_run["by"][(target, "server-enforcement", REVISIONS[0])]["target_version"]
+        words[target] = derived_column(derive, target, version, cells, writes, str)["value"]
+    assert words == {
+        "server-filesystem": "enforces",
+        "rust-mcp-filesystem-roots": "default-folder",
+        "rust-mcp-filesystem-no-roots": "ignores",
+    }

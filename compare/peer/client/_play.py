@@ -14,6 +14,7 @@ import time
 from .._record import EOF_MARK, Transcript
 from .._steps import StepWaits
 from . import _features, _modern
+from ._fs import run_fs, run_race
 from ._probes import run_probes
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
@@ -211,6 +212,10 @@ class Client(StepWaits):
             record.update(outcome="ok", evidence=self.send(message))
         elif "probe" in step:
             run_probes(self, step, timeout, record)
+        elif "fs" in step:
+            run_fs(self, step, record)
+        elif "race" in step:
+            run_race(self, step, timeout, record)
         elif "observe_s" in step:
             self.wait(lambda: False, float(step["observe_s"]))
             record.update(outcome="ok")

@@ -40,16 +40,19 @@ def fill(template: Any, values: dict[str, str]) -> Any:
     return template
 
 
-def place_values(directory: str, operation: str, step: str) -> dict[str, str]:
+def place_values(
+    directory: str, operation: str, step: str, file: str | None = None
+) -> dict[str, str]:
     """The placeholders of one probe: the place's folder and the names inside it.
 
     Names a probe creates carry its step's label, so the fixture hashes tell a write made in
-    one step from the same write made in another.
+    one step from the same write made in another. ``file`` is the place's own file name
+    (a place may name one, e.g. a file that is itself a root); else ``probe.txt``.
     """
     sep = os.sep
     return {
         "dir": directory,
-        "file": f"{directory}{sep}probe.txt",
+        "file": f"{directory}{sep}{file or 'probe.txt'}",
         "new": f"{directory}{sep}new-{step}-{operation}.txt",
         "newdir": f"{directory}{sep}newdir-{step}-{operation}",
         "src": f"{directory}{sep}movable.txt",
@@ -117,7 +120,8 @@ def run_probes(client: Any, step: dict[str, Any], timeout: float, record: dict[s
                 client.tx.note(event="probe-skipped", label=probe_label, why="server-silent")
                 continue
             arguments = fill(
-                operation.get("arguments", {}), place_values(place["dir"], op_name, label)
+                operation.get("arguments", {}),
+                place_values(place["dir"], op_name, label, place.get("file")),
             )
             params = {"name": tool, "arguments": arguments}
             client.tx.note(event="step", index=record["index"], step={
