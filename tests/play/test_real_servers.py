@@ -368,6 +368,8 @@ def test_angular_stops_following_roots_after_a_non_file_root(
     assert any(x.method == "notifications/roots/list_changed" for x in tx.lines if x.dir == "out")
     for check in ("malformed-good", "malformed-outside", "duplicate-good", "duplicate-outside"):
         assert _check(v, check)["outcome"] == "not-refreshed", check
+
+
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_odd_roots_rest_on_the_servers_own_replies(
     server_run: dict[str, Any], revision: str
