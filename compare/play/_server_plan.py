@@ -16,7 +16,7 @@ from typing import Any
 from compare.exchange._targets import Expansion
 from compare.peer.client._features import declared
 from compare.play._cells import Cell
-from compare.play._fixture import build_fixture, probe_places
+from compare.play._fixture import build_fixture, build_sources, probe_places
 
 HERE = Path(__file__).resolve().parent
 #: The scripted client: a folder with a ``__main__.py`` inside the peer's folder.
@@ -79,6 +79,7 @@ def server_plan(
     probe = cell.scenario.raw.get("probe")
     # the fixture first: a root may name one of its links, which must not become a folder
     build_fixture(cell.scenario.raw.get("fixture"), exp.workspace)
+    build_sources(probe, exp.workspace)
     wanted = features(cell, exp.workspace)
     step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
     return {

@@ -165,7 +165,7 @@ def _enforce_allowed(ctx: Context) -> Outcome:
 
 
 #: Names the probes write (any folder); a change to anything else was asked by no probe.
-_TARGET_PREFIXES = ("new-", "newdir-", "moved-", "movable.txt")
+_TARGET_PREFIXES = ("new-", "newdir-", "moved-", "copied-", "movable.txt", "movable-")
 
 
 @rule(
