@@ -9,7 +9,7 @@ import pytest
 
 from compare._errors import CompareError
 from compare.peer.client._probes import fill, place_values, snapshot, tool_for
-from compare.play._fixture import FILES, build_fixture, probe_places
+from compare.play._fixture import FILES, build_fixture, build_sources, probe_places
 
 SPEC = {
     "folders": ["app", "outside", "linked"],
@@ -67,3 +67,19 @@ def test_placeholders_and_tool_matching() -> None:
     tools = [{"name": "read_file_extra"}, {"name": "read_file"}, {"name": "write"}]
     assert tool_for({"match": "read_text_file|read_file"}, tools) == "read_file"
     assert tool_for({"match": "("}, tools) is None  # a broken pattern matches nothing
+
+
+def test_a_cross_place_probe_moves_its_own_file_into_the_other_folder(tmp_path: Path) -> None:
+    """A place with ``to`` gets a source file of its own (so two cross probes from one folder
+    never take each other's) and names its targets in the ``to`` folder, place and all."""
+    build_fixture({"folders": ["app", "deep/other"]}, tmp_path)
+    probe = {"places": {"across": {"path": "app", "to": "deep/other", "expect": "allowed"}}}
+    build_sources(probe, tmp_path)
+    assert (tmp_path / "app" / "movable-across.txt").is_file()
+    place = probe_places(probe, tmp_path)["across"]
+    assert place["to_real"] == "deep/other"
+    values = place_values(place["dir"], "move", "cross", "across", place["to_dir"])
+    assert values["src"] == f"{tmp_path}/app/movable-across.txt"
+    assert values["dst"] == f"{tmp_path}/deep/other/moved-cross-move-across.txt"
+    assert values["copy"] == f"{tmp_path}/deep/other/copied-cross-move-across.txt"
+    assert values["file"] == f"{tmp_path}/app/probe.txt"  # what a copy reads stays here

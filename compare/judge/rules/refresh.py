@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, rule
-from compare.judge.rules.enforce import _evidence, _named, _nothing_to_judge, _selected
+from compare.judge.rules.enforce import evidence, named, nothing_to_judge, selected
 from compare.judge.rules.probes import Probe, read_probes
 from compare.judge.rules.server import NO_INIT, handshake_failed, roots_requests
 
@@ -35,6 +35,13 @@ def _asked(ctx: Context, probes: list[Probe]) -> list[int]:
     first = min((p.request for p in probes if p.request), default=None)
     start = change.start_n if change is not None else 0
     return [x.n for x in roots_requests(ctx) if x.n > start and (first is None or x.n < first)]
+
+
+def _expect(ctx: Context, probe: Probe) -> str:
+    """The probe's place's ``expect`` (inside the old roots or not), from the plan."""
+    places = (ctx.plan.get("probe") or {}).get("places") or {}
+    spec = places.get(probe.place)
+    return str(spec.get("expect")) if isinstance(spec, dict) else probe.expect
 
 
 @rule(
@@ -54,14 +61,14 @@ def _asked(ctx: Context, probes: list[Probe]) -> list[int]:
     params={"before": _BEFORE},
 )
 def _refresh_failure(ctx: Context) -> Outcome:
-    """After a failed refresh: the old roots kept, widened to the start-up folder, or all refused."""
-    probes = _selected(ctx)
-    empty = _nothing_to_judge(ctx, probes)
+    """After a failed refresh: the old roots kept, widened to the start-up folder, or none."""
+    probes = selected(ctx)
+    empty = nothing_to_judge(ctx, probes)
     if empty is not None:
         return empty
     asked = _asked(ctx, probes)
-    inside = [p for p in probes if p.expect == "allowed" and p.result not in _SILENT]
-    outside = [p for p in probes if p.expect == "refused" and p.result not in _SILENT]
+    inside = [p for p in probes if _expect(ctx, p) == "allowed" and p.result not in _SILENT]
+    outside = [p for p in probes if _expect(ctx, p) == "refused" and p.result not in _SILENT]
     reached = [p for p in outside if p.result == "allowed"]
     if reached:
         before = str(ctx.params.get("before", ""))
@@ -74,36 +81,36 @@ def _refresh_failure(ctx: Context) -> Outcome:
             return Outcome(
                 "already-wide",
                 f"{len(reached)}/{len(outside)} probes outside the old roots allowed after the"
-                f" failed refresh ({_named(reached)}), as they were before the change"
-                f" ({_named(earlier)}): the failure widened nothing the server had narrowed",
-                _evidence(earlier[:2] + reached),
+                f" failed refresh ({named(reached)}), as they were before the change"
+                f" ({named(earlier)}): the failure widened nothing the server had narrowed",
+                evidence(earlier[:2] + reached),
             )
         return Outcome(
             "widened",
             f"{len(reached)}/{len(outside)} probes outside the old roots allowed after the"
-            f" failed refresh, refused there before the change: {_named(reached)}",
-            asked[:1] + _evidence(reached),
+            f" failed refresh, refused there before the change: {named(reached)}",
+            asked[:1] + evidence(reached),
         )
     refused = [p for p in inside if p.result == "refused"]
     allowed = [p for p in inside if p.result == "allowed"]
     if inside and len(allowed) == len(inside):
         return Outcome(
             "kept",
-            f"the old roots kept: {len(allowed)} probes inside them allowed ({_named(allowed)}),"
+            f"the old roots kept: {len(allowed)} probes inside them allowed ({named(allowed)}),"
             f" {len(outside)} outside refused",
-            asked[:1] + _evidence(allowed[:2] + outside),
+            asked[:1] + evidence(allowed[:2] + outside),
         )
     if inside and len(refused) == len(inside):
         return Outcome(
             "refused-all",
             f"everything refused after the failed refresh: {len(refused)} probes inside the old"
-            f" roots refused where they had worked before ({_named(refused)}); e.g."
+            f" roots refused where they had worked before ({named(refused)}); e.g."
             f" {refused[0].detail!r}",
-            asked[:1] + _evidence(refused),
+            asked[:1] + evidence(refused),
         )
     return Outcome(
         "mixed",
         f"inside the old roots {len(allowed)} probes allowed, {len(refused)} refused and"
         f" {len(inside) - len(allowed) - len(refused)} failed; outside none reached",
-        asked[:1] + _evidence(inside),
+        asked[:1] + evidence(inside),
     )
