@@ -33,6 +33,11 @@ ISSUE_SCENARIOS = {
     "relay-roots-undeclared",
     # issue 21: a request of the upstream while no stream toward the host is open
     "relay-no-stream",
+    # issue 23: a failed roots refresh, two roots in different places, moves across them
+    "server-refresh-error",
+    "server-refresh-malformed",
+    "server-refresh-silent",
+    "server-several-roots",
 }
 
 
