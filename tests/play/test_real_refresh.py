@@ -17,7 +17,7 @@ from _revisions import revisions
 from compare import _paths
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import load_targets
-from compare.judge._transcript import Transcript, read_transcript
+from compare.judge._transcript import Line, Transcript, read_transcript
 from compare.play._cells import Cell
 from compare.play._harness import RunSettings, run_cells
 
@@ -63,10 +63,19 @@ def refresh_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     }
 
 
-def _tx(run: dict[str, Any], target: str, scenario: str, revision: str) -> Transcript:
+def _cell(run: dict[str, Any], target: str, scenario: str, revision: str) -> Path:
     v = run["by"][(target, scenario, revision)]
-    cell = Path(run["results"]) / target / v["target_version"] / scenario / revision
-    return read_transcript(cell / "transcript.jsonl")
+    return Path(run["results"]) / target / v["target_version"] / scenario / revision
+
+
+def _tx(run: dict[str, Any], target: str, scenario: str, revision: str) -> Transcript:
+    return read_transcript(_cell(run, target, scenario, revision) / "transcript.jsonl")
+
+
+def _answers(tx: Transcript, ask: Line) -> list[Line]:
+    """Our responses to the server's request ``ask`` (its id, going out, as a response)."""
+    rid = ask.obj["id"]
+    return [x for x in tx.lines if x.dir == "out" and x.is_response and x.obj.get("id") == rid]
 
 
 def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
@@ -98,11 +107,15 @@ def test_filesystem_keeps_its_old_roots_when_a_refresh_fails(
     assert (after["outcome"], after["verdict"]) == ("kept", "pass")
     changed = tx.steps["changed"].start_n
     [ask] = [x for x in tx.incoming() if x.method == "roots/list" and x.n > changed]
-    ours = [x for x in tx.lines if x.dir == "out" and x.obj.get("id") == ask.obj["id"]]
+    ours = _answers(tx, ask)
+    exits = [n for _n, n in tx.notes if n.get("event") == "server-exit"]
     if scenario == "server-refresh-silent":
         assert ours == []
         assert any(n.get("event") == "left-unanswered" for _n, n in tx.notes)
+        # recorded, not graded: with its roots/list pending it outlives its closed stdin
+        assert [n["ended_by"] for n in exits] == ["sigterm"]
     else:
+        assert [n["ended_by"] for n in exits] == ["self"]
         [answer] = ours
         bad = answer.obj.get("error") or answer.obj["result"]
         assert bad == ({"roots": "nope"} if "malformed" in scenario else answer.obj["error"])
@@ -136,8 +149,15 @@ def test_rust_filesystem_refresh_outcomes_rest_on_what_it_reached_before(
         assert before and all(p["result"] == "allowed" for p in before)
         if outcome == "not-refreshed":
             assert asks == [] and _check(v, "refresh")["outcome"] == "not-asked-again"
-        else:
-            assert any(x.n > tx.steps["changed"].start_n for x in asks)
+            continue
+        assert any(x.n > tx.steps["changed"].start_n for x in asks)
+        if scenario != "server-refresh-silent":
+            # its own words: the failed answer counts as no roots, so it falls back to its
+            # command-line folder, once at start-up (our encoded root skipped) and once now
+            stderr = (_cell(refresh_run, target, scenario, revision) / "server.stderr").read_text(
+                encoding="utf-8"
+            )
+            assert stderr.count("Allowed directories passed from command-line will be used") == 2
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
@@ -151,7 +171,7 @@ def test_filesystem_honours_both_roots_and_keeps_moves_between_them(
     v = refresh_run["by"][(target, scenario, revision)]
     tx = _tx(refresh_run, target, scenario, revision)
     ask = next(x for x in tx.incoming() if x.method == "roots/list")
-    answer = next(x for x in tx.lines if x.dir == "out" and x.obj.get("id") == ask.obj["id"])
+    answer = _answers(tx, ask)[0]
     uris = [r["uri"] for r in answer.obj["result"]["roots"]]
     assert [u.rsplit("/web%20%23staging%20%C3%A9/", 1)[1] for u in uris] == ["app", "deep/other"]
     outcomes = {c["id"]: c["outcome"] for c in v["checks"]}

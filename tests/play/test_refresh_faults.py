@@ -17,7 +17,7 @@ from _revisions import revisions
 
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import Target, parse_target
-from compare.judge._transcript import read_transcript
+from compare.judge._transcript import Line, Transcript, read_transcript
 from compare.play._cells import Cell
 from compare.play._harness import RunSettings, run_cells
 
@@ -53,6 +53,12 @@ def _run(tmp_path: Path, mode: str, scenario: str) -> tuple[dict[str, Any], Path
     return verdict, cell
 
 
+def _answers(tx: Transcript, ask: Line) -> list[Line]:
+    """Our responses to the server's request ``ask`` (its id, going out, as a response)."""
+    rid = ask.obj["id"]
+    return [x for x in tx.lines if x.dir == "out" and x.is_response and x.obj.get("id") == rid]
+
+
 def _check(verdict: dict[str, Any], check: str) -> dict[str, Any]:
     return next(c for c in verdict["checks"] if c["id"] == check)
 
@@ -85,7 +91,7 @@ def test_refresh_failure_outcomes(tmp_path: Path, mode: str, scenario: str) -> N
         assert asks == []
         return
     # the bad answer really went out: to the server's own request, after our change
-    ours = [x for x in tx.lines if x.dir == "out" and x.obj.get("id") == asks[0].obj["id"]]
+    ours = _answers(tx, asks[0])
     if scenario == "server-refresh-silent":
         assert ours == []
         assert any(n.get("event") == "left-unanswered" for _n, n in tx.notes)
@@ -134,7 +140,7 @@ def test_several_roots_outcomes(tmp_path: Path, mode: str) -> None:
     tx = read_transcript(cell / "transcript.jsonl")
     # the second root went out as a root of its own, not beside the first
     ask = next(x for x in tx.incoming() if x.method == "roots/list")
-    answer = next(x for x in tx.lines if x.dir == "out" and x.obj.get("id") == ask.obj["id"])
+    answer = _answers(tx, ask)[0]
     uris = [r["uri"] for r in answer.obj["result"]["roots"]]
     assert uris == [plan["folders"]["app"]["uri"], plan["folders"]["deep/other"]["uri"]]
     cross = {p["place"]: p for p in verdict["probes"] if p["step"] == "cross"}
