@@ -43,8 +43,9 @@ def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         folder = workspace / name
         folder.mkdir(parents=True, exist_ok=True)
-        # pathlib percent-encodes the space, '#' and 'é' of the workspace's name.
-        out[name] = {"uri": folder.as_uri(), "name": name}
+        # pathlib percent-encodes the space, '#' and 'é' of the workspace's name; a nested
+        # folder (deep/other) is named by its base name, as the scripted client lists it
+        out[name] = {"uri": folder.as_uri(), "name": folder.name}
     return out
 
 
