@@ -36,6 +36,7 @@ ISSUE_SCENARIOS = {
     # issue 23: a failed roots refresh, two roots in different places, moves across them
     "server-refresh-error",
     "server-refresh-malformed",
+    "server-refresh-no-uri",
     "server-refresh-silent",
     "server-several-roots",
 }
