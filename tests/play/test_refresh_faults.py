@@ -73,6 +73,7 @@ REFRESH = {
     ("widened", "server-refresh-malformed"): ("non-strict", "widened", "non-strict"),
     ("refused-all", "server-refresh-malformed"): ("pass", "refused-all", "pass"),
     ("kept", "server-refresh-silent"): ("pass", "kept", "pass"),
+    ("widened", "server-refresh-no-uri"): ("non-strict", "widened", "non-strict"),
 }
 
 
