@@ -89,9 +89,26 @@ def not_created(spec: dict[str, Any] | None) -> set[str]:
     return {str(n) for n in [*spec.get("files", []), *spec.get("absent", [])]}
 
 
+def source_name(place: str) -> str:
+    """The file a cross-place probe (a place with ``to``) moves: one per place, so the move
+    at one place never finds its source taken by another's."""
+    return f"movable-{place}.txt"
+
+
+def build_sources(spec: dict[str, Any] | None, workspace: Path) -> None:
+    """Create each cross-place probe's own source file in its folder (after the fixture)."""
+    for name, place in ((spec or {}).get("places") or {}).items():
+        if place.get("to"):
+            folder = _inside(workspace, os.path.normpath(str(place["path"])))
+            folder.mkdir(parents=True, exist_ok=True)
+            text = f"{FILES['movable.txt']}place: {place['path']} (to {place['to']})\n"
+            (folder / source_name(str(name))).write_text(text, encoding="utf-8")
+
+
 def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict[str, Any]]:
     """The plan's probe places: name -> {dir (absolute text, not normalised), expect, real,
-    and ``file`` when the place names its own file}.
+    and ``file`` when the place names its own file}, and for a cross-place probe ``to_dir``
+    and ``to_real``, the same for its ``to`` folder.
 
     ``real`` is where the place lands once ``..`` and the fixture's links are resolved,
     relative to the workspace (call after :func:`build_fixture`); the judge looks for a
@@ -111,4 +128,8 @@ def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict
             "expect": str(place["expect"]),
             "why": str(place.get("why", "")),
         }
+        if place.get("to"):
+            to_dir = f"{workspace}{os.sep}{place['to']}"
+            places[str(name)]["to_dir"] = to_dir
+            places[str(name)]["to_real"] = os.path.relpath(os.path.realpath(to_dir), base)
     return places

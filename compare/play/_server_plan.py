@@ -16,7 +16,13 @@ from typing import Any
 from compare.exchange._targets import Expansion
 from compare.peer.client._features import declared
 from compare.play._cells import Cell
-from compare.play._fixture import build_fixture, folder_files, not_created, probe_places
+from compare.play._fixture import (
+    build_fixture,
+    build_sources,
+    folder_files,
+    not_created,
+    probe_places,
+)
 
 HERE = Path(__file__).resolve().parent
 #: The scripted client: a folder with a ``__main__.py`` inside the peer's folder.
@@ -46,8 +52,9 @@ def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
         folder = workspace / name
         if name not in keep:
             folder.mkdir(parents=True, exist_ok=True)
-        # pathlib percent-encodes the space, '#' and 'é' of the workspace's name.
-        out[name] = {"uri": folder.as_uri(), "name": name}
+        # pathlib percent-encodes the space, '#' and 'é' of the workspace's name; a nested
+        # folder (deep/other) is named by its base name, as the scripted client lists it
+        out[name] = {"uri": folder.as_uri(), "name": folder.name}
     return out
 
 
@@ -82,6 +89,7 @@ def server_plan(
     probe = cell.scenario.raw.get("probe")
     # the fixture first: a root may name one of its links, which must not become a folder
     build_fixture(cell.scenario.raw.get("fixture"), exp.workspace)
+    build_sources(probe, exp.workspace)
     wanted = features(cell, exp.workspace)
     step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
     return {

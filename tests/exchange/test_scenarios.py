@@ -36,6 +36,12 @@ ISSUE_SCENARIOS = {
     # issue 23: odd roots and a symlink swapped between check and use
     "server-odd-roots",
     "server-symlink-swap",
+    # issue 23: a failed roots refresh, two roots in different places, moves across them
+    "server-refresh-error",
+    "server-refresh-malformed",
+    "server-refresh-no-uri",
+    "server-refresh-silent",
+    "server-several-roots",
 }
 
 

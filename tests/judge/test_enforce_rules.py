@@ -95,7 +95,9 @@ class ServerTape:
             {"event": "fixture-before", "files": before})})  # fmt: skip
         self.note(event="fixture-after", files=after)
 
-    def judge(self, tmp: Path, scenario: Scenario) -> dict[str, dict[str, Any]]:
+    def judge(
+        self, tmp: Path, scenario: Scenario, steps: list[dict[str, Any]] | None = None
+    ) -> dict[str, dict[str, Any]]:
         for i, record in enumerate(self.records, 1):
             record["n"] = i
         lines = "".join(json.dumps(r) + "\n" for r in self.records)
@@ -104,6 +106,7 @@ class ServerTape:
             "revision": "2025-11-25",
             "capabilities": {"roots": {"listChanged": True}},
             "probe": {"places": PLACES, "baseline": "in-root"},
+            "steps": steps or [],
         }
         checks, _facts = judge_checks(scenario, tmp, plan, KNOWN)
         return {c["id"]: c for c in checks}
@@ -267,3 +270,57 @@ def test_skipped_probes_after_silence_are_not_answers(
     checks = tape.judge(tmp_path, scenarios["server-enforcement"])
     assert checks["outside"]["outcome"] == "no-answer"
     assert checks["in-root"]["outcome"] == "no-answer"
+
+
+def _refresh_round(tape: ServerTape, inside: dict[str, str], outside: str) -> None:
+    """Probes before a change (all fine), the change, the server's ask, probes after it."""
+    for op in OPS:
+        tape.probe("before", op, "in-root", "ok")
+        tape.probe("before", op, "outside", "tool-error", "Access denied")
+    tape.change("changed")
+    tape.ask()
+    for op in OPS:
+        tape.probe("after", op, "in-root", inside[op], "Access denied")
+        tape.probe("after", op, "outside", outside, "Access denied")
+
+
+@pytest.mark.parametrize(
+    ("inside", "outside", "outcome"),
+    [
+        ({"read": "ok", "list": "ok", "write": "ok"}, "tool-error", "kept"),
+        ({"read": "tool-error", "list": "tool-error", "write": "tool-error"}, "tool-error",
+         "refused-all"),
+        ({"read": "ok", "list": "ok", "write": "ok"}, "ok", "widened"),
+        ({"read": "ok", "list": "tool-error", "write": "ok"}, "tool-error", "mixed"),
+    ],
+)  # fmt: skip
+def test_refresh_failure_outcomes_on_crafted_tapes(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    inside: dict[str, str],
+    outside: str,
+    outcome: str,
+) -> None:
+    """refused-all rests on each operation having worked in the root before the change; a
+    mixed answer inside (no outside reached) is neither kept nor refused-all."""
+    tape = ServerTape()
+    _refresh_round(tape, inside, outside)
+    check = tape.judge(tmp_path, scenarios["server-refresh-error"])["after-failure"]
+    assert check["outcome"] == outcome, check["observed"]
+    assert check["evidence"]
+
+
+def test_a_probe_step_pairs_with_its_own_baseline(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """A step naming its own baseline pairs its errors with that place, not the scenario's:
+    the same replies read refused with it and unpaired without it."""
+    scenario = scenarios["server-several-roots"]
+    for steps, outcome in (([{"probe": {"baseline": "first-to-second"}, "label": "cross"}],
+                            "refused"), (None, "unpaired")):  # fmt: skip
+        tape = ServerTape()
+        tape.probe("cross", "move", "first-to-second", "ok")
+        tape.probe("cross", "move", "first-to-outside", "tool-error", "Access denied")
+        folder = tmp_path / outcome
+        folder.mkdir()
+        assert tape.judge(folder, scenario, steps)["cross-out"]["outcome"] == outcome

@@ -12,6 +12,7 @@ from compare.peer.client._probes import fill, place_values, snapshot, tool_for
 from compare.play._fixture import (
     FILES,
     build_fixture,
+    build_sources,
     file_marker,
     folder_files,
     folder_marker,
@@ -118,3 +119,19 @@ def test_a_place_may_name_its_own_file_and_dot_is_the_workspace(tmp_path: Path) 
     assert places["file-root"]["dir"] == str(tmp_path) and places["file-root"]["real"] == "."
     values = place_values(places["file-root"]["dir"], "read", "s", places["file-root"]["file"])
     assert values["file"] == f"{tmp_path}/notes.txt"
+
+
+def test_a_cross_place_probe_moves_its_own_file_into_the_other_folder(tmp_path: Path) -> None:
+    """A place with ``to`` gets a source file of its own (so two cross probes from one folder
+    never take each other's) and names its targets in the ``to`` folder, place and all."""
+    build_fixture({"folders": ["app", "deep/other"]}, tmp_path)
+    probe = {"places": {"across": {"path": "app", "to": "deep/other", "expect": "allowed"}}}
+    build_sources(probe, tmp_path)
+    assert (tmp_path / "app" / "movable-across.txt").is_file()
+    place = probe_places(probe, tmp_path)["across"]
+    assert place["to_real"] == "deep/other"
+    values = place_values(place["dir"], "move", "cross", "across", place["to_dir"])
+    assert values["src"] == f"{tmp_path}/app/movable-across.txt"
+    assert values["dst"] == f"{tmp_path}/deep/other/moved-cross-move-across.txt"
+    assert values["copy"] == f"{tmp_path}/deep/other/copied-cross-move-across.txt"
+    assert values["file"] == f"{tmp_path}/app/probe.txt"  # what a copy reads stays here

@@ -25,6 +25,7 @@ from compare.play._cells import Cell
 from compare.play._harness import RunSettings, run_cells
 
 from .test_faults import _marked_processes
+from .test_real_refresh import SCENARIOS as PLAYED_APART
 
 pytestmark = pytest.mark.clients
 
@@ -77,7 +78,8 @@ def server_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> d
     mp.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
     results = tmp_path_factory.mktemp("server-run") / "results"
     targets = [t for t in load_targets() if t.id in SERVERS]
-    scenarios = [s for s in load_scenarios() if s.side == "server"]
+    # the refresh-failure and several-roots scenarios play in test_real_refresh, once
+    scenarios = [s for s in load_scenarios() if s.side == "server" and s.id not in PLAYED_APART]
     cells = [Cell(t, "default", s, r) for t in targets for s in scenarios for r in REVISIONS]
     settings = RunSettings(results, spec_commit="test", known_revisions=revisions(), tools=tools)
     verdicts = run_cells(cells, settings, jobs=2)

@@ -15,18 +15,18 @@ from compare.judge.rules.probes import Probe, fixture_changes, read_probes
 from compare.judge.rules.server import NO_INIT, handshake_failed, roots_requests
 
 
-def _selected(ctx: Context) -> list[Probe]:
+def selected(ctx: Context) -> list[Probe]:
     spec = ctx.check_probes or {}
     step, places = spec.get("step"), spec.get("places") or []
     return [p for p in read_probes(ctx) if p.step == step and (not places or p.place in places)]
 
 
-def _named(probes: list[Probe]) -> str:
+def named(probes: list[Probe]) -> str:
     shown = ", ".join(f"{p.operation}@{p.place} ({p.tool})" for p in probes[:6])
     return shown + (f" and {len(probes) - 6} more" if len(probes) > 6 else "")
 
 
-def _evidence(probes: list[Probe]) -> list[int]:
+def evidence(probes: list[Probe]) -> list[int]:
     return [n for p in probes[:8] for n in (p.request, p.response) if n]
 
 
@@ -57,7 +57,7 @@ def _not_refreshed(ctx: Context, probes: list[Probe]) -> Outcome | None:
     )
 
 
-def _nothing_to_judge(ctx: Context, probes: list[Probe]) -> Outcome | None:
+def nothing_to_judge(ctx: Context, probes: list[Probe]) -> Outcome | None:
     if probes:
         stale = _not_refreshed(ctx, probes)
         if stale is not None:
@@ -71,7 +71,7 @@ def _nothing_to_judge(ctx: Context, probes: list[Probe]) -> Outcome | None:
         return Outcome("no-file-tools", f"no file tool to probe: {why}")
     unanswered = [p for p in probes if p.result in ("no-answer", "skipped")]
     if len(unanswered) == len(probes):
-        return Outcome("no-answer", f"no probe was answered ({_named(unanswered)})")
+        return Outcome("no-answer", f"no probe was answered ({named(unanswered)})")
     return None
 
 
@@ -91,8 +91,8 @@ def _nothing_to_judge(ctx: Context, probes: list[Probe]) -> Outcome | None:
 )
 def _enforce_refused(ctx: Context) -> Outcome:
     """Places outside the current roots: every probe there should be refused."""
-    probes = _selected(ctx)
-    empty = _nothing_to_judge(ctx, probes)
+    probes = selected(ctx)
+    empty = nothing_to_judge(ctx, probes)
     if empty is not None:
         return empty
     allowed = [p for p in probes if p.result == "allowed"]
@@ -102,31 +102,31 @@ def _enforce_refused(ctx: Context) -> Outcome:
         if not _asked_before(ctx, probes):
             return Outcome(
                 "never-asked",
-                f"{len(allowed)}/{len(probes)} probes allowed ({_named(allowed)}) by a server"
+                f"{len(allowed)}/{len(probes)} probes allowed ({named(allowed)}) by a server"
                 f" that had not asked for roots{shown}",
-                _evidence(allowed),
+                evidence(allowed),
             )
         return Outcome(
             "allowed",
-            f"{len(allowed)}/{len(probes)} probes outside the roots allowed: {_named(allowed)}"
+            f"{len(allowed)}/{len(probes)} probes outside the roots allowed: {named(allowed)}"
             + shown,
-            _evidence(allowed),
+            evidence(allowed),
         )
     refused = [p for p in probes if p.result == "refused"]
     if refused and all(p.result in ("refused", "no-answer", "skipped") for p in probes):
         text = refused[0].detail
         return Outcome(
             "refused",
-            f"{len(refused)}/{len(probes)} probes refused ({_named(refused)}); e.g. {text!r}",
-            _evidence(refused),
+            f"{len(refused)}/{len(probes)} probes refused ({named(refused)}); e.g. {text!r}",
+            evidence(refused),
         )
     failed = [p for p in probes if p.result == "failed"]
     return Outcome(
         "unpaired",
         f"{len(failed)} probes failed where the same tool also failed inside the roots, so a"
-        f" refusal cannot be told from a broken call ({_named(failed)});"
+        f" refusal cannot be told from a broken call ({named(failed)});"
         f" {len(refused)} refused",
-        _evidence(failed),
+        evidence(failed),
     )
 
 
@@ -137,35 +137,35 @@ def _enforce_refused(ctx: Context) -> Outcome:
 )
 def _enforce_allowed(ctx: Context) -> Outcome:
     """Places inside the current roots: every probe there should work."""
-    probes = _selected(ctx)
-    empty = _nothing_to_judge(ctx, probes)
+    probes = selected(ctx)
+    empty = nothing_to_judge(ctx, probes)
     if empty is not None:
         return empty
     refused = [p for p in probes if p.result == "refused"]
     if refused:
         return Outcome(
             "refused",
-            f"{len(refused)}/{len(probes)} probes inside the roots refused: {_named(refused)};"
+            f"{len(refused)}/{len(probes)} probes inside the roots refused: {named(refused)};"
             f" e.g. {refused[0].detail!r}",
-            _evidence(refused),
+            evidence(refused),
         )
     failed = [p for p in probes if p.result == "failed"]
     if failed:
         return Outcome(
             "failed",
-            f"{len(failed)}/{len(probes)} probes inside the roots failed: {_named(failed)};"
+            f"{len(failed)}/{len(probes)} probes inside the roots failed: {named(failed)};"
             f" e.g. {failed[0].detail!r}",
-            _evidence(failed),
+            evidence(failed),
         )
     allowed = [p for p in probes if p.result == "allowed"]
     return Outcome(
-        "allowed", f"{len(allowed)}/{len(probes)} probes allowed ({_named(allowed)})",
-        _evidence(allowed[:2]),
+        "allowed", f"{len(allowed)}/{len(probes)} probes allowed ({named(allowed)})",
+        evidence(allowed[:2]),
     )  # fmt: skip
 
 
 #: Names the probes write (any folder); a change to anything else was asked by no probe.
-_TARGET_PREFIXES = ("new-", "newdir-", "moved-", "movable.txt")
+_TARGET_PREFIXES = ("new-", "newdir-", "moved-", "copied-", "movable.txt", "movable-")
 
 
 def _fs_paths(ctx: Context) -> set[str]:

@@ -21,7 +21,11 @@ from compare.judge._transcript import StepTrace
 from compare.judge.rules._context import Context
 
 #: What a probe's target files are called (``peer/client/_probes.place_values``).
-WRITE_TARGETS = ("new-{step}-{op}.txt", "newdir-{step}-{op}", "moved-{step}-{op}.txt")
+WRITE_TARGETS = (
+    "new-{step}-{op}.txt", "newdir-{step}-{op}", "moved-{step}-{op}.txt", "copied-{step}-{op}.txt",
+)  # fmt: skip
+#: A cross-place probe's targets (a place with ``to``): in the ``to`` folder, place-named.
+CROSS_TARGETS = ("moved-{step}-{op}-{place}.txt", "copied-{step}-{op}-{place}.txt")
 #: Probe results, in the order the site lists them.
 RESULTS = ("allowed", "refused", "failed", "no-answer", "skipped")
 
@@ -95,11 +99,16 @@ def fixture_changes(ctx: Context) -> dict[str, list[str]] | None:
     }
 
 
+def _place(ctx: Context, place: str) -> dict[str, Any]:
+    places = (ctx.plan.get("probe") or {}).get("places") or {}
+    spec = places.get(place)
+    return spec if isinstance(spec, dict) else {}
+
+
 def _real_dir(ctx: Context, place: str) -> str:
     """The place's folder relative to the workspace, with ``..`` and the fixture's links
     resolved (the hashes are taken without following links, so a write lands there)."""
-    places = (ctx.plan.get("probe") or {}).get("places") or {}
-    spec = places.get(place) or {}
+    spec = _place(ctx, place)
     return str(spec.get("real") or posixpath.normpath(str(spec.get("path", place))))
 
 
@@ -108,11 +117,18 @@ def _effect(ctx: Context, probe: Probe, changes: dict[str, list[str]] | None) ->
     if changes is None:
         return []
     folder = _real_dir(ctx, probe.place)
+    spec = _place(ctx, probe.place)
+    source = "movable.txt"
     names = [t.format(step=probe.step, op=probe.operation) for t in WRITE_TARGETS]
     hits = [posixpath.join(folder, n) for n in names]
+    if spec.get("to_real"):  # a cross-place probe: its own source, its targets over there
+        source = f"movable-{probe.place}.txt"
+        to = [t.format(step=probe.step, op=probe.operation, place=probe.place)
+              for t in CROSS_TARGETS]  # fmt: skip
+        hits += [posixpath.join(str(spec["to_real"]), n) for n in to]
     seen = [p for p in changes["created"] if p in hits]
-    if posixpath.join(folder, "movable.txt") in changes["removed"] and probe.operation == "move":
-        seen.append(posixpath.join(folder, "movable.txt") + " (moved away)")
+    if posixpath.join(folder, source) in changes["removed"] and probe.operation == "move":
+        seen.append(posixpath.join(folder, source) + " (moved away)")
     return seen
 
 
@@ -147,10 +163,12 @@ def _pair(ctx: Context, probes: list[Probe]) -> None:
     """Give each probe its result: an error is a refusal only where the same operation
     worked at the baseline in the same step, or at the same place in an earlier step."""
     baseline = str((ctx.plan.get("probe") or {}).get("baseline", ""))
+    own = _step_baselines(ctx)
     order = list(dict.fromkeys(p.step for p in probes))
     worked = [p for p in probes if p.reply == "ok" or p.effect]
-    same_step = {(p.step, p.operation) for p in worked if p.place == baseline}
+    same_step = {(p.step, p.operation) for p in worked if p.place == own.get(p.step, baseline)}
     for p in probes:
+        base = own.get(p.step, baseline)
         earlier = any(
             w.operation == p.operation
             and w.place == p.place
@@ -163,7 +181,17 @@ def _pair(ctx: Context, probes: list[Probe]) -> None:
             p.result = "allowed"
         elif p.reply == "no-answer":
             p.result = "no-answer"
-        elif ((p.step, p.operation) in same_step and p.place != baseline) or earlier:
+        elif ((p.step, p.operation) in same_step and p.place != base) or earlier:
             p.result = "refused"
         else:
             p.result = "failed"
+
+
+def _step_baselines(ctx: Context) -> dict[str, str]:
+    """Probe step label -> the baseline its own ``probe.baseline`` names (where it has one)."""
+    out: dict[str, str] = {}
+    for step in ctx.plan.get("steps") or []:
+        chosen = step.get("probe") if isinstance(step, dict) else None
+        if isinstance(chosen, dict) and chosen.get("baseline") and step.get("label"):
+            out[str(step["label"])] = str(chosen["baseline"])
+    return out

@@ -104,7 +104,7 @@ def run_race(client: Any, step: dict[str, Any], timeout: float, record: dict[str
         return
     inner, outer = str(race["inside"]), str(race["outside"])
     spread = float(race.get("spread_ms", 0)) / 1000
-    values = place_values(place["dir"], str(race["operation"]), label, place.get("file"))
+    values = place_values(place["dir"], str(race["operation"]), label, file=place.get("file"))
     params = {"name": tool, "arguments": fill(operation.get("arguments", {}), values)}
     calls = silent = 0
     try:

@@ -47,6 +47,9 @@ class Client(StepWaits):
         self.step_log: list[dict[str, Any]] = []
         #: Past the handshake era (2026-07-28 on): see ``_modern``.
         self.modern = _modern.plays_modern(plan)
+        #: How roots/list is answered since the last ``set_roots`` step (its ``answer``):
+        #: None answers with the roots; else an error, a result as written, or silence.
+        self.roots_answer: dict[str, Any] | None = None
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -111,12 +114,26 @@ class Client(StepWaits):
             self.responses.setdefault(msg["id"], (n, msg))
 
     def answer(self, rid: Any, method: str) -> None:
+        if method == "roots/list" and self.roots_answer is not None and "roots" in self.features:
+            self.answer_badly(rid, self.roots_answer)
+            return
         result = _features.answer(self.features, self.roots, method)
         if result is None:
             error = {"code": -32601, "message": "Method not found"}
             self.send({"jsonrpc": "2.0", "id": rid, "error": error})
         else:
             self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def answer_badly(self, rid: Any, how: dict[str, Any]) -> None:
+        """A ``set_roots`` step's ``answer``: a JSON-RPC error, a result written as is (a
+        malformed one on purpose), or no answer at all (noted, so the judge can tell a
+        withheld answer from a lost one)."""
+        if how.get("silent"):
+            self.tx.note(event="left-unanswered", id=rid, method="roots/list")
+        elif "error" in how:
+            self.send({"jsonrpc": "2.0", "id": rid, "error": how["error"]})
+        else:
+            self.send({"jsonrpc": "2.0", "id": rid, "result": how.get("result")})
 
     # -- the exchange ---------------------------------------------------------------------
     def initialize(self) -> str | None:
@@ -200,6 +217,8 @@ class Client(StepWaits):
             record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
         elif "set_roots" in step:
             self.roots = _features.named_roots(self.features, step["set_roots"])
+            answer = step.get("answer")
+            self.roots_answer = answer if isinstance(answer, dict) else None
             if self.modern:  # 2026-07-28 has no roots/list_changed: the next retry carries them
                 record.update(outcome="ok", evidence=None)
                 return

@@ -41,23 +41,37 @@ def fill(template: Any, values: dict[str, str]) -> Any:
 
 
 def place_values(
-    directory: str, operation: str, step: str, file: str | None = None
+    directory: str,
+    operation: str,
+    step: str,
+    place: str = "",
+    to: str = "",
+    file: str | None = None,
 ) -> dict[str, str]:
     """The placeholders of one probe: the place's folder and the names inside it.
 
     Names a probe creates carry its step's label, so the fixture hashes tell a write made in
     one step from the same write made in another. ``file`` is the place's own file name
-    (a place may name one, e.g. a file that is itself a root); else ``probe.txt``.
+    (a place may name one, e.g. a file that is itself a root); else ``probe.txt``. A
+    cross-place probe (``to``: a second folder) moves its own source file
+    (``movable-<place>.txt``, made for it by the harness) and names its destinations in the
+    second folder, with the place in their names, since several places may share that folder.
     """
     sep = os.sep
-    return {
+    values = {
         "dir": directory,
         "file": f"{directory}{sep}{file or 'probe.txt'}",
         "new": f"{directory}{sep}new-{step}-{operation}.txt",
         "newdir": f"{directory}{sep}newdir-{step}-{operation}",
         "src": f"{directory}{sep}movable.txt",
         "dst": f"{directory}{sep}moved-{step}-{operation}.txt",
+        "copy": f"{directory}{sep}copied-{step}-{operation}.txt",
     }
+    if to:
+        values["src"] = f"{directory}{sep}movable-{place}.txt"
+        values["dst"] = f"{to}{sep}moved-{step}-{operation}-{place}.txt"
+        values["copy"] = f"{to}{sep}copied-{step}-{operation}-{place}.txt"
+    return values
 
 
 def tool_for(operation: dict[str, Any], tools: list[dict[str, Any]]) -> str | None:
@@ -119,10 +133,15 @@ def run_probes(client: Any, step: dict[str, Any], timeout: float, record: dict[s
             if silent >= MAX_SILENT:
                 client.tx.note(event="probe-skipped", label=probe_label, why="server-silent")
                 continue
-            arguments = fill(
-                operation.get("arguments", {}),
-                place_values(place["dir"], op_name, label, place.get("file")),
+            values = place_values(
+                place["dir"],
+                op_name,
+                label,
+                place_name,
+                place.get("to_dir") or "",
+                place.get("file"),
             )
+            arguments = fill(operation.get("arguments", {}), values)
             params = {"name": tool, "arguments": arguments}
             client.tx.note(event="step", index=record["index"], step={
                 "probe": op_name, "place": place_name, "tool": tool, "label": probe_label,
