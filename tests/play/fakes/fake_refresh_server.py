@@ -1,6 +1,6 @@
-"""A tiny stdio MCP server with file tools, for the refresh and several-roots probes' tests
+"""A tiny stdio MCP server with file tools, for the refresh and several-roots probes' tests.
 
-Started as ``fake_file_server.py --mode MODE START``: START is its start-up folder (what it
+Started as ``fake_refresh_server.py --mode MODE START``: START is its start-up folder (what it
 may reach before any roots arrive). It asks roots/list once initialized and again on every
 notifications/roots/list_changed, and its tools (read_file, list_directory, write_file,
 move_file) reach only paths inside its current roots. What ``--mode`` changes is what a
