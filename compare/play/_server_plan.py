@@ -81,6 +81,11 @@ def server_plan(
     build_fixture(cell.scenario.raw.get("fixture"), exp.workspace)
     wanted = features(cell, exp.workspace)
     step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
+    # A server that starts something slow on its first tool call (a browser) names a longer
+    # bound for that one call; absent, the plan carries no such key and is what it was.
+    first_call = cell.target.raw.get("first_call_s")
+    extra: dict[str, Any] = {} if first_call is None else {"first_call_s": float(first_call)}
+    step_max += float(first_call or 0)
     return {
         "format": 1,
         "side": "client",
@@ -120,6 +125,7 @@ def server_plan(
         "max_line_bytes": 1 << 20,
         "max_lines": 20000,
         "hard_deadline_s": min(cell.target.timeout_s - 2, step_max + 20),
+        **extra,
     }
 
 

@@ -110,7 +110,10 @@ def _effect(ctx: Context, probe: Probe, changes: dict[str, list[str]] | None) ->
     folder = _real_dir(ctx, probe.place)
     names = [t.format(step=probe.step, op=probe.operation) for t in WRITE_TARGETS]
     hits = [posixpath.join(folder, n) for n in names]
-    seen = [p for p in changes["created"] if p in hits]
+    # a tool that gives its output its own extension (a screenshot saved as .png in place of
+    # the .txt asked for) still wrote the probe's file: the stem is the probe's own name
+    stem = posixpath.join(folder, f"new-{probe.step}-{probe.operation}.")
+    seen = [p for p in changes["created"] if p in hits or p.startswith(stem)]
     if posixpath.join(folder, "movable.txt") in changes["removed"] and probe.operation == "move":
         seen.append(posixpath.join(folder, "movable.txt") + " (moved away)")
     return seen
