@@ -123,9 +123,7 @@ def _browser_run(tmp_path: Path, first_call_s: float | None) -> tuple[dict[str, 
 
 
 def _probe(verdict: dict[str, Any], operation: str, place: str) -> dict[str, Any]:
-    return next(
-        p for p in verdict["probes"] if (p["operation"], p["place"]) == (operation, place)
-    )
+    return next(p for p in verdict["probes"] if (p["operation"], p["place"]) == (operation, place))
 
 
 def test_a_slow_first_tool_call_gets_the_targets_bound_and_only_that_one(tmp_path: Path) -> None:
@@ -146,16 +144,16 @@ def test_probe_setup_calls_come_once_before_the_first_upload(tmp_path: Path) -> 
     as .png for the .txt asked for is still read as the probe's own write."""
     verdict, cell = _browser_run(tmp_path, 20)
     records = read_records(cell / "transcript.jsonl")
-    notes = [json.loads(r.data["raw"]) for r in records.records if r.data and r.data["dir"] == "note"]
+    notes = [
+        json.loads(r.data["raw"]) for r in records.records if r.data and r.data["dir"] == "note"
+    ]
     setups = [n for n in notes if n.get("event") == "probe-setup"]
     assert [n["tool"] for n in setups] == ["new_page", "take_snapshot"]
     assert all(n["outcome"] == "ok" for n in setups)
     uploads = [n for n in notes if n.get("event") == "step" and n["step"].get("probe") == "upload"]
     assert uploads and all(n["index"] >= 0 for n in uploads)
     assert _probe(verdict, "upload", "in-root")["result"] == "allowed"
-    assert _probe(verdict, "output-path", "in-root")["effect"] == [
-        "app/new-probes-output-path.png"
-    ]
+    assert _probe(verdict, "output-path", "in-root")["effect"] == ["app/new-probes-output-path.png"]
 
 
 def test_no_setup_calls_where_the_operation_has_no_tool(tmp_path: Path) -> None:

@@ -71,7 +71,10 @@ def main() -> int:
                 for i in range(25000):
                     send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}})
         elif method == "notifications/initialized" and mode in (
-            "good", "reply", "undeclared", "browser"
+            "good",
+            "reply",
+            "undeclared",
+            "browser",
         ):
             send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
         elif method == "notifications/initialized" and mode == "reuse-id":
