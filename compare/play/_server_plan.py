@@ -130,12 +130,15 @@ def server_plan(
 
 
 def _step_bound(step: dict[str, Any], probe: dict[str, Any] | None) -> float:
-    """The longest a step may take: a probe step is one bounded call per operation × place."""
+    """The longest a step may take: a probe step is one bounded call per operation × place,
+    plus each operation's setup calls (made at most once per cell, counted in every step)."""
     if "observe_s" in step:
         return float(step["observe_s"])
     timeout = float(step.get("timeout_s", 10))
     if "probe" in step and probe is not None:
         places = step["probe"].get("places") or list(probe.get("places", {}))
         operations = step["probe"].get("operations") or list(probe.get("operations", {}))
-        return timeout * len(places) * len(operations)
+        specs = probe.get("operations", {})
+        setups = sum(len((specs.get(op) or {}).get("setup") or []) for op in operations)
+        return timeout * (len(places) * len(operations) + setups)
     return timeout
