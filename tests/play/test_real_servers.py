@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,11 +23,12 @@ from _revisions import revisions
 
 from compare import _paths
 from compare.exchange._scenarios import load_scenarios
-from compare.exchange._targets import load_targets
+from compare.exchange._targets import load_targets, parse_target
 from compare.judge._transcript import read_transcript
 from compare.play._cells import Cell
 from compare.play._harness import RunSettings, run_cells
 
+from .clients.test_network import off_machine
 from .test_faults import _marked_processes
 
 pytestmark = pytest.mark.clients
@@ -354,3 +357,47 @@ def test_chrome_devtools_keeps_its_browser_inside_the_cell(server_run: dict[str,
     assert {"--headless", "--isolated", str(CHROMIUM), "127.0.0.1:9"} <= set(argv)
     assert Path(plan["server_cwd"]).is_relative_to(Path(tempfile.gettempdir()))
     assert plan["first_call_s"] > 5
+
+
+#: A send on a UDP socket (strace -yy names each descriptor's socket kind; send() on Linux
+#: is the sendto system call, so a connected socket's datagrams show here too).
+UDP_SEND = re.compile(r"^\d+ (?:sendto|sendmsg|sendmmsg)\(\d+<UDP", re.M)
+
+
+@NO_CHROMIUM
+def test_chrome_devtools_and_its_browser_send_nothing_off_the_machine(
+    pinned_spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One enforcement cell with the server (and every process it starts: node's, Chromium's)
+    under strace. Every TCP connect() goes to loopback (the refusing proxy at 127.0.0.1:9).
+    Chromium also connect()s a UDP socket to 2001:4860:4860::8888 port 443 (its IPv6
+    reachability probe): a UDP connect sends nothing, and the trace shows no datagram sent on
+    any UDP socket, so no packet leaves. A machine without strace fails here with that reason."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.fail("strace is missing, so the server's connections cannot be watched")
+    entry = next(t for t in load_targets() if t.id == "chrome-devtools-mcp")
+    data = json.loads(json.dumps(entry.raw))
+    watch = [strace, "-f", "-qq", "-yy", "-s", "80", "-e", "trace=connect,sendto,sendmsg,sendmmsg",
+             "-o", "{cell}/strace-launch.txt"]  # fmt: skip
+    data["launch"]["argv"] = [*watch, *data["launch"]["argv"]]
+    target = parse_target(data, Path("chrome-devtools-mcp.yaml"))
+    scenario = next(s for s in load_scenarios() if s.id == "server-enforcement")
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    results = tmp_path / "results"
+    settings = RunSettings(
+        results, spec_commit="test", known_revisions=revisions(), tools=_paths.tools_dir()
+    )
+    [verdict] = run_cells([Cell(target, "default", scenario, REVISIONS[-1])], settings)
+    assert _marked_processes(results) == []
+    assert _check(verdict, "in-root")["outcome"] == "allowed", verdict["reason"]
+    cell = results / "chrome-devtools-mcp" / verdict["target_version"] / scenario.id
+    text = (cell / REVISIONS[-1] / "strace-launch.txt").read_text(
+        encoding="utf-8", errors="replace"
+    )
+    connects = [line for line in text.splitlines() if " connect(" in line]
+    assert any("127.0.0.1" in line for line in connects)  # the trace reached Chromium's network
+    for line in connects:
+        if off_machine(line):
+            assert "<UDP" in line, line
+    assert UDP_SEND.findall(text) == []
