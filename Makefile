@@ -30,7 +30,8 @@ tools: venv
 	$(MC) tools install
 
 # Debian packages the tests drive: Chromium for the browser tests (Playwright drives this one;
-# no browser download) and strace for the test that watches every client's connect() calls.
+# no browser download) and for the chrome-devtools-mcp target (its launch line names
+# /usr/bin/chromium), and strace for the test that watches every client's connect() calls.
 sysdeps:
 	@missing=""; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
@@ -57,7 +58,7 @@ testdeps: $(TESTNPM)/node_modules/.stamp
 # and site in order, stopping at the first that fails; each stage is skipped while its stamp
 # (build/stamps/<stage>.json) says its inputs and outputs are unchanged, so a warm run with
 # nothing changed takes well under 2 s. `mcp-compare compare --force` runs every stage.
-compare: venv tools
+compare: venv tools sysdeps
 	$(MC) compare
 
 lint: venv

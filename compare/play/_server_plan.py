@@ -92,6 +92,11 @@ def server_plan(
     build_sources(probe, exp.workspace)
     wanted = features(cell, exp.workspace)
     step_max = sum(_step_bound(s, probe) for s in cell.scenario.steps)
+    # A server that starts something slow on its first tool call (a browser) names a longer
+    # bound for that one call; absent, the plan carries no such key and is what it was.
+    first_call = cell.target.raw.get("first_call_s")
+    extra: dict[str, Any] = {} if first_call is None else {"first_call_s": float(first_call)}
+    step_max += float(first_call or 0)
     return {
         "format": 1,
         "side": "client",
@@ -137,11 +142,13 @@ def server_plan(
         "max_line_bytes": 1 << 20,
         "max_lines": 20000,
         "hard_deadline_s": min(cell.target.timeout_s - 2, step_max + 20),
+        **extra,
     }
 
 
 def _step_bound(step: dict[str, Any], probe: dict[str, Any] | None) -> float:
-    """The longest a step may take: a probe step is one bounded call per operation × place."""
+    """The longest a step may take: a probe step is one bounded call per operation × place,
+    plus each operation's setup calls (made at most once per cell, counted in every step)."""
     if "observe_s" in step:
         return float(step["observe_s"])
     timeout = float(step.get("timeout_s", 10))
@@ -151,5 +158,7 @@ def _step_bound(step: dict[str, Any], probe: dict[str, Any] | None) -> float:
     if "probe" in step and probe is not None:
         places = step["probe"].get("places") or list(probe.get("places", {}))
         operations = step["probe"].get("operations") or list(probe.get("operations", {}))
-        return timeout * len(places) * len(operations)
+        specs = probe.get("operations", {})
+        setups = sum(len((specs.get(op) or {}).get("setup") or []) for op in operations)
+        return timeout * (len(places) * len(operations) + setups)
     return timeout

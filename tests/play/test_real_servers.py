@@ -1,5 +1,6 @@
-"""The reference servers, rust-mcp-filesystem (with and without --enable-roots) and the
-Angular CLI's MCP server, driven by the scripted client through the real harness.
+"""The reference servers, rust-mcp-filesystem (with and without --enable-roots), the
+Angular CLI's MCP server and chrome-devtools-mcp (with Debian's Chromium), driven by the
+scripted client through the real harness.
 
 Each assertion names what a verdict rests on: the server's own roots/list line (its place
 after our initialized, after our list_changed), the absence of any response after the
@@ -10,6 +11,9 @@ the server started inside the cell's temporary folder only.
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -19,11 +23,12 @@ from _revisions import revisions
 
 from compare import _paths
 from compare.exchange._scenarios import load_scenarios
-from compare.exchange._targets import load_targets
+from compare.exchange._targets import load_targets, parse_target
 from compare.judge._transcript import read_transcript
 from compare.play._cells import Cell
 from compare.play._harness import RunSettings, run_cells
 
+from .clients.test_network import off_machine
 from .test_faults import _marked_processes
 from .test_real_refresh import SCENARIOS as PLAYED_APART
 
@@ -37,7 +42,15 @@ SERVERS = {
     "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
     "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
+    "chrome-devtools-mcp": "npm/chrome-devtools-mcp/node_modules/.bin/chrome-devtools-mcp",
 }
+#: The browser chrome-devtools-mcp's launch line names (Debian's package: `make sysdeps`).
+CHROMIUM = Path("/usr/bin/chromium")
+#: Targets that need that browser: left out of the run, and their tests skipped, without it.
+NEEDS_CHROMIUM = {"chrome-devtools-mcp"}
+NO_CHROMIUM = pytest.mark.skipif(
+    not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing (make sysdeps installs it)"
+)
 #: The servers that ask for roots once initialized and again on list_changed; the others
 #: never ask (rust-mcp-filesystem asks only when started with --enable-roots).
 ASKERS = [
@@ -46,6 +59,7 @@ ASKERS = [
     "rust-mcp-filesystem-roots",
     "angular-cli",
     "angular-cli-modernize",
+    "chrome-devtools-mcp",
 ]
 #: The servers with file tools the enforcement probes call.
 FILE_SERVERS = ["server-filesystem", "rust-mcp-filesystem-roots", "rust-mcp-filesystem-no-roots"]
@@ -67,6 +81,16 @@ WRITES = {"write", "create", "move", "zip", "zip-dir"}
 REVISIONS = ["2024-11-05", "2025-11-25"]
 
 
+def _runnable(targets: Any) -> list[Any]:
+    """The targets as test parameters, each that needs Chromium skipped without it."""
+    return [pytest.param(t, marks=NO_CHROMIUM) if t in NEEDS_CHROMIUM else t for t in targets]
+
+
+def _played() -> set[str]:
+    """The server targets this machine can play (Chromium's only where it is installed)."""
+    return {t for t in SERVERS if t not in NEEDS_CHROMIUM or os.access(CHROMIUM, os.X_OK)}
+
+
 @pytest.fixture(scope="module")
 def server_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tools = _paths.tools_dir()
@@ -77,7 +101,7 @@ def server_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> d
     mp = pytest.MonkeyPatch()
     mp.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
     results = tmp_path_factory.mktemp("server-run") / "results"
-    targets = [t for t in load_targets() if t.id in SERVERS]
+    targets = [t for t in load_targets() if t.id in _played()]
     # the refresh-failure and several-roots scenarios play in test_real_refresh, once
     scenarios = [s for s in load_scenarios() if s.side == "server" and s.id not in PLAYED_APART]
     cells = [Cell(t, "default", s, r) for t in targets for s in scenarios for r in REVISIONS]
@@ -102,7 +126,7 @@ def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
 
 
 def test_every_cell_ended_cleanly(server_run: dict[str, Any]) -> None:
-    assert len(server_run["by"]) == len(SERVERS) * server_run["scenarios"] * len(REVISIONS)
+    assert len(server_run["by"]) == len(_played()) * server_run["scenarios"] * len(REVISIONS)
     for key, v in server_run["by"].items():
         allowed = {"pass", "informational"} | ({"non-strict"} if key[:2] in FINDINGS else set())
         assert v["verdict"] in allowed, (key, v["reason"])
@@ -111,7 +135,7 @@ def test_every_cell_ended_cleanly(server_run: dict[str, Any]) -> None:
     assert server_run["leftovers"] == []
 
 
-@pytest.mark.parametrize("target", ASKERS)
+@pytest.mark.parametrize("target", _runnable(ASKERS))
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_asks_after_initialized_and_again_after_list_changed(
     server_run: dict[str, Any], target: str, revision: str
@@ -152,7 +176,7 @@ def test_a_server_that_never_asks_sends_no_roots_list_at_all(
     assert any(x.method == "notifications/roots/list_changed" for x in tx.lines if x.dir == "out")
 
 
-@pytest.mark.parametrize("target", SERVERS)
+@pytest.mark.parametrize("target", _runnable(SERVERS))
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_no_roots_asked_of_an_undeclared_client_and_no_reply(
     server_run: dict[str, Any], target: str, revision: str
@@ -440,3 +464,111 @@ def test_the_derived_row_per_file_server(server_run: dict[str, Any]) -> None:
         "rust-mcp-filesystem-roots": "default-folder",
         "rust-mcp-filesystem-no-roots": "ignores",
     }
+
+
+#: chrome-devtools-mcp's probed tools (server-enforcement's output-path and upload).
+CHROME_OPERATIONS = {"output-path": "take_screenshot", "upload": "upload_file"}
+
+
+@NO_CHROMIUM
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_chrome_devtools_checks_screenshot_and_upload_paths_against_the_roots(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """Both tools work in each declared root (the encoded one and the symlink too) and are
+    refused everywhere else with the server's own "Access denied" text, after it had asked;
+    the only files written are the screenshots inside the roots, saved as .png."""
+    target = "chrome-devtools-mcp"
+    v = server_run["by"][(target, "server-enforcement", revision)]
+    table = v["probes"]
+    assert {(p["operation"], p["tool"]) for p in table} == set(CHROME_OPERATIONS.items())
+    tx = read_transcript(_cell(server_run, target, "server-enforcement", revision)
+                         / "transcript.jsonl")  # fmt: skip
+    first_ask = min(x.n for x in tx.incoming() if x.method == "roots/list")
+    for p in table:
+        assert min(p["evidence"]) > first_ask
+        if p["expect"] == "allowed":
+            assert (p["result"], p["reply"]) == ("allowed", "ok"), p
+        else:
+            assert (p["result"], p["reply"]) == ("refused", "tool-error"), p
+            assert p["detail"].startswith("Error: Access denied: path"), p
+    shots = sorted(p["effect"][0] for p in table if p["operation"] == "output-path" and p["effect"])
+    assert shots == [f"{d}/new-probes-output-path.png" for d in ("app", "linked", "r #1 é")]
+    assert v["fixture_changes"]["created"] == shots and _check(v, "fixture")["outcome"] == "intact"
+
+
+@NO_CHROMIUM
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_chrome_devtools_drops_a_whole_roots_list_holding_a_non_file_uri(
+    server_run: dict[str, Any], revision: str
+) -> None:
+    """Beside an https:// root the good root is refused too: its SDK rejects the whole
+    roots/list result (a root's uri must start with file://), so only its temp folder stays
+    allowed. Once the list is all file URIs again (malformed included) the good root works."""
+    v = server_run["by"][("chrome-devtools-mcp", "server-bad-roots", revision)]
+    scheme = [p for p in v["probes"] if p["step"] == "scheme"]
+    assert scheme and all(p["reply"] == "tool-error" for p in scheme)
+    assert all(p["detail"].startswith("Error: Access denied: path") for p in scheme)
+    assert _check(v, "scheme-good")["outcome"] == "failed"
+    assert _check(v, "malformed-good")["outcome"] == "allowed"
+    assert _check(v, "malformed-outside")["outcome"] == "refused"
+
+
+@NO_CHROMIUM
+def test_chrome_devtools_keeps_its_browser_inside_the_cell(server_run: dict[str, Any]) -> None:
+    """The launch line names Debian's Chromium, a headless isolated profile and a refusing
+    loopback proxy; the server runs in the cell's workspace under the cell's own HOME."""
+    plan = json.loads(
+        (
+            _cell(server_run, "chrome-devtools-mcp", "server-enforcement", REVISIONS[0])
+            / "plan.json"
+        ).read_text(encoding="utf-8")
+    )
+    argv = plan["server_argv"]
+    assert {"--headless", "--isolated", str(CHROMIUM), "127.0.0.1:9"} <= set(argv)
+    assert Path(plan["server_cwd"]).is_relative_to(Path(tempfile.gettempdir()))
+    assert plan["first_call_s"] > 5
+
+
+#: A send on a UDP socket (strace -yy names each descriptor's socket kind; send() on Linux
+#: is the sendto system call, so a connected socket's datagrams show here too).
+UDP_SEND = re.compile(r"^\d+ (?:sendto|sendmsg|sendmmsg)\(\d+<UDP", re.M)
+
+
+@NO_CHROMIUM
+def test_chrome_devtools_and_its_browser_send_nothing_off_the_machine(
+    pinned_spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One enforcement cell with the server (and every process it starts: node's, Chromium's)
+    under strace. Every TCP connect() goes to loopback (the refusing proxy at 127.0.0.1:9).
+    Chromium also connect()s a UDP socket to 2001:4860:4860::8888 port 443 (its IPv6
+    reachability probe): a UDP connect sends nothing, and the trace shows no datagram sent on
+    any UDP socket, so no packet leaves. A machine without strace fails here with that reason."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.fail("strace is missing, so the server's connections cannot be watched")
+    entry = next(t for t in load_targets() if t.id == "chrome-devtools-mcp")
+    data = json.loads(json.dumps(entry.raw))
+    watch = [strace, "-f", "-qq", "-yy", "-s", "80", "-e", "trace=connect,sendto,sendmsg,sendmmsg",
+             "-o", "{cell}/strace-launch.txt"]  # fmt: skip
+    data["launch"]["argv"] = [*watch, *data["launch"]["argv"]]
+    target = parse_target(data, Path("chrome-devtools-mcp.yaml"))
+    scenario = next(s for s in load_scenarios() if s.id == "server-enforcement")
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    results = tmp_path / "results"
+    settings = RunSettings(
+        results, spec_commit="test", known_revisions=revisions(), tools=_paths.tools_dir()
+    )
+    [verdict] = run_cells([Cell(target, "default", scenario, REVISIONS[-1])], settings)
+    assert _marked_processes(results) == []
+    assert _check(verdict, "in-root")["outcome"] == "allowed", verdict["reason"]
+    cell = results / "chrome-devtools-mcp" / verdict["target_version"] / scenario.id
+    text = (cell / REVISIONS[-1] / "strace-launch.txt").read_text(
+        encoding="utf-8", errors="replace"
+    )
+    connects = [line for line in text.splitlines() if " connect(" in line]
+    assert any("127.0.0.1" in line for line in connects)  # the trace reached Chromium's network
+    for line in connects:
+        if off_machine(line):
+            assert "<UDP" in line, line
+    assert UDP_SEND.findall(text) == []

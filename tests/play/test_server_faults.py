@@ -99,3 +99,67 @@ def test_silent_server_is_bounded(tmp_path: Path) -> None:
     verdict = _run(tmp_path, "silent", "server-asks")
     assert verdict["process"]["client_s"] < 20
     assert "never answered" in _check(verdict, "asks")["observed"]
+
+
+def _browser_run(tmp_path: Path, first_call_s: float | None) -> tuple[dict[str, Any], Path]:
+    """The browser-like fake in server-enforcement, with or without a first-call bound."""
+    data: dict[str, Any] = {
+        "id": "fake-server-browser",
+        "name": "fake server (browser)",
+        "kind": "server",
+        "launch": {"argv": [sys.executable, str(FAKE_SERVER), "--mode", "browser"]},
+        "ends": "self",
+        "timeout_s": 60,
+    }
+    if first_call_s is not None:
+        data |= {"first_call_s": first_call_s, "first_call_why": "starts a browser, 6.5 s"}
+    target = parse_target(data, Path("fake-server-browser.yaml"))
+    chosen = next(s for s in load_scenarios() if s.id == "server-enforcement")
+    settings = RunSettings(tmp_path / "results", spec_commit="test", known_revisions=KNOWN)
+    [verdict] = run_cells([Cell(target, "default", chosen, REVISION)], settings)
+    assert _marked_processes(tmp_path / "results") == []
+    cell = tmp_path / "results" / "fake-server-browser" / "unversioned" / "server-enforcement"
+    return verdict, cell / REVISION
+
+
+def _probe(verdict: dict[str, Any], operation: str, place: str) -> dict[str, Any]:
+    return next(p for p in verdict["probes"] if (p["operation"], p["place"]) == (operation, place))
+
+
+def test_a_slow_first_tool_call_gets_the_targets_bound_and_only_that_one(tmp_path: Path) -> None:
+    """With first_call_s the browser's 6.5 s first call is answered inside its bound (the
+    probe's own 5 s would miss it); without it the same call is recorded unanswered (its
+    file still lands, so the hashes call the write allowed)."""
+    bounded, _ = _browser_run(tmp_path / "with", 20)
+    first = _probe(bounded, "output-path", "in-root")
+    assert first["result"] == "allowed" and first["reply"] == "ok"
+    plain, _ = _browser_run(tmp_path / "without", None)
+    late = _probe(plain, "output-path", "in-root")
+    assert (late["reply"], late["effect"]) == ("no-answer", ["app/new-probes-output-path.png"])
+
+
+def test_probe_setup_calls_come_once_before_the_first_upload(tmp_path: Path) -> None:
+    """The upload's setup (new_page, take_snapshot) is called once per cell, before the
+    operation's first probe; the uploads inside the roots then work, and a screenshot saved
+    as .png for the .txt asked for is still read as the probe's own write."""
+    verdict, cell = _browser_run(tmp_path, 20)
+    records = read_records(cell / "transcript.jsonl")
+    notes = [
+        json.loads(r.data["raw"]) for r in records.records if r.data and r.data["dir"] == "note"
+    ]
+    setups = [n for n in notes if n.get("event") == "probe-setup"]
+    assert [n["tool"] for n in setups] == ["new_page", "take_snapshot"]
+    assert all(n["outcome"] == "ok" for n in setups)
+    uploads = [n for n in notes if n.get("event") == "step" and n["step"].get("probe") == "upload"]
+    assert uploads and all(n["index"] >= 0 for n in uploads)
+    assert _probe(verdict, "upload", "in-root")["result"] == "allowed"
+    assert _probe(verdict, "output-path", "in-root")["effect"] == ["app/new-probes-output-path.png"]
+
+
+def test_no_setup_calls_where_the_operation_has_no_tool(tmp_path: Path) -> None:
+    """A server without the upload tool sees none of its setup calls."""
+    _run(tmp_path, "good", "server-enforcement")
+    cell = tmp_path / "results" / "fake-server-good" / "unversioned" / "server-enforcement"
+    records = read_records(cell / REVISION / "transcript.jsonl")
+    raws = [r.data["raw"] for r in records.records if r.data]
+    assert not any("new_page" in raw or "probe-setup" in raw for raw in raws)

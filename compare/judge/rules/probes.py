@@ -126,7 +126,10 @@ def _effect(ctx: Context, probe: Probe, changes: dict[str, list[str]] | None) ->
         to = [t.format(step=probe.step, op=probe.operation, place=probe.place)
               for t in CROSS_TARGETS]  # fmt: skip
         hits += [posixpath.join(str(spec["to_real"]), n) for n in to]
-    seen = [p for p in changes["created"] if p in hits]
+    # a tool that gives its output its own extension (a screenshot saved as .png in place of
+    # the .txt asked for) still wrote the probe's file: the stem is the probe's own name
+    stem = posixpath.join(folder, f"new-{probe.step}-{probe.operation}.")
+    seen = [p for p in changes["created"] if p in hits or p.startswith(stem)]
     if posixpath.join(folder, source) in changes["removed"] and probe.operation == "move":
         seen.append(posixpath.join(folder, source) + " (moved away)")
     return seen

@@ -50,6 +50,10 @@ class Client(StepWaits):
         #: How roots/list is answered since the last ``set_roots`` step (its ``answer``):
         #: None answers with the roots; else an error, a result as written, or silence.
         self.roots_answer: dict[str, Any] | None = None
+        #: Whether a tools/call has been sent yet: the first one may have a longer bound.
+        self.called_tool = False
+        #: Probe operations whose ``setup`` calls have been made (once per cell each).
+        self.probe_setups: set[str] = set()
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -75,7 +79,15 @@ class Client(StepWaits):
         return self.next_id
 
     def call(self, method: str, params: dict[str, Any] | None, timeout: float) -> tuple[int, Any]:
-        """Send a request and wait (bounded) for its response: (id, (line, message) or None)."""
+        """Send a request and wait (bounded) for its response: (id, (line, message) or None).
+
+        The first tools/call of a cell waits at least the plan's ``first_call_s`` when it has
+        one: a server that launches a browser on its first tool call answers that one late.
+        """
+        if method == "tools/call":
+            if not self.called_tool and self.plan.get("first_call_s"):
+                timeout = max(timeout, float(self.plan["first_call_s"]))
+            self.called_tool = True
         rid = self.request(method, params)
         self.wait(lambda: rid in self.responses, timeout)
         return rid, self.responses.get(rid)

@@ -87,6 +87,37 @@ def tool_for(operation: dict[str, Any], tools: list[dict[str, Any]]) -> str | No
     return None
 
 
+def run_setup(
+    client: Any, op_name: str, operation: dict[str, Any], timeout: float, label: str
+) -> bool:
+    """Make an operation's ``setup`` calls, once per cell, before its first probe.
+
+    Some path-taking tools act on something that must exist first (a page holding a file
+    input, for an upload); the scenario names those calls as data. Each must name a tool the
+    server listed: otherwise the operation is skipped (recorded), as with no tool at all. A
+    setup call that errs is recorded and the probes still run: the baseline then shows
+    whether the tool works, so a later error is never mistaken for a refusal.
+    """
+    calls = operation.get("setup") or []
+    if not calls or op_name in client.probe_setups:
+        return True
+    listed = {t.get("name") for t in client.tools}
+    missing = [c.get("name") for c in calls if c.get("name") not in listed]
+    if missing:
+        client.tx.note(event="probe-skipped", label=label, operation=op_name,
+                       why="no-setup-tool", tools=missing)  # fmt: skip
+        return False
+    client.probe_setups.add(op_name)
+    for index, call in enumerate(calls):
+        params = {"name": call["name"], "arguments": call.get("arguments") or {}}
+        rid, got = client.call("tools/call", params, timeout)
+        client.tx.note(
+            event="probe-setup", label=f"{label}:{op_name}:setup-{index}", tool=call["name"],
+            outcome="ok" if got else "timeout", id=rid, evidence=got and got[0],
+        )  # fmt: skip
+    return True
+
+
 def snapshot(root: str) -> dict[str, str]:
     """relative path -> content hash (or ``dir`` / ``link:<target>``), without following links."""
     out: dict[str, str] = {}
@@ -124,6 +155,8 @@ def run_probes(client: Any, step: dict[str, Any], timeout: float, record: dict[s
         tool = tool_for(operation, client.tools)
         if tool is None:
             client.tx.note(event="probe-skipped", label=label, operation=op_name, why="no-tool")
+            continue
+        if not run_setup(client, op_name, operation, timeout, label):
             continue
         for place_name in place_names:
             place = places.get(place_name)
