@@ -117,7 +117,7 @@ def test_a_place_may_name_its_own_file_and_dot_is_the_workspace(tmp_path: Path) 
         tmp_path,
     )
     assert places["file-root"]["dir"] == str(tmp_path) and places["file-root"]["real"] == "."
-    values = place_values(places["file-root"]["dir"], "read", "s", places["file-root"]["file"])
+    values = place_values(places["file-root"]["dir"], "read", "s", file=places["file-root"]["file"])
     assert values["file"] == f"{tmp_path}/notes.txt"
 
 
