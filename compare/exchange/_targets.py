@@ -300,9 +300,7 @@ def _check_host_line(
             raise CompareError(f"{source}: key {key}: unknown feature {unknown[0]!r}", None)
     both = sorted(set(data.get("lacks") or {}) & set(data.get("always_declares") or {}))
     if both:
-        raise CompareError(
-            f"{source}: key always_declares: {both[0]!r} is also under lacks", None
-        )
+        raise CompareError(f"{source}: key always_declares: {both[0]!r} is also under lacks", None)
 
 
 def load_target_file(path: Path) -> Target:

@@ -43,11 +43,11 @@ from typing import Any
 # and an application may switch telemetry off, as mcp-use's own log line says, before importing.
 os.environ.setdefault("MCP_USE_ANONYMIZED_TELEMETRY", "false")
 
-import anyio  # noqa: E402
-from host_plan import BAD_PLAN, Changes, add_folders, options, read_plan  # noqa: E402
-from mcp import types  # noqa: E402
-from mcp.types import CONNECTION_CLOSED  # noqa: E402
-from mcp_use import MCPClient  # noqa: E402
+import anyio
+from host_plan import BAD_PLAN, Changes, add_folders, options, read_plan
+from mcp import types
+from mcp.types import CONNECTION_CLOSED
+from mcp_use import MCPClient
 
 HOST = "mcp-use host"
 SERVER = "peer"
@@ -58,7 +58,7 @@ UNSUPPORTED = BAD_PLAN + 1
 def as_root(path: Path) -> types.Root:
     """One root: the platform's file URI for the folder, named for it (the SDK's Root type,
     which the documentation's examples pass; pydantic validates the URI)."""
-    return types.Root(uri=path.resolve().as_uri(), name=path.name)  # type: ignore[arg-type]
+    return types.Root(uri=path.resolve().as_uri(), name=path.name)
 
 
 def callbacks(features: dict[str, Any], roots: list[types.Root]) -> dict[str, Any]:
