@@ -125,9 +125,15 @@ const client = new MCPClient({
   },
 }, callbacks);
 
-const CONNECTION_CLOSED = -32000; // the SDK's ErrorCode.ConnectionClosed
+// The server closing shows as the SDK's ConnectionClosed error (code -32000) on a pending
+// request, or, for a request made after the close, as the SDK's plain Error('Not connected')
+// (@modelcontextprotocol/sdk 1.26.0 dist/esm/shared/protocol.js:612, 783: its transport is
+// gone). mcp-use wraps neither.
+const CONNECTION_CLOSED = -32000;
 function closedUnder(err) {
-  for (let e = err; e; e = e.cause) if (e.code === CONNECTION_CLOSED) return true;
+  for (let e = err; e; e = e.cause) {
+    if (e.code === CONNECTION_CLOSED || e.message === 'Not connected') return true;
+  }
   return false;
 }
 

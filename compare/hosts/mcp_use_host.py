@@ -27,6 +27,11 @@ What mcp-use 1.7.1 decides itself, whatever the application passes:
   given (mcp/client/session.py:166-172): the plan's ``form`` and ``url`` are its choice.
 - after ``initialize`` it lists tools, resources and prompts, each the server declares
   (base.py:252-305): that is mcp-use's own start-up traffic, not ours.
+- a request on a session whose server has closed makes the connector reconnect: it spawns
+  the server again and sends the request without a new initialize (base.py:87, 421-440).
+  The host asks ``session.is_connected`` before each request so that a closed server ends
+  the session; the race that is left (a close between the check and the request) is
+  mcp-use's to show.
 
 mcp-use sends anonymous telemetry unless ``MCP_USE_ANONYMIZED_TELEMETRY=false``
 (telemetry/telemetry.py:126-139); the host sets it before importing mcp-use.
@@ -102,8 +107,15 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
         session = await client.create_session(SERVER)  # connects, then initialize
         if session is None:
             raise RuntimeError("MCPClient created no session for the configured server")
-        if plan["session"]["call_tools"]:
+        # Each request only while the session is connected: after the server has closed,
+        # mcp-use's connector reconnects on the next request (auto_reconnect, fixed True at
+        # base.py:87; base.py:421-440), which spawns the server again and sends the request
+        # with no initialize. The application checks the session's documented is_connected
+        # (session.py:84-91) first, so a closed server ends the session, as the contract says.
+        if plan["session"]["call_tools"] and session.is_connected:
             for tool in await session.list_tools():
+                if not session.is_connected:
+                    break
                 try:
                     await session.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
