@@ -86,6 +86,9 @@ class Target:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Client feature -> ``{why, source}``: what the SDK cannot register (``lacks``).
     lacks: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Client feature -> ``{why, source}``: what the SDK declares whatever the application
+    #: registers (``always_declares``), so an empty plan still shows it.
+    always_declares: dict[str, dict[str, str]] = field(default_factory=dict)
     ends: str = "self"
     timeout_s: float = 60.0
     #: How long a self-ending client may take to exit after the peer closed (``exit_s``).
@@ -308,6 +311,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         env=dict(data.get("env") or {}),
         variants=variants,
         lacks={k: dict(v) for k, v in (data.get("lacks") or {}).items()},
+        always_declares={k: dict(v) for k, v in (data.get("always_declares") or {}).items()},
         ends=str(data.get("ends", "self")),
         timeout_s=float(data.get("timeout_s", 60)),
         exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),
@@ -361,9 +365,13 @@ def _check_host_line(
         )
     if data.get("lacks") and not variants:
         raise CompareError(f"{source}: key lacks: only a target with variants has a plan", None)
-    unknown = sorted(set(data.get("lacks") or {}) - set(FEATURES))
-    if unknown:  # the schema says the same; kept so a schema edit cannot drop it silently
-        raise CompareError(f"{source}: key lacks: unknown feature {unknown[0]!r}", None)
+    for key in ("lacks", "always_declares"):
+        unknown = sorted(set(data.get(key) or {}) - set(FEATURES))
+        if unknown:  # the schema says the same; kept so a schema edit cannot drop it silently
+            raise CompareError(f"{source}: key {key}: unknown feature {unknown[0]!r}", None)
+    both = sorted(set(data.get("lacks") or {}) & set(data.get("always_declares") or {}))
+    if both:
+        raise CompareError(f"{source}: key always_declares: {both[0]!r} is also under lacks", None)
 
 
 def load_target_file(path: Path) -> Target:

@@ -6,7 +6,8 @@ the harness's own writer builds (``_host_plan.host_plan``). What holds for every
 with only roots declares roots and answers ``roots/list`` with the folder; ``{}`` declares
 none; a feature the target's data says it ``lacks`` exits 3 with one line, and every feature
 it does not lack is declared; a malformed plan exits 2 with one line. Then the answers of
-the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk, rust-sdk and pydantic-ai answer
+the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk, rust-sdk, pydantic-ai and both mcp-use
+clients answer
 ``elicitation/create`` and ``sampling/createMessage`` with what the plan says.
 """
 
@@ -42,6 +43,8 @@ ANSWERING = [
     "rust-sdk",
     "pydantic-ai",
     "mastra",
+    "mcp-use-py",
+    "mcp-use-ts",
 ]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}
@@ -152,10 +155,16 @@ def test_a_plan_with_only_roots_declares_them_and_lists_the_folder(
 
 @pytest.mark.parametrize("target", SDK_HOSTS, ids=IDS)
 def test_an_empty_plan_declares_no_roots(target: Target, tools: Path, tmp_path: Path) -> None:
+    """No roots planned, none declared, unless the target's data says its SDK declares roots
+    whatever the application does (``always_declares``): then they must be on the wire, with
+    no root of the application's in the answer."""
     run = play(target, tools, tmp_path, {"features": {}})
     assert run.done.returncode == 0, run.done.stderr
-    assert "roots" not in run.capabilities()
-    assert "result" in run.answer("roots-1") or "error" in run.answer("roots-1")
+    assert ("roots" in run.capabilities()) == ("roots" in target.always_declares)
+    answer = run.answer("roots-1")
+    assert "result" in answer or "error" in answer
+    if "roots" in target.always_declares:
+        assert answer["result"]["roots"] == []
 
 
 LACKED = [(t, f) for t in SDK_HOSTS for f in t.lacks]
@@ -232,7 +241,8 @@ def test_elicitation_and_sampling_are_answered_with_the_plan(
     run = play(target, tools, tmp_path, fragment, asks=tuple(asks[k] for k in planned))
     assert run.done.returncode == 0, run.done.stderr
     caps = run.capabilities()
-    assert set(planned) <= set(caps) and "roots" not in caps
+    assert set(planned) <= set(caps)
+    assert ("roots" in caps) == ("roots" in target.always_declares)
     if "elicitation" in planned:
         assert run.answer("elicitation/create").get("result") == ELICITED
     if "sampling" in planned:

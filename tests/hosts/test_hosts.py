@@ -41,6 +41,8 @@ TARGETS = [
     "kotlin-sdk",
     "pydantic-ai",
     "mastra",
+    "mcp-use-py",
+    "mcp-use-ts",
 ]
 #: The hosts whose SDK can register roots (mastra's MCPClient 0.14.5 cannot: its target file's
 #: `lacks:`; its roots plan exits 3, which test_host_contract checks): only these play the
@@ -53,15 +55,27 @@ BUILT = {"go-sdk", "mcp-go", "rust-sdk", "java-sdk", "kotlin-sdk"}
 pytestmark = pytest.mark.clients
 
 
+#: The SDKs that declare roots whatever the application registers (their target files'
+#: ``always_declares``): their no-roots run declares roots too.
+ALWAYS_ROOTED = [t.id for t in load_targets() if t.id in TARGETS and "roots" in t.always_declares]
+#: The Node hosts, by target.
+NODE_HOSTS = {
+    "ts-sdk": "ts_sdk_host.mjs",
+    "mastra": "mastra_host.mjs",
+    "mcp-use-ts": "mcp_use_host.mjs",
+}
+
+
 def host_argv(target: str, tools: Path) -> list[str]:
-    if target in ("ts-sdk", "mastra"):
-        return ["node", str(HOSTS / f"{target.replace('-', '_')}_host.mjs")]
+    if target in NODE_HOSTS:
+        return ["node", str(HOSTS / NODE_HOSTS[target])]
     if target in BUILT:
         return [str(tools / "hosts" / target / "bin" / "host")]
     script = {
         "py-sdk": "py_sdk_host.py",
         "fastmcp": "fastmcp_host.py",
         "pydantic-ai": "pydantic_ai_host.py",
+        "mcp-use-py": "mcp_use_host.py",
     }[target]
     return [str(venv_python(tools, target)), str(HOSTS / script)]
 
@@ -196,10 +210,14 @@ def test_measured_behaviour_matches_golden(
 def test_no_roots_variant_declares_no_roots(
     target: str, runs: dict[tuple[str, str], HostRun]
 ) -> None:
+    """No roots declared, unless the SDK always declares them: then the answer lists none."""
     run = runs[(target, "no-roots")]
-    assert "roots" not in run.initialize()["params"]["capabilities"]
+    declared = "roots" in run.initialize()["params"]["capabilities"]
+    assert declared == (target in ALWAYS_ROOTED)
     reply, raw = run.answer("roots-1")
     assert "error" in reply or "result" in reply, raw
+    if declared:
+        assert reply["result"]["roots"] == [], raw
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -35,6 +35,8 @@ TARGETS = [
     "kotlin-sdk",
     "pydantic-ai",
     "mastra",
+    "mcp-use-py",
+    "mcp-use-ts",
 ]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 

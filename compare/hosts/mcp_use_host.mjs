@@ -1,0 +1,186 @@
+// An application embedding mcp-use's TypeScript client (npm mcp-use, MCPClient + MCPSession).
+//
+// It is evidence: everything mcp-use put on the wire was caused by the few calls below, as its
+// documentation shows them (file:line in mcp-use 1.34.6's dist/). Usage (the host contract,
+// README.md here):
+//
+//   node mcp_use_host.mjs --plan PLAN.json -- SERVER_COMMAND...
+//
+// mcp-use is loaded from the target's own npm tree, tools/npm/mcp-use-ts/ under
+// $MCP_COMPARE_TOOLS (default ../../../tools from this file), where `mcp-compare tools install`
+// put the pinned version.
+//
+// The calls:
+// - `MCPClient` from the package's `mcp-use/client` export (package.json "exports"): its main
+//   entry, which the README imports from, also loads the agent, which needs LangChain, an
+//   optional peer dependency a client-only application does not install; both entries hold
+//   the same class (dist/index.js and dist/src/client.js import it from chunk-3XAZE4TX.js);
+// - `new MCPClient({mcpServers: {peer: {command, args, env}}}, {onSampling, onElicitation})`
+//   (dist/src/client.d.ts:51-88 and its inline-configuration example);
+// - `client.createSession('peer', false)`, then `session.connect()` and `session.initialize()`,
+//   the sequence its MCPSession.initialize() documentation shows (dist/chunk-3XAZE4TX.js:120-135);
+// - roots through the session's connector: `session.connector.setRoots(roots)`
+//   (dist/src/connectors/base.d.ts:131-145), before connecting (it then only stores them: no
+//   client, no notification, dist/chunk-V64O255P.js:179-187) and again for each change, when
+//   it sends notifications/roots/list_changed;
+// - `session.listTools()` and `session.callTool(name, {})`.
+//
+// What mcp-use decides itself, whatever the application passes:
+// - its stdio connector always declares `roots: {listChanged: true}` (dist/chunk-7R56RSZ6.js:
+//   129-133, "Always advertise roots capability") and answers roots/list from its list, empty
+//   unless the application set one (dist/chunk-V64O255P.js:198-208);
+// - MCPClient drops a server config's `roots` when it builds that connector
+//   (dist/chunk-3XAZE4TX.js:2361-2370), hence setRoots() on the session's connector;
+// - with an elicitation callback it declares both form and url (dist/chunk-7R56RSZ6.js:137);
+// - setRoots() on a connected session always notifies: a plan change with `notify: false`
+//   exits 3.
+// mcp-use sends anonymous telemetry unless MCP_USE_ANONYMIZED_TELEMETRY=false
+// (dist/chunk-FOGBXW3W.js:543): a cell has no network, so the host sets it before loading.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readPlan } from './plan_check.mjs';
+
+const HOST = 'mcp-use host';
+const SERVER = 'peer';
+const TARGET = 'mcp-use-ts';
+const here = dirname(fileURLToPath(import.meta.url));
+const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'tools');
+
+function fail(message) {
+  process.stderr.write(`${HOST}: ${message}\n`);
+  process.exit(1);
+}
+
+// A malformed plan or command line: one line, exit 2 (the contract).
+function refuse(message) {
+  process.stderr.write(`${HOST}: ${message.split(/\s+/).join(' ')}\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const cut = argv.indexOf('--');
+  if (cut < 0 || cut === argv.length - 1) {
+    refuse('usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")');
+  }
+  const own = argv.slice(0, cut);
+  if (own.length !== 2 || own[0] !== '--plan') {
+    refuse(`usage: --plan PATH -- SERVER_COMMAND... (got ${own.join(' ') || 'nothing'})`);
+  }
+  return { planPath: own[1], server: argv.slice(cut + 1) };
+}
+
+// One export of the package (its "import" condition) in the target's own tree, as Node would
+// resolve `mcp-use/client` if the package sat beside this file.
+async function importExport(name, subpath) {
+  const root = join(tools, 'npm', TARGET, 'node_modules', ...name.split('/'));
+  let pkg;
+  try {
+    pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  } catch {
+    fail(`${name} is not installed under ${tools}/npm/${TARGET}; run: mcp-compare tools install`);
+  }
+  const entry = pkg.exports?.[subpath]?.import;
+  if (typeof entry !== 'string') fail(`${name} ${pkg.version} exports no ${subpath}`);
+  return import(pathToFileURL(join(root, entry)).href);
+}
+
+// One root: the platform's file URI for the folder, named for it.
+const asRoot = (folder) => ({ uri: pathToFileURL(resolve(folder)).href, name: basename(folder) });
+
+const opts = parseArgs(process.argv.slice(2));
+const { plan, problem } = readPlan(opts.planPath);
+if (problem) refuse(problem);
+const features = plan.features;
+if ((features.roots?.changes ?? []).some((c) => !c.notify)) {
+  process.stderr.write(`${HOST}: unsupported: roots: a change without notification: `
+    + 'connector.setRoots() always sends notifications/roots/list_changed once connected\n');
+  process.exit(3);
+}
+
+process.env.MCP_USE_ANONYMIZED_TELEMETRY ??= 'false';
+const { MCPClient } = await importExport('mcp-use', './client');
+
+// One callback per feature the plan names; an absent feature gets none, so mcp-use's own
+// default is what gets measured.
+const callbacks = {};
+if (features.elicitation) {
+  const answer = features.elicitation.answer;
+  callbacks.onElicitation = async () => answer;
+}
+if (features.sampling) {
+  const answer = features.sampling.answer;
+  callbacks.onSampling = async () => answer;
+}
+
+// One stdio server. An application passes its server's configured environment; the harness
+// configures the peer through ours, so all of it is passed on.
+const client = new MCPClient({
+  mcpServers: {
+    [SERVER]: {
+      command: opts.server[0],
+      args: opts.server.slice(1),
+      env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
+    },
+  },
+}, callbacks);
+
+// The server closing shows as the SDK's ConnectionClosed error (code -32000) on a pending
+// request, or, for a request made after the close, as the SDK's plain Error('Not connected')
+// (@modelcontextprotocol/sdk 1.26.0 dist/esm/shared/protocol.js:612, 783: its transport is
+// gone). mcp-use wraps neither.
+const CONNECTION_CLOSED = -32000;
+function closedUnder(err) {
+  for (let e = err; e; e = e.cause) {
+    if (e.code === CONNECTION_CLOSED || e.message === 'Not connected') return true;
+  }
+  return false;
+}
+
+const roots = (features.roots?.folders ?? []).map(asRoot);
+let session;
+try {
+  session = await client.createSession(SERVER, false);
+  if (features.roots) await session.connector.setRoots(roots); // not connected: stored only
+  await session.connect(); // spawns the server; the SDK's initialize + notifications/initialized
+  await session.initialize(); // mcp-use's own tools/list
+  if (plan.session.call_tools) {
+    for (const tool of await session.listTools()) {
+      try {
+        await session.callTool(tool.name, {});
+      } catch (err) {
+        if (closedUnder(err)) throw err;
+        process.stderr.write(`${HOST}: tools/call ${tool.name} failed: ${err.message}\n`);
+      }
+    }
+  }
+} catch (err) {
+  // The server hanging up, even mid-request, is the normal end of a session.
+  if (closedUnder(err)) process.exit(0);
+  fail(err && err.message ? err.message : String(err));
+}
+
+// Each change of the plan fires once, when its signal file appears in the control folder. The
+// timer is unref'd: once the server has closed, nothing of the session keeps Node alive, and
+// it ends by itself (exit 0), whether or not every change has fired.
+let pending = [...(features.roots?.changes ?? [])];
+if (pending.length) {
+  const timer = setInterval(async () => {
+    const due = pending.filter((c) => existsSync(join(plan.control, c.signal)));
+    if (!due.length) return;
+    pending = pending.filter((c) => !due.includes(c));
+    if (!pending.length) clearInterval(timer);
+    for (const change of due) {
+      for (const folder of change.add_folders) {
+        mkdirSync(folder, { recursive: true });
+        roots.push(asRoot(folder));
+      }
+      try {
+        await session.connector.setRoots([...roots]); // sends notifications/roots/list_changed
+      } catch (err) {
+        if (!closedUnder(err)) fail(`setRoots failed: ${err.message}`);
+      }
+    }
+  }, 50);
+  timer.unref();
+}
