@@ -77,6 +77,9 @@ class Target:
     variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Client feature -> ``{why, source}``: what the SDK cannot register (``lacks``).
     lacks: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Client feature -> ``{why, source}``: what the SDK declares even when the plan names
+    #: none (``declares_unasked``).
+    declares_unasked: dict[str, dict[str, str]] = field(default_factory=dict)
     ends: str = "self"
     timeout_s: float = 60.0
     #: How long a self-ending client may take to exit after the peer closed (``exit_s``).
@@ -255,6 +258,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         env=dict(data.get("env") or {}),
         variants=variants,
         lacks={k: dict(v) for k, v in (data.get("lacks") or {}).items()},
+        declares_unasked={k: dict(v) for k, v in (data.get("declares_unasked") or {}).items()},
         ends=str(data.get("ends", "self")),
         timeout_s=float(data.get("timeout_s", 60)),
         exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),

@@ -7,12 +7,14 @@ reader can tell the library's behaviour from ours. Usage (the host contract, REA
 
 Run it with the interpreter of ``tools/venvs/mcp-agent`` (``mcp-compare tools install``).
 
-It is built the way mcp-agent's README (the package's METADATA, "Minimal example" and "App
-configuration", lines 309-330 and 876-889 in mcp-agent 0.2.6) shows: a ``Settings`` object
-made in code, with the server under ``mcp.servers`` as an ``MCPServerSettings``; an ``MCPApp``
-given those settings; inside ``app.run()`` an ``Agent(server_names=[...])`` entered with
-``async with agent``. No LLM is attached: the host lists the agent's tools and calls each,
-which is what an attached model would make the agent do.
+It is built the way mcp-agent's README (the package's METADATA in mcp-agent 0.2.6) shows:
+the application's configuration is ``mcp_agent.config.yaml`` with the server under
+``mcp.servers`` (lines 686-700), here written into the cell's home and handed to
+``MCPApp(settings=<path>)`` (app.py:91, 107-108); inside ``app.run()`` the server is reached
+through an ``MCPAggregator`` ("MCP server management", lines 914-923) with a persistent
+connection, the kind an ``Agent(server_names=[...])`` keeps (agents/agent.py:93). No LLM is
+attached: the host lists the aggregator's tools and calls each, which is what a model would
+make an agent do.
 
 Roots are configuration in mcp-agent, not a callback of ours: ``MCPServerSettings.roots`` is
 a list of ``MCPRootSettings(uri, name)`` (mcp_agent/config.py:191-211, 268), and mcp-agent's
@@ -22,10 +24,10 @@ to the SDK (lines 107-108), so roots are declared whether or not any are configu
 ``no-roots`` variant measures that default. The URIs are ``Path.as_uri()``'s; mcp-agent only
 checks that they start with ``file://`` (config.py:203-209) and passes them on.
 
-A root added later is appended to the same settings list the session reads; mcp-agent has no
-call of its own to announce it, so the notification goes through the SDK session of the
-persistent connection (``mcp_agent.mcp.gen_client.connect``, which returns the running
-connection's ``ClientSession``; gen_client.py:52-80) with its ``send_roots_list_changed()``.
+A root added later is appended to the same settings object the session reads (the server
+registry hands out its own, mcp_server_registry.py:450-466); mcp-agent has no call of its own
+to announce it, so the notification goes through the SDK session of that persistent connection
+(``MCPAggregator.get_server``, mcp_aggregator.py:512-520) with ``send_roots_list_changed()``.
 
 Elicitation is answered by the application's ``MCPApp(elicitation_callback=...)``
 (app.py:94; used by mcp_agent_client_session.py:391-421). Sampling has no application hook:

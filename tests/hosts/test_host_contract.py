@@ -4,10 +4,11 @@ Parametrised over the shipped targets of kind ``sdk-host``, each launched by its
 line (``HOST --plan {host_plan} -- {server_argv}``) against the tiny stdlib server, with a plan
 the harness's own writer builds (``_host_plan.host_plan``). What holds for every host: a plan
 with only roots declares roots and answers ``roots/list`` with the folder; ``{}`` declares
-none; a feature the target's data says it ``lacks`` exits 3 with one line, and every feature
-it does not lack is declared; a malformed plan exits 2 with one line. Then the answers of
-the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk, rust-sdk and pydantic-ai answer
-``elicitation/create`` and ``sampling/createMessage`` with what the plan says.
+none (but what the target's data lists under ``declares_unasked``); a feature the data says
+it ``lacks`` exits 3 with one line, and every feature it does not lack is declared; a
+malformed plan exits 2 with one line. Then the answers of the plan: py-sdk, ts-sdk, fastmcp,
+java-sdk, kotlin-sdk, rust-sdk, pydantic-ai and mcp-agent answer ``elicitation/create`` and
+``sampling/createMessage`` (each one its target does not lack) with what the plan says.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ ANSWERING = [
     "rust-sdk",
     "pydantic-ai",
     "mastra",
+    "mcp-agent",
 ]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}
@@ -152,9 +154,11 @@ def test_a_plan_with_only_roots_declares_them_and_lists_the_folder(
 
 @pytest.mark.parametrize("target", SDK_HOSTS, ids=IDS)
 def test_an_empty_plan_declares_no_roots(target: Target, tools: Path, tmp_path: Path) -> None:
+    """Unless the target's data says its SDK declares roots unasked (``declares_unasked``):
+    then the wire must show them, so the data cannot go stale either way."""
     run = play(target, tools, tmp_path, {"features": {}})
     assert run.done.returncode == 0, run.done.stderr
-    assert "roots" not in run.capabilities()
+    assert ("roots" in run.capabilities()) == ("roots" in target.declares_unasked)
     assert "result" in run.answer("roots-1") or "error" in run.answer("roots-1")
 
 
@@ -232,7 +236,8 @@ def test_elicitation_and_sampling_are_answered_with_the_plan(
     run = play(target, tools, tmp_path, fragment, asks=tuple(asks[k] for k in planned))
     assert run.done.returncode == 0, run.done.stderr
     caps = run.capabilities()
-    assert set(planned) <= set(caps) and "roots" not in caps
+    assert set(planned) <= set(caps)
+    assert ("roots" in caps) == ("roots" in target.declares_unasked)
     if "elicitation" in planned:
         assert run.answer("elicitation/create").get("result") == ELICITED
     if "sampling" in planned:

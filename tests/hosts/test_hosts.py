@@ -41,6 +41,7 @@ TARGETS = [
     "kotlin-sdk",
     "pydantic-ai",
     "mastra",
+    "mcp-agent",
 ]
 #: The hosts whose SDK can register roots (mastra's MCPClient 0.14.5 cannot: its target file's
 #: `lacks:`; its roots plan exits 3, which test_host_contract checks): only these play the
@@ -62,6 +63,7 @@ def host_argv(target: str, tools: Path) -> list[str]:
         "py-sdk": "py_sdk_host.py",
         "fastmcp": "fastmcp_host.py",
         "pydantic-ai": "pydantic_ai_host.py",
+        "mcp-agent": "mcp_agent_host.py",
     }[target]
     return [str(venv_python(tools, target)), str(HOSTS / script)]
 
@@ -196,8 +198,12 @@ def test_measured_behaviour_matches_golden(
 def test_no_roots_variant_declares_no_roots(
     target: str, runs: dict[tuple[str, str], HostRun]
 ) -> None:
+    """Except where the target's data says its SDK declares roots unasked (mcp-agent's own
+    client session always does): then the wire must show them."""
     run = runs[(target, "no-roots")]
-    assert "roots" not in run.initialize()["params"]["capabilities"]
+    (entry,) = [t for t in load_targets() if t.id == target]
+    declared = "roots" in run.initialize()["params"]["capabilities"]
+    assert declared == ("roots" in entry.declares_unasked)
     reply, raw = run.answer("roots-1")
     assert "error" in reply or "result" in reply, raw
 

@@ -35,6 +35,7 @@ TARGETS = [
     "kotlin-sdk",
     "pydantic-ai",
     "mastra",
+    "mcp-agent",
 ]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 

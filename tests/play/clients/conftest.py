@@ -1,4 +1,4 @@
-"""One real run of the five CLI targets, shared by every test in this folder.
+"""One real run of the six CLI targets, shared by every test in this folder.
 
 The run goes through ``mcp-compare run`` in a child process whose own ``HOME`` and XDG folders
 point at a sentinel folder: if a client (or the harness) fell back to the caller's home instead
@@ -34,6 +34,7 @@ CLI_BINS = {
     "gemini-cli-health": "gemini",
     "gemini-cli-prompt": "gemini",
     "codex": "codex",
+    "mcpc": "mcpc",
 }
 #: A whole target's run (every scenario × revision, two at a time) must end within this.
 RUN_BOUND_S = 900
@@ -48,6 +49,7 @@ CLIENT_HOME_PATHS = (
     ".local/state/opencode",
     ".cache/opencode",
     ".cache/claude-cli-nodejs",
+    ".mcpc",
 )
 
 
@@ -141,10 +143,19 @@ def _real_home_state() -> dict[str, tuple[int, int]]:
     return state
 
 
+def client_bin(tools: Path, target: str, binary: str) -> Path:
+    """Where ``target``'s binary is installed: its own npm tree (``package.tree: own``,
+    tools/npm/<id>/) or the shared one (tools/node_modules/)."""
+    package = target_entry(target).raw.get("package") or {}
+    if package.get("tree") == "own":
+        return tools / "npm" / target / "node_modules" / ".bin" / binary
+    return tools / "node_modules" / ".bin" / binary
+
+
 def _require_clients(tools: Path, scratch: Path) -> None:
     """Every CLI binary is installed and starts; otherwise fail saying which and why."""
     for target, binary in CLI_BINS.items():
-        path = tools / "node_modules" / ".bin" / binary
+        path = client_bin(tools, target, binary)
         if not path.exists():
             pytest.fail(
                 f"{target}: {path} is missing after `mcp-compare tools install`; "
