@@ -87,16 +87,25 @@ def _npm(cit: Citation, start: int | None, end: int | None) -> Source:
     assert cit.package and cit.version
     provenance = f"npm {cit.package}@{cit.version}"
     link = f"https://unpkg.com/{cit.package}@{cit.version}/{cit.path}{_anchor(start, end)}"
-    root = tools_dir() / "node_modules" / cit.package
-    try:
-        installed = json.loads((root / "package.json").read_text("utf-8")).get("version")
-    except (OSError, ValueError, AttributeError):
-        reason = f"{cit.package} is not installed under {root.parent}"
+    # The shared tree first, then the targets' own trees (``tools/npm/<id>/``): the first
+    # that holds the cited version is read.
+    tools = tools_dir()
+    roots = [tools / "node_modules" / cit.package]
+    roots += sorted(tools.glob(f"npm/*/node_modules/{cit.package}"))
+    found: list[str] = []
+    for root in roots:
+        try:
+            installed = json.loads((root / "package.json").read_text("utf-8")).get("version")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if installed == cit.version:
+            return _file(root, cit, provenance, link)
+        found.append(str(installed))
+    if not found:
+        reason = f"{cit.package} is not installed under {roots[0].parent} or a target's own tree"
         return Source(None, provenance, link, f"{reason}; run `mcp-compare tools install`", True)
-    if installed != cit.version:
-        reason = f"installed {cit.package} is {installed}, the citation is for {cit.version}"
-        return Source(None, provenance, link, reason, True)
-    return _file(root, cit, provenance, link)
+    reason = f"installed {cit.package} is {', '.join(found)}, the citation is for {cit.version}"
+    return Source(None, provenance, link, reason, True)
 
 
 _DIST = re.compile(r"^(?P<name>.+)-(?P<ver>[^-]+)\.dist-info$")

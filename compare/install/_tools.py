@@ -67,10 +67,11 @@ def _exclusive(folder: Path) -> Iterator[None]:
 
 
 def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin], list[Pin]]:
-    """npm pins (installed together), PyPI pins (a venv each), host pins (a host program
+    """npm pins of the shared tree (installed together; a pin with a tree of its own is
+    installed apart, ``_npm.install_own``), PyPI pins (a venv each), host pins (a host program
     of ours built against the pinned library, by the builder of its registry) and crates
     installed as programs (``cargo install``, one per crate)."""
-    npm = [p for p in pins if p.registry == "npm"]
+    npm = [p for p in pins if p.registry == "npm" and not _npm.is_own(p)]
     crates = [p for p in pins if _cargo.is_binary(p)]
     hosts = [p for p in pins if p.registry in HOST_BUILDERS and not _cargo.is_binary(p)]
     return npm, [p for p in pins if p.registry == "pypi"], hosts, crates
@@ -80,8 +81,10 @@ def install_tools(targets_dir: Path | None = None, tools: Path | None = None) ->
     """Install every target's package at its pinned version; fast when nothing changed."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi, hosts, crates = _split(load_pins(targets_dir))
+    pins = load_pins(targets_dir)
+    npm, pypi, hosts, crates = _split(pins)
     jobs: list[Callable[[], str]] = [functools.partial(_npm.install, npm, folder)]
+    jobs += [functools.partial(_npm.install_own, pin, folder) for pin in pins if _npm.is_own(pin)]
     jobs += [functools.partial(_pypi.install, pin, folder) for pin in pypi]
     jobs += [functools.partial(HOST_BUILDERS[pin.registry].install, pin, folder) for pin in hosts]
     if crates:
@@ -109,9 +112,11 @@ def lock_tools(targets_dir: Path | None = None, tools: Path | None = None) -> In
     """Re-resolve every target's package and rewrite the lock files (then commit them)."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
-    npm, pypi, hosts, crates = _split(load_pins(targets_dir))
+    pins = load_pins(targets_dir)
+    npm, pypi, hosts, crates = _split(pins)
     with _exclusive(folder):
         steps = [_npm.lock(npm, folder)] + [_pypi.lock(pin, folder) for pin in pypi]
+        steps += [_npm.lock_own(pin, folder) for pin in pins if _npm.is_own(pin)]
         steps += [HOST_BUILDERS[pin.registry].lock(pin, folder) for pin in hosts]
         steps += [_cargo.lock_binary(pin) for pin in crates]
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
@@ -122,7 +127,9 @@ def tool_status(targets_dir: Path | None = None, tools: Path | None = None) -> l
     folder = tools or _paths.tools_dir()
     out: list[ToolStatus] = []
     for pin in load_pins(targets_dir):
-        if pin.registry == "npm":
+        if _npm.is_own(pin):
+            got = _npm.installed_version(_npm.own_folder(folder, pin), pin.name)
+        elif pin.registry == "npm":
             got = _npm.installed_version(folder, pin.name)
         elif _cargo.is_binary(pin):
             got = _cargo.installed_binary_version(folder, pin.name)

@@ -95,8 +95,8 @@ def _citation_inputs(digest: Digest) -> Digest:
     """What ``build/citations.json`` rests on besides the code: the tools' lock files, the
     built hosts' stamps and which upstream clones exist (as ``compare.rows._citecheck``)."""
     tools = _paths.tools_dir()
-    locks = [tools / "package-lock.json", *sorted((tools / "requirements").glob("*.txt"))]
-    digest.files("lock", locks)
+    locks = [tools / "package-lock.json", *sorted(tools.glob("npm/*/package-lock.json"))]
+    digest.files("lock", [*locks, *sorted((tools / "requirements").glob("*.txt"))])
     digest.files("host-stamp", sorted((tools / "hosts").glob("*/.mcp-compare-stamp")))
     clones = sorted(str(p) for p in (_paths.cache_dir() / "repos").glob("*/*"))
     return digest.text("clones", "\n".join(clones))

@@ -34,6 +34,8 @@ def inputs(targets_dir: Path | None = None) -> str:
     digest.tree("targets", targets_dir or _EXCHANGE / "targets", content=True)
     digest.tree("hosts", _EXCHANGE.parent / "hosts", content=True)
     locks = [tools / "package.json", tools / "package-lock.json"]
+    locks += sorted(tools.glob("npm/*/package.json"))  # the targets' own npm trees
+    locks += sorted(tools.glob("npm/*/package-lock.json"))
     digest.files("locks", [*locks, *sorted((tools / "requirements").glob("*.txt"))])
     for name in _ENV:
         digest.text(f"env:{name}", os.environ.get(name, "\0unset"))
@@ -60,7 +62,9 @@ def outputs() -> list[Path]:
         tools / "node_modules" / ".mcp-compare-stamp",
         tools / "node_modules" / ".package-lock.json",
     ]
-    for pattern in ("venvs/*/.mcp-compare-stamp", "venvs/*/pyvenv.cfg"):
+    for pattern in ("npm/*/node_modules/.mcp-compare-stamp", "venvs/*/.mcp-compare-stamp"):
+        found += sorted(tools.glob(pattern))
+    for pattern in ("venvs/*/pyvenv.cfg",):
         found += sorted(tools.glob(pattern))
     for pattern in ("hosts/*/.mcp-compare-stamp", "hosts/*/build.json", "hosts/*/bin/host"):
         found += sorted(tools.glob(pattern))

@@ -19,6 +19,13 @@ def cell_env(target: Target, exp: Expansion, token: str, tmp: Path, tools: Path)
     home = exp.home
     node = shutil.which("node")
     path = [str(tools / "node_modules" / ".bin"), str(Path(sys.executable).parent)]
+    # A target with its own npm tree finds its own programs first, and one that pins a
+    # Node.js runs every `#!/usr/bin/env node` script on it, not on the machine's.
+    own = target.npm_tree(tools)
+    if own is not None:
+        path.insert(0, str(own / "node_modules" / ".bin"))
+        if exp.node != "node":
+            path.insert(0, str(Path(exp.node).parent))
     if node:
         path.append(str(Path(node).resolve().parent))
     path += ["/usr/local/bin", "/usr/bin", "/bin"]

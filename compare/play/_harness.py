@@ -208,6 +208,8 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             hosts=HOSTS_DIR,
             control=control,
             cell=stage,
+            own=target.npm_tree(tools),
+            node=target.node_binary(tools),
             # What an SDK host declares and answers: its variant's fragment, for this cell.
             host_plan=write_host_plan(target.variants, cell.variant, stage, workspace, control),
         )

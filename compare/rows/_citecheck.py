@@ -165,7 +165,8 @@ def inputs_key(areas: list[Path], scenarios: Folder) -> str:
             add("scenario", path)
     add("pins", pins_file())
     lock = tools_dir()
-    for path in [lock / "package-lock.json", *sorted((lock / "requirements").glob("*.txt"))]:
+    own_trees = sorted(lock.glob("npm/*/package-lock.json"))  # targets' own npm trees
+    for path in [lock / "package-lock.json", *own_trees, *sorted(lock.glob("requirements/*.txt"))]:
         add("lock", path)
     for path in sorted((PROJECT_ROOT / "compare" / "hosts").glob("*/go.sum")):
         add("lock", path)  # a Go host's lock: which module versions go: citations read

@@ -197,3 +197,17 @@ def test_quote_on_two_adjacent_lines_is_ambiguous_not_moved(
 def test_moved_range_is_found_once_at_its_new_start(tools: Path) -> None:
     status, _, found = check("npm:fakepkg@1.0.0/doc.md:1-2 “Another filler line.\nA repeated”")
     assert (status, found) == ("moved", [6])
+
+
+def test_a_package_in_a_targets_own_tree_is_read_there(tools: Path) -> None:
+    """``tools/npm/<id>/node_modules``: a target with ``package.tree: own`` (its version may
+    differ from the shared tree's; the citation's version picks the tree)."""
+    pkg = tools / "npm" / "demo" / "node_modules" / "fakepkg"
+    pkg.mkdir(parents=True)
+    (pkg / "package.json").write_text(json.dumps({"name": "fakepkg", "version": "3.0.0"}))
+    (pkg / "doc.md").write_text("Only the own tree has this line.\n")
+    status, _, found = check("npm:fakepkg@3.0.0/doc.md:1 “Only the own tree has this line.”")
+    assert (status, found) == ("verified", [1])
+    result = verify(parse_citation("npm:fakepkg@4.0.0/doc.md:1 “Only”"))
+    assert result.status == "unavailable"
+    assert "1.0.0" in result.message and "3.0.0" in result.message
