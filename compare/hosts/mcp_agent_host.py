@@ -146,7 +146,13 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     if result.isError:  # the server's answer is evidence, not our failure
                         print(f"{HOST}: tools/call {tool.name} failed: {result}", file=sys.stderr)
             session = await aggregator.get_server(SERVER)
-            while session is not None and not connection_closed(session):
+            if session is None:
+                # mcp-agent logs the cause itself and hands back no session (mcp_aggregator.py:
+                # 512-524): the server could not be started or initialized.
+                raise NoServer(
+                    "mcp-agent has no session with the server (it could not start or initialize it)"
+                )
+            while not connection_closed(session):
                 for change in changes.due():
                     added = add_folders(change, lambda p: MCPRootSettings(**as_root(p)))
                     # The server's settings, which mcp-agent's session reads on each roots/list
@@ -159,6 +165,10 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                 await anyio.sleep(0.05)
         finally:
             await aggregator.close()
+
+
+class NoServer(Exception):
+    """mcp-agent could not connect the server (it says why on stderr itself)."""
 
 
 def leaves(err: BaseException) -> list[BaseException]:
