@@ -363,15 +363,12 @@ def _check_host_line(
             "--plan {host_plan} -- {server_argv}",
             "every SDK host reads what to declare from its plan (hosts/README.md)",
         )
-    if data.get("lacks") and not variants:
-        raise CompareError(f"{source}: key lacks: only a target with variants has a plan", None)
     for key in ("lacks", "always_declares"):
+        if data.get(key) and not variants:
+            raise CompareError(f"{source}: key {key}: only a target with variants has a plan", None)
         unknown = sorted(set(data.get(key) or {}) - set(FEATURES))
         if unknown:  # the schema says the same; kept so a schema edit cannot drop it silently
             raise CompareError(f"{source}: key {key}: unknown feature {unknown[0]!r}", None)
-    both = sorted(set(data.get("lacks") or {}) & set(data.get("always_declares") or {}))
-    if both:
-        raise CompareError(f"{source}: key always_declares: {both[0]!r} is also under lacks", None)
 
 
 def load_target_file(path: Path) -> Target:

@@ -79,6 +79,10 @@ def test_good_target_parses_and_expands(tmp_path: Path) -> None:
         (("variants: [roots, no-roots]", "variants: [roots, roots]"), "variants.1"),
         (("variants: [roots, no-roots]", "variants: {roots: []}"), "variants"),
         (("ends: harness\n", "ends: harness\nlacks: {logging: {why: x, source: y}}\n"), "lacks"),
+        (
+            ("ends: harness\n", "ends: harness\nalways_declares: {tasks: {why: x, source: y}}\n"),
+            "always_declares",
+        ),
         (('path: "{home}/', 'path: "/etc/'), "files.0.path"),
         (("ends: harness\n", "ends: harness\nsurprise: 1\n"), "(top level)"),
     ],
@@ -169,3 +173,22 @@ def test_a_proxy_target_is_its_own_side_and_must_start_the_peer(tmp_path: Path) 
         load_target_file(_write(tmp_path, alone))
     shipped = [t for t in load_targets() if t.kind == "proxy"]
     assert shipped and all(t.side == "proxy" and t.package for t in shipped)
+
+
+def test_always_declares_is_read_and_needs_variants(tmp_path: Path) -> None:
+    """What an SDK declares unasked is data the host contract test reads; like ``lacks``,
+    it only means something for a target whose host is given a plan."""
+    said = "always_declares: {roots: {why: its session always registers one, source: s.py:1}}\n"
+    target = load_target_file(
+        _write(tmp_path, GOOD.replace("ends: harness\n", "ends: harness\n" + said))
+    )
+    assert target.always_declares == {
+        "roots": {"why": "its session always registers one", "source": "s.py:1"}
+    }
+    bare = GOOD.replace("variants: [roots, no-roots]\n", "").replace(
+        ', "--plan", "{host_plan}"', ""
+    )
+    with pytest.raises(CompareError, match="always_declares"):
+        load_target_file(
+            _write(tmp_path, bare.replace("ends: harness\n", "ends: harness\n" + said))
+        )

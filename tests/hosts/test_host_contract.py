@@ -4,11 +4,12 @@ Parametrised over the shipped targets of kind ``sdk-host``, each launched by its
 line (``HOST --plan {host_plan} -- {server_argv}``) against the tiny stdlib server, with a plan
 the harness's own writer builds (``_host_plan.host_plan``). What holds for every host: a plan
 with only roots declares roots and answers ``roots/list`` with the folder; ``{}`` declares
-none; a feature the target's data says it ``lacks`` exits 3 with one line, and every feature
-it does not lack is declared; a malformed plan exits 2 with one line. Then the answers of
-the plan: py-sdk, ts-sdk, fastmcp, java-sdk, kotlin-sdk, rust-sdk, pydantic-ai and both mcp-use
-clients answer
-``elicitation/create`` and ``sampling/createMessage`` with what the plan says.
+none (but what the target's data lists under ``always_declares``); a feature the data says
+it ``lacks`` exits 3 with one line, and every feature it does not lack is declared; a
+malformed plan exits 2 with one line. Then the answers of the plan: py-sdk, ts-sdk, fastmcp,
+java-sdk, kotlin-sdk, rust-sdk, pydantic-ai, both mcp-use clients and mcp-agent answer
+``elicitation/create`` and ``sampling/createMessage`` (each one its target does not lack)
+with what the plan says.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ ANSWERING = [
     "mastra",
     "mcp-use-py",
     "mcp-use-ts",
+    "mcp-agent",
 ]
 ONLY_ROOTS = {
     "features": {"roots": {"folders": ["{workspace}"], "list_changed": True, "changes": []}}

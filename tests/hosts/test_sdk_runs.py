@@ -37,6 +37,7 @@ TARGETS = [
     "mastra",
     "mcp-use-py",
     "mcp-use-ts",
+    "mcp-agent",
 ]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
