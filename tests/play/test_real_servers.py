@@ -65,7 +65,8 @@ ASKERS = [
 FILE_SERVERS = ["server-filesystem", "rust-mcp-filesystem-roots", "rust-mcp-filesystem-no-roots"]
 #: Cells whose non-strict verdict is the finding measured (asserted line by line below):
 #: rust-mcp-filesystem drops our percent-encoded roots and keeps its start-up folder; the
-#: Angular CLI's two path-taking tools read wherever they are pointed, whatever the roots.
+#: Angular CLI's two path-taking tools read wherever they are pointed, whatever the roots
+#: (odd roots and the swap scenario's direct read of the outside folder included).
 FINDINGS = {
     ("rust-mcp-filesystem-roots", "server-enforcement"),
     ("rust-mcp-filesystem-roots", "server-stale"),
@@ -75,6 +76,10 @@ FINDINGS = {
     ("angular-cli-modernize", "server-stale"),
     ("rust-mcp-filesystem-roots", "server-odd-roots"),
     ("rust-mcp-filesystem-roots", "server-symlink-swap"),
+    ("angular-cli", "server-odd-roots"),
+    ("angular-cli", "server-symlink-swap"),
+    ("angular-cli-modernize", "server-odd-roots"),
+    ("angular-cli-modernize", "server-symlink-swap"),
 }
 #: Probe operations that change the disk (``writes: true`` in server-enforcement).
 WRITES = {"write", "create", "move", "zip", "zip-dir"}
