@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from compare.exchange._scenarios import COMMON_FILES, Scenario, common_checks, in_window
 from compare.judge._transcript import read_transcript
@@ -108,13 +108,22 @@ def read_done(cell: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _seconds(bound: int | float) -> str:
+    """A bound as a reader writes it (``20``, ``2.5``); an integer too large for a float
+    (a hand-edited or damaged file) is shown as written rather than raising."""
+    try:
+        return f"{float(bound):g}"
+    except OverflowError:
+        return str(bound)
+
+
 def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str, str]:
     """The cell's verdict and a one-sentence reason a reader can check in the transcript."""
     if process.get("ended_by") == "timeout":
         # ``process`` may come back from a hand-edited verdict.json (``--rejudge``): the
         # bound is shown only when it is a number.
         bound = process.get("timeout_s")
-        after = f" after {bound:g} s" if _is_number(bound) else ""
+        after = f" after {_seconds(bound)} s" if _is_number(bound) else ""
         return "error", f"timed out{after}; client killed"
     if process.get("setup_failed"):
         return "error", str(process["setup_failed"])
@@ -139,5 +148,5 @@ def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str,
     return verdict, reason
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)

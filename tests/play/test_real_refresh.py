@@ -38,6 +38,9 @@ SERVERS = {
     "server-filesystem": "node_modules/.bin/mcp-server-filesystem",
     "rust-mcp-filesystem-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
+    "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
+    "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
+    "chrome-devtools-mcp": "npm/chrome-devtools-mcp/node_modules/.bin/chrome-devtools-mcp",
 }
 #: Cells whose non-strict verdict is the finding measured: rust-mcp-filesystem drops our
 #: percent-encoded roots (server-enforcement shows why) and reaches outside both roots.
@@ -207,3 +210,47 @@ def test_rust_filesystem_reaches_outside_both_roots(
         assert _check(v, "second-root")["outcome"] == "allowed"
         moved = [p for p in v["probes"] if p["place"] == "first-to-outside"]
         assert moved and all(p["effect"] for p in moved if p["result"] == "allowed")
+
+
+@pytest.mark.parametrize("scenario", REFRESH)
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_chrome_devtools_keeps_its_old_roots_when_a_refresh_fails(
+    refresh_run: dict[str, Any], scenario: str, revision: str
+) -> None:
+    """chrome-devtools-mcp asks again after list_changed and, whatever went wrong with the
+    answer, its screenshot and upload probes after it still work in app and stay refused
+    outside: it keeps the roots it had."""
+    target = "chrome-devtools-mcp"
+    v = refresh_run["by"][(target, scenario, revision)]
+    tx = _tx(refresh_run, target, scenario, revision)
+    after = _check(v, "after-failure")
+    assert (after["outcome"], after["verdict"]) == ("kept", "pass")
+    changed = tx.steps["changed"].start_n
+    asks = [x for x in tx.incoming() if x.method == "roots/list" and x.n > changed]
+    assert asks
+    probes = [p for p in v["probes"] if p["step"] == "after"]
+    assert probes and all(min(p["evidence"]) > asks[0].n for p in probes)
+    results: dict[str, set[str]] = {}
+    for p in probes:
+        results.setdefault(p["place"], set()).add(p["result"])
+    assert results == {"in-root": {"allowed"}, "outside": {"refused"}}
+
+
+@pytest.mark.parametrize("scenario", REFRESH)
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_angular_cli_was_already_wide_before_the_refresh(
+    refresh_run: dict[str, Any], scenario: str, revision: str
+) -> None:
+    """The Angular CLI's best-practices tool reads the planted guide of the folder outside
+    the root before any change (its reply names that place), so a failed refresh has nothing
+    left to widen: already-wide, recorded, not graded."""
+    for target in ("angular-cli", "angular-cli-modernize"):
+        v = refresh_run["by"][(target, scenario, revision)]
+        after = _check(v, "after-failure")
+        assert (after["outcome"], after["verdict"]) == ("already-wide", "informational"), target
+        before = [
+            p
+            for p in v["probes"]
+            if (p["step"], p["place"], p["operation"]) == ("before", "outside", "best-practices")
+        ]
+        assert before and all(p["result"] == "allowed" for p in before), target
