@@ -43,8 +43,13 @@ SERVERS = {
     "chrome-devtools-mcp": "npm/chrome-devtools-mcp/node_modules/.bin/chrome-devtools-mcp",
 }
 #: Cells whose non-strict verdict is the finding measured: rust-mcp-filesystem drops our
-#: percent-encoded roots (server-enforcement shows why) and reaches outside both roots.
-FINDINGS = {("rust-mcp-filesystem-roots", "server-several-roots")}
+#: percent-encoded roots (server-enforcement shows why) and reaches outside both roots; the
+#: Angular CLI's best-practices and zoneless tools read wherever they are pointed.
+FINDINGS = {
+    ("rust-mcp-filesystem-roots", "server-several-roots"),
+    ("angular-cli", "server-several-roots"),
+    ("angular-cli-modernize", "server-several-roots"),
+}
 REVISIONS = ["2024-11-05", "2025-11-25"]
 
 
