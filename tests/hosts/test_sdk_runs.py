@@ -40,6 +40,12 @@ TARGETS = [
     "mcp-agent",
 ]
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
+#: Where a target may be ended by the harness instead of itself, and why (measured, not
+#: hoped): in the handshake scenario the peer closes right after notifications/initialized;
+#: mcp-agent's first tools/list then meets a closed pipe, its connection manager's stdin
+#: writer fails (anyio.BrokenResourceError on its stderr) and now and then the process never
+#: exits (2 of 8 handshake cells of one full run). The cell records that as ``lingered``.
+MAY_LINGER = {("mcp-agent", "handshake")}
 
 
 @pytest.fixture(scope="module")
@@ -111,17 +117,28 @@ def test_clients_end_as_their_entry_says(target: str, verdicts: dict[Key, dict[s
     (entry,) = [t for t in load_targets() if t.id == target]
     ran = [v for k, v in verdicts.items() if k[0] == target and v["verdict"] != "not-run"]
     assert ran
+    lingered = [
+        v
+        for k, v in verdicts.items()
+        if (k[0], k[2]) in MAY_LINGER and v["verdict"] != "not-run"
+        if v["process"]["ended_by"] == "harness"
+    ]
+    for v in lingered:  # the cell says so: its exit check reads lingered, not a clean end
+        assert {c["outcome"] for c in v["checks"] if c["id"] == "client-exit"} == {"lingered"}
     other = sorted(
         "/".join(k[1:]) + f" ended by {v['process']['ended_by']}"
         for k, v in verdicts.items()
         if k[0] == target and v["verdict"] != "not-run" and v["process"]["ended_by"] != entry.ends
+        if not any(v is x for x in lingered)
     )
     assert other == [], f"{target} should end by {entry.ends}"
     if entry.ends == "self":
         # A variant that measures a start failure (fastmcp refusing its documented roots form)
         # exits non-zero on purpose, before a byte, and is judged as that finding.
         measured = set(entry.raw.get("start_failure_findings") or [])
-        plain = [v for v in ran if v["variant"] not in measured]
+        plain = [
+            v for v in ran if v["variant"] not in measured and not any(v is x for x in lingered)
+        ]
         assert {v["process"]["exit_code"] for v in plain} == {0}
         for v in ran:
             if v["variant"] in measured:
