@@ -103,6 +103,15 @@ CONTRACTS: tuple[Contract, ...] = (
         kind="data",
     ),
     Contract(
+        "operations",
+        "compare/exchange/scenarios/_operations.yaml",
+        "maintainers",
+        "the scenario loader",
+        "compare/exchange/operations.schema.json",
+        form="yaml",
+        kind="data",
+    ),
+    Contract(
         "sentences",
         "compare/exchange/scenarios/_sentences.yaml",
         "maintainers; cite --fix rewrites moved lines",

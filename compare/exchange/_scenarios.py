@@ -5,7 +5,9 @@ scenario grades every outcome its rule can produce, so a new outcome in code can
 a verdict unnoticed: loading fails until the YAML grades it. Two shared files say what every
 check would otherwise repeat: ``scenarios/_gates.yaml`` grades the gate outcomes (a check
 inherits them unless it grades one itself), and a check's refs name sentences of
-``scenarios/_sentences.yaml``, expanded here into one ref per revision (``_sentences``).
+``scenarios/_sentences.yaml``, expanded here into one ref per revision (``_sentences``). A
+server scenario's probe names its operations, defined once in ``scenarios/_operations.yaml``
+and put in place here (``_operations``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
+from compare.exchange._operations import expand_probe
 from compare.exchange._params import check_params, step_requests
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
 from compare.judge._sentences import Sentence, expand_refs, load_sentences, sentences_file
@@ -98,6 +101,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
     """Validate one scenario (schema, then semantics) and build a :class:`Scenario`."""
     check_schema(data, SCENARIO_SCHEMA, source)
     assert isinstance(data, dict)
+    data = expand_probe(data, source)
     sid = str(data["id"])
     if expected_id is not None and sid != expected_id:
         raise CompareError(

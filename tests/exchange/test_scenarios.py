@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from compare.cite import parse_citation, verify
 from compare.cite._sources import Source
 from compare.exchange._scenarios import common_checks, load_scenario_file, load_scenarios
 from compare.judge.rules import RULES
+
+SCENARIOS = Path(__file__).resolve().parents[2] / "compare/exchange/scenarios"
 
 ISSUE_SCENARIOS = {
     "handshake",
@@ -194,3 +197,37 @@ def test_fs_and_race_steps_belong_to_server_scenarios_with_a_fixture(tmp_path: P
     )
     with pytest.raises(CompareError, match=r"race\.place: 'nowhere' is not one of probe\.places"):
         load_scenario_file(_write(tmp_path, bad))
+
+
+def test_a_server_scenario_names_its_operations_and_loads_them_whole(tmp_path: Path) -> None:
+    """probe.operations names entries of _operations.yaml: loading puts each definition in
+    place, in the scenario's order, and plants the files its tools need in every folder."""
+    from compare.exchange._operations import load_operations
+
+    known = load_operations()
+    stale = load_scenario_file(SCENARIOS / "server-stale.yaml")
+    ops = stale.raw["probe"]["operations"]
+    assert list(ops)[:3] == ["read", "info", "list"]
+    assert ops["upload"] == known["upload"]
+    assert "files" not in ops["best-practices"]
+    planted = stale.raw["fixture"]["folder_files"]
+    assert set(planted) == set(known["best-practices"]["files"]) | set(known["modernize"]["files"])
+    text = (SCENARIOS / "server-stale.yaml").read_text(encoding="utf-8")
+    demo = text.replace("id: server-stale", "id: demo")
+
+    def listing(names: str) -> str:
+        return re.sub(r"operations: \[[^\]]*\]", f"operations: [{names}]", demo, count=1)
+
+    with pytest.raises(CompareError, match=r"probe\.operations\.1: 'nowhere' is not a probe"):
+        load_scenario_file(_write(tmp_path, listing("read, nowhere")))
+    # a folder of scenarios may bring its own operations file; a clash of planted files fails
+    (tmp_path / "_operations.yaml").write_text(
+        "operations:\n"
+        "  read: {match: read, arguments: {path: '{file}'}, files: {a.txt: one}}\n"
+        "  info: {match: stat, arguments: {path: '{file}'}, files: {a.txt: two}}\n",
+        encoding="utf-8",
+    )
+    loaded = load_scenario_file(_write(tmp_path, listing("read")))
+    assert loaded.raw["fixture"]["folder_files"] == {"a.txt": "one"}
+    with pytest.raises(CompareError, match=r"'info' needs a\.txt with other text"):
+        load_scenario_file(_write(tmp_path, listing("read, info")))
