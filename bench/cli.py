@@ -52,7 +52,9 @@ BARE_TARGET_RATIO = 2.0
 REVISION = "2025-11-25"
 
 
-def _env(as_is: bool, **extra: str) -> dict[str, str]:
+def command_env(as_is: bool, **extra: str) -> dict[str, str]:
+    """The environment a measured command runs in: this checkout first on the path, bytecode
+    written and reused unless ``as_is``, plus ``extra``."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -62,7 +64,7 @@ def _env(as_is: bool, **extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-def _timer(
+def process_timer(
     argv: list[str], env: dict[str, str], check: Callable[[str], str | None]
 ) -> Callable[[], float]:
     """A timer of one whole process; ``check`` reads its output and says what is wrong."""
@@ -84,7 +86,8 @@ def _lists_commands(out: str) -> str | None:
     return None if "run" in out and "compare" in out else "the help lists no commands"
 
 
-def _one_pass(out: str) -> str | None:
+def one_cell(out: str) -> str | None:
+    """What is wrong with a ``run --json`` summary that should hold exactly one cell."""
     try:
         rows = json.loads(out)["rows"]
     except (ValueError, KeyError):
@@ -111,10 +114,10 @@ def main() -> None:
         ),
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
     }
-    env = _env(args.as_is)
+    env = command_env(args.as_is)
     timers: dict[str, Callable[[], float]] = {
-        "help_s": _timer([*python, "--help"], env, _lists_commands),
-        "run_help_s": _timer([*python, "run", "--help"], env, lambda out: None),
+        "help_s": process_timer([*python, "--help"], env, _lists_commands),
+        "run_help_s": process_timer([*python, "run", "--help"], env, lambda out: None),
     }
     with tempfile.TemporaryDirectory(prefix="mcpc-bench-cli-") as tmp_name:
         tmp = Path(tmp_name)
@@ -128,13 +131,13 @@ def main() -> None:
             variant = "roots" if "roots" in target.variants else "default"
             cell_argv = [*python, "run", "-t", target.id, "-s", "handshake", "-r", REVISION]
             cell_argv += ["--variant", variant, "--force", "--json", "--results", str(tmp / "r")]
-            timers["whole_process_s"] = _timer(cell_argv, env, _one_pass)
+            timers["whole_process_s"] = process_timer(cell_argv, env, one_cell)
             cold_root = tmp / "cold"
 
             def cold() -> float:
                 fresh = Path(tempfile.mkdtemp(dir=cold_root))
-                once = _timer(
-                    cell_argv, _env(args.as_is, MCP_COMPARE_YAML_CACHE=str(fresh)), _one_pass
+                once = process_timer(
+                    cell_argv, command_env(args.as_is, MCP_COMPARE_YAML_CACHE=str(fresh)), one_cell
                 )
                 return once()
 
