@@ -201,7 +201,8 @@ def store(text: str, value: Any) -> bool:
     except (_Unstorable, RecursionError):
         return False
     name = key(text)
-    body = json.dumps([encoded, links], ensure_ascii=False, separators=(",", ":")).encode()
+    # ASCII escapes: a lone surrogate (``"\ud800"`` in a file) is kept exactly, as UTF-8 cannot.
+    body = json.dumps([encoded, links], separators=(",", ":")).encode()
     header = {"format": FORMAT, "key": name, "sha256": hashlib.sha256(body).hexdigest()}
     data = json.dumps(header).encode() + b"\n" + body
     if len(data) > _MAX_ENTRY_BYTES:

@@ -88,6 +88,16 @@ def test_a_text_is_parsed_once_and_read_back_with_its_shared_nodes(
     assert again is not first  # each caller gets its own tree to change
 
 
+def test_a_lone_surrogate_is_read_back_as_parsed(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by tests/fuzz/test_fuzz_loaders.py: UTF-8 cannot hold "\ud800", JSON's escapes can.
+    text = 'a: "\\ud800"\n'
+    assert parse_yaml(text, HERE) == {"a": "\ud800"}
+    _no_parser(monkeypatch)
+    assert parse_yaml(text, HERE) == {"a": "\ud800"}
+
+
 def test_an_edited_text_is_another_entry(cache: Path) -> None:
     assert parse_yaml("a: 1\n", HERE) == {"a": 1}
     assert parse_yaml("a: 2\n", HERE) == {"a": 2}
