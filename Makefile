@@ -97,6 +97,7 @@ serve: venv
 bench: venv tools
 	$(BIN)/python bench/pipeline.py
 	$(BIN)/python bench/warm.py
+	$(BIN)/python bench/cli.py
 	$(BIN)/python bench/harness_overhead.py
 	$(BIN)/python bench/conformance.py
 

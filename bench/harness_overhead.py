@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Measure this checkout's code: run as a script, sys.path starts at bench/, and the venv's
@@ -34,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from compare._paths import tools_dir
 from compare.exchange._host_plan import write_host_plan
 from compare.exchange._scenarios import load_scenarios
-from compare.exchange._targets import Expansion, load_targets
+from compare.exchange._targets import Expansion, Target, load_targets
 from compare.pin import load_pins
 from compare.play._cells import Cell
 from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME, RunSettings, peer_argv, run_cells
@@ -96,6 +97,35 @@ def _peer_plan(folder: Path) -> Path:
     return plan
 
 
+def bare_handshake(target: Target, tmp: Path) -> Callable[[], float]:
+    """A timer of ``target``'s SDK host doing its bare handshake against the trivial server,
+    launched exactly as the target file says (no harness, no peer, no judging); ``tmp`` holds
+    its workspace, home and plan."""
+    trivial_argv = [sys.executable, "-I", "-S", str(TRIVIAL)]
+    workspace = tmp / WORKSPACE_NAME
+    workspace.mkdir()
+    (tmp / "home").mkdir()
+    exp = Expansion(
+        server_argv=trivial_argv,
+        workspace=workspace,
+        home=tmp / "home",
+        tools=tools_dir(),
+        hosts=HOSTS_DIR,
+        control=tmp / "control",
+        cell=tmp,
+        host_plan=write_host_plan(target.variants, "roots", tmp, workspace, tmp / "control"),
+    )
+    host_argv = exp.argv(target.argv)
+    env = {**os.environ, **{k: exp.text(v) for k, v in target.env.items()}}
+
+    def bare_host() -> float:
+        start = time.perf_counter()
+        subprocess.run(host_argv, cwd=workspace, env=env, capture_output=True, timeout=120)
+        return time.perf_counter() - start
+
+    return bare_host
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -123,27 +153,7 @@ def main() -> None:
                 "(run: mcp-compare tools install)"
             )
             return
-        workspace = tmp / WORKSPACE_NAME
-        workspace.mkdir()
-        (tmp / "home").mkdir()
-        exp = Expansion(
-            server_argv=trivial_argv,
-            workspace=workspace,
-            home=tmp / "home",
-            tools=tools_dir(),
-            hosts=HOSTS_DIR,
-            control=tmp / "control",
-            cell=tmp,
-            host_plan=write_host_plan(target.variants, "roots", tmp, workspace, tmp / "control"),
-        )
-        host_argv = exp.argv(target.argv)
-        env = {**os.environ, **{k: exp.text(v) for k, v in target.env.items()}}
-
-        def bare_host() -> float:
-            start = time.perf_counter()
-            subprocess.run(host_argv, cwd=workspace, env=env, capture_output=True, timeout=120)
-            return time.perf_counter() - start
-
+        bare_host = bare_handshake(target, tmp)
         host = _median([bare_host() for _ in range(runs)])
         pins = load_pins()
         scenario = next(s for s in load_scenarios() if s.id == "handshake")

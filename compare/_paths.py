@@ -28,6 +28,12 @@ def cache_dir() -> Path:
     return _env_path("MCP_COMPARE_CACHE", PROJECT_ROOT / ".cache")
 
 
+def yaml_cache_dir() -> Path:
+    """Parsed data files, kept by the sha256 of their text (``compare._yaml_cache``); safe to
+    delete. Beside the spec cache unless moved (the tests share one for their session)."""
+    return _env_path("MCP_COMPARE_YAML_CACHE", cache_dir() / "yaml")
+
+
 def results_dir() -> Path:
     """Exchange results: one folder per target, version, scenario and revision."""
     return _env_path("MCP_COMPARE_RESULTS", PROJECT_ROOT / "results")

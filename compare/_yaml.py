@@ -3,6 +3,10 @@
 ruamel.yaml's pure safe loader speaks YAML 1.2, so an unquoted ``no`` or ``on`` stays a
 string; duplicate keys and syntax errors become a :class:`CompareError` naming the file,
 never a traceback.
+
+Each text is parsed once: what it parses to is kept by the sha256 of the text and of the
+loader (:mod:`compare._yaml_cache`), and read back from there, as strictly checked, by every
+later command. ruamel.yaml is imported only when a text has to be parsed.
 """
 
 from __future__ import annotations
@@ -10,9 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
+from compare import _yaml_cache
 from compare._errors import CompareError
 
 
@@ -27,7 +29,20 @@ def read_text(path: Path) -> str:
 
 
 def parse_yaml(text: str, path: Path) -> Any:
-    """Parse YAML 1.2 text read from ``path`` into plain Python values."""
+    """Parse YAML 1.2 text read from ``path`` into plain Python values (a text parsed
+    before is read back from the cache; a text that fails is parsed, and fails, each time)."""
+    found, value = _yaml_cache.load(text)
+    if found and _unusable(value, []) is None:
+        return value
+    value = _parse(text, path)
+    _yaml_cache.store(text, value)
+    return value
+
+
+def _parse(text: str, path: Path) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     yaml = YAML(typ="safe", pure=True)
     yaml.version = (1, 2)
     try:

@@ -9,6 +9,8 @@ real ``schemas/revisions.toml``, so every sha256 is checked) and points ``MCP_CO
 at it, so any test can call ``compare.pin.pinned_path()``. ``isolated`` gives each test its
 own copy of that verified cache, so a test that tampers with it harms nobody else.
 
+Parsed data files are cached for the session in a folder of its own (``yaml_cache``).
+
 ``golden`` gives a test the golden file of its measurements (``tests/_golden.py``);
 ``--update-golden`` (what ``make golden`` passes) writes observed values instead of comparing,
 and ``--golden-dir`` points at another folder (to try an update without touching the real one).
@@ -81,6 +83,18 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def golden(request: pytest.FixtureRequest) -> Callable[[str], GoldenFile]:
     """``golden(name)``: the golden file ``<golden dir>/<name>.json`` of this session."""
     return request.config.stash[_GOLDEN].file
+
+
+@pytest.fixture(scope="session", autouse=True)
+def yaml_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache of parsed data files for the whole session (``compare._yaml_cache``), out of
+    the checkout: the fuzz tests parse thousands of random texts, which must not pile up in
+    the project's ``.cache/``, and every test that moves ``MCP_COMPARE_CACHE`` still reads
+    the shipped files parsed once."""
+    folder = tmp_path_factory.mktemp("yaml-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_COMPARE_YAML_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")

@@ -11,15 +11,20 @@ citations (``compare.rows`` for the area files, and it writes ``build/citations.
 (through ``compare.pin``), installed packages and local clones.
 """
 
-from compare.cite._cache import SourceCache
-from compare.cite._clause import MUST, SHOULD, Clause, normative, whole_clause
-from compare.cite._fix import Edit, apply_edits, fix_one, relocated
-from compare.cite._lookup import Lookup, lookup
-from compare.cite._parse import Citation, parse_citation
-from compare.cite._refs import RefResult, standalone_problem, verify_refs
-from compare.cite._sources import Source, clone_dir, go_link, open_source, split_lines
-from compare.cite._text import joined, normalise
-from compare.cite._verify import STATUSES, Result, Status, verify
+from typing import TYPE_CHECKING
+
+from compare._lazy import exports
+
+if TYPE_CHECKING:  # imported on first use at run time (compare._lazy)
+    from compare.cite._cache import SourceCache
+    from compare.cite._clause import MUST, SHOULD, Clause, normative, whole_clause
+    from compare.cite._fix import Edit, apply_edits, fix_one, relocated
+    from compare.cite._lookup import Lookup, lookup
+    from compare.cite._parse import Citation, parse_citation
+    from compare.cite._refs import RefResult, standalone_problem, verify_refs
+    from compare.cite._sources import Source, clone_dir, go_link, open_source, split_lines
+    from compare.cite._text import joined, normalise
+    from compare.cite._verify import STATUSES, Result, Status, verify
 
 __all__ = [
     "MUST",
@@ -51,3 +56,6 @@ __all__ = [
     "verify_refs",
     "whole_clause",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__)

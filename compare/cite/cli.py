@@ -13,7 +13,6 @@ from rich.text import Text
 
 from compare._console import labelled, make_console
 from compare._exit import exit_with
-from compare.cite import STATUSES
 
 _STYLE = {
     "verified": "green",
@@ -123,6 +122,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _print_report(document: dict[str, Any], console: Console) -> None:
+    from compare.cite import STATUSES
+
     records = document["citations"]
     for c in records:
         if c["status"] == "verified":

@@ -108,11 +108,13 @@ def _definitions(revision: str) -> frozenset[str]:
 
 
 def _client_capabilities(revision: str) -> frozenset[str]:
-    """The members of ``ClientCapabilities`` in ``revision``'s models (their JSON names)."""
-    from compare.models import model_class
+    """The members of ``ClientCapabilities`` at ``revision`` (their JSON names), read from
+    the pinned schema like the definitions: importing every revision's generated models to
+    learn a few property names cost more than the rest of loading the scenarios, on every
+    command that loads them (tests/models pins that the models' fields are these names)."""
+    from compare.models import schema_index
 
-    fields = model_class(revision, "ClientCapabilities").model_fields
-    return frozenset(f.alias or name for name, f in fields.items())
+    return schema_index(revision).client_capabilities
 
 
 def step_requests(data: Mapping[str, Any]) -> set[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -444,9 +445,23 @@ def load_scenario_file(path: Path) -> Scenario:
     return parse_scenario(load_yaml(path), path, expected_id=path.stem)
 
 
-def load_scenarios(directory: Path | None = None) -> list[Scenario]:
-    """Every scenario in ``directory`` (default: the shipped ``scenarios/``), sorted by id."""
+def scenario_files(directory: Path | None = None) -> dict[str, Path]:
+    """The scenario files of ``directory`` (default: the shipped ``scenarios/``) by id (a
+    scenario's id is its file's name), sorted by id; none is read."""
     folder = directory or SCENARIOS_DIR
     if not folder.is_dir():
         raise CompareError(f"no scenarios folder at {folder}", "create one <id>.yaml per scenario")
-    return [load_scenario_file(p) for p in sorted(folder.glob("[!_]*.yaml"))]
+    return {p.stem: p for p in sorted(folder.glob("[!_]*.yaml"))}
+
+
+def load_scenarios(
+    directory: Path | None = None, only: Iterable[str] | None = None
+) -> list[Scenario]:
+    """Every scenario in ``directory`` (default: the shipped ``scenarios/``), sorted by id;
+    with ``only``, just those of these ids that have a file (a command that plays one
+    scenario reads one file, not all of them)."""
+    files = scenario_files(directory)
+    if only is not None:
+        wanted = set(only)
+        files = {i: p for i, p in files.items() if i in wanted}
+    return [load_scenario_file(p) for p in files.values()]

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -376,14 +377,25 @@ def load_target_file(path: Path) -> Target:
     return parse_target(load_yaml(path), path, expected_id=path.stem)
 
 
-def load_targets(directory: Path | None = None) -> list[Target]:
-    """Every target in ``directory`` (default: the shipped ``targets/``), sorted by id."""
+def target_files(directory: Path | None = None) -> dict[str, Path]:
+    """The target files of ``directory`` (default: the shipped ``targets/``) by id (a
+    target's id is its file's name), sorted by id; none is read."""
     folder = directory or TARGETS_DIR
     if not folder.is_dir():
         raise CompareError(
             f"no targets folder at {folder}", "create it with one <id>.yaml per client"
         )
-    return [load_target_file(p) for p in sorted(folder.glob("*.yaml"))]
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def load_targets(directory: Path | None = None, only: Iterable[str] | None = None) -> list[Target]:
+    """Every target in ``directory`` (default: the shipped ``targets/``), sorted by id; with
+    ``only``, just those of these ids that have a file."""
+    files = target_files(directory)
+    if only is not None:
+        wanted = set(only)
+        files = {i: p for i, p in files.items() if i in wanted}
+    return [load_target_file(p) for p in files.values()]
 
 
 def command_target(template: str, side: str = "client") -> Target:

@@ -7,16 +7,21 @@ Go client's host program is built into ``tools/hosts/<target>/`` (from its commi
 with ``cargo install --locked`` into ``tools/crates/<crate>/`` (see ``_cargo``).
 """
 
-from compare.install._pins import Pin, load_pins
-from compare.install._pypi import venv_python
-from compare.install._tools import (
-    InstallReport,
-    ToolStatus,
-    check_status,
-    install_tools,
-    lock_tools,
-    tool_status,
-)
+from typing import TYPE_CHECKING
+
+from compare._lazy import exports
+
+if TYPE_CHECKING:  # imported on first use at run time (compare._lazy)
+    from compare.install._pins import Pin, load_pins
+    from compare.install._pypi import venv_python
+    from compare.install._tools import (
+        InstallReport,
+        ToolStatus,
+        check_status,
+        install_tools,
+        lock_tools,
+        tool_status,
+    )
 
 __all__ = [
     "InstallReport",
@@ -29,3 +34,6 @@ __all__ = [
     "tool_status",
     "venv_python",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__)

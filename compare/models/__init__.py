@@ -6,11 +6,16 @@ stage walks schemas with :func:`definitions` and :func:`refs`; :func:`first_mode
 boundary (the first pinned revision without ``initialize``) for the exchange.
 """
 
-from compare.models._era import first_modern, has_initialize
-from compare.models._generate import ModelsReport, generate_models, models_dir, module_path
-from compare.models._load import SchemaIndex, model_class, models_module, schema_index
-from compare.models._schema import definitions, refs
-from compare.models._validate import Issue, Kind, Validation, validate_as, validate_line
+from typing import TYPE_CHECKING
+
+from compare._lazy import exports
+
+if TYPE_CHECKING:  # imported on first use at run time (compare._lazy)
+    from compare.models._era import first_modern, has_initialize
+    from compare.models._generate import ModelsReport, generate_models, models_dir, module_path
+    from compare.models._load import SchemaIndex, model_class, models_module, schema_index
+    from compare.models._schema import definitions, refs
+    from compare.models._validate import Issue, Kind, Validation, validate_as, validate_line
 
 __all__ = [
     "Issue",
@@ -31,3 +36,6 @@ __all__ = [
     "validate_as",
     "validate_line",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__)

@@ -13,7 +13,6 @@ import os
 import tempfile
 import warnings
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +65,8 @@ def load_schema(revision: Revision) -> dict[str, Any]:
 
 
 def _header(pins: Pins, revision: Revision, patches: list[str]) -> str:
+    from importlib.metadata import version  # only a generation needs it
+
     pinned = pins.file(revision.schema)
     digest = pinned.sha256 if pinned else "?"
     lines = [

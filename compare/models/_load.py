@@ -84,6 +84,9 @@ class SchemaIndex:
     methods: dict[str, str]  # method → definition carrying it as a const
     envelopes: dict[str, str]  # request · notification · result · error → definition
     batches: bool  # JSONRPCMessage admits arrays (JSON-RPC batches, 2025-03-26 only)
+    #: The JSON names of ``ClientCapabilities``' properties (what the generated model's
+    #: fields are called on the wire), read without importing the models.
+    client_capabilities: frozenset[str] = frozenset()
 
 
 def _method_map(defs: dict[str, Any]) -> dict[str, str]:
@@ -152,7 +155,10 @@ def _index(revision: str, _schema_sha: str) -> SchemaIndex:
         )
     members = defs.get("JSONRPCMessage", {}).get("anyOf", [])
     batches = any(isinstance(m, dict) and m.get("type") == "array" for m in members)
-    return SchemaIndex(revision, frozenset(defs), _method_map(defs), envelopes, batches)
+    capabilities = defs.get("ClientCapabilities", {}).get("properties", {})
+    return SchemaIndex(
+        revision, frozenset(defs), _method_map(defs), envelopes, batches, frozenset(capabilities)
+    )
 
 
 def schema_index(revision: str) -> SchemaIndex:

@@ -5,11 +5,16 @@ Other stages use only :func:`load_pins`, :func:`pinned_path`, :func:`pinned_text
 the rest is for the ``mcp-compare pin`` commands.
 """
 
-from compare.pin._access import pinned_path, pinned_text, upstream_link
-from compare.pin._add import AddReport, add_files, add_revision
-from compare.pin._bump import BumpReport, bump
-from compare.pin._fetch import PinReport, fetch, spec_cache, verify
-from compare.pin._pins import PinnedFile, Pins, Revision, load_pins, pins_file, release_order
+from typing import TYPE_CHECKING
+
+from compare._lazy import exports
+
+if TYPE_CHECKING:  # imported on first use at run time (compare._lazy)
+    from compare.pin._access import pinned_path, pinned_text, upstream_link
+    from compare.pin._add import AddReport, add_files, add_revision
+    from compare.pin._bump import BumpReport, bump
+    from compare.pin._fetch import PinReport, fetch, spec_cache, verify
+    from compare.pin._pins import PinnedFile, Pins, Revision, load_pins, pins_file, release_order
 
 __all__ = [
     "AddReport",
@@ -31,3 +36,6 @@ __all__ = [
     "upstream_link",
     "verify",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +200,15 @@ def load_pins() -> Pins:
         ) from None
     except (OSError, UnicodeDecodeError) as err:
         raise CompareError(f"cannot read pins file {origin}: {err}") from None
+    return _parsed(text, origin)
+
+
+@lru_cache(maxsize=8)
+def _parsed(text: str, origin: Path) -> Pins:
+    """:func:`parse_pins`, once per text: the file is read on every call (so an edit is
+    seen at once), but a run asks for the pins some hundred times (each scenario check's
+    revision window, each cell) and parsing the TOML each time cost more than the rest of
+    loading the scenarios. :class:`Pins` is frozen, so every caller may share one."""
     return parse_pins(text, origin)
 
 

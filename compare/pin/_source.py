@@ -15,11 +15,16 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import git
+from typing import TYPE_CHECKING
 
 from compare import _paths
 from compare._errors import CompareError
+
+if TYPE_CHECKING:
+    import git
+
+# GitPython is imported where a git repository is opened, not here: every stage reads pinned
+# files through this package, and most never open a repository (a folder source, the cache).
 
 #: The environment variable naming the spec source (overridden by ``--spec-source``).
 SPEC_ENV = "MCP_COMPARE_SPEC"
@@ -107,6 +112,8 @@ class GitSource(Source):
     label: str
 
     def __post_init__(self) -> None:
+        import git
+
         self.description = f"git {self.label} @ {self.commit[:12]}"
         try:
             self._tree = self.repo.commit(self.commit).tree
@@ -117,6 +124,8 @@ class GitSource(Source):
             ) from None
 
     def read(self, path: str) -> bytes | None:
+        import git
+
         try:
             blob = self._tree / path
         except KeyError:
@@ -135,6 +144,8 @@ class GitSource(Source):
 
 def has_commit(repo: git.Repo, commit: str) -> bool:
     """Whether ``repo`` holds ``commit`` (without fetching)."""
+    import git
+
     try:
         repo.commit(commit)
     except (ValueError, git.BadName, git.GitCommandError):
@@ -155,6 +166,8 @@ def clone_or_fetch(url: str, commit: str) -> git.Repo:
     interrupted clone never leaves a half repository behind; later uses fetch only when the
     commit is missing. Raises :class:`git.GitCommandError` when the URL cannot be reached.
     """
+    import git
+
     root = _paths.cache_dir() / "git"
     target = root / _clone_name(url)
     env = _git_env()
@@ -191,6 +204,8 @@ def clone_or_fetch(url: str, commit: str) -> git.Repo:
 
 
 def _local(path: Path, commit: str) -> Source:
+    import git
+
     if not path.exists():
         raise CompareError(f"spec source not found: {path}", hint=HOW_TO_POINT)
     if not path.is_dir():
@@ -208,6 +223,8 @@ def resolve_source(spec: str | None, repository: str, commit: str, announce: Ann
     Unset, the pinned upstream repository is tried; when it cannot be reached (no network,
     no such host) the offline copy ``../shared/mcp-spec`` is used and that is said on stderr.
     """
+    import git
+
     chosen = spec or os.environ.get(SPEC_ENV) or None
     if chosen:
         if _URL.match(chosen) and not chosen.startswith("file://"):
@@ -232,6 +249,8 @@ def resolve_source(spec: str | None, repository: str, commit: str, announce: Ann
 
 
 def _remote(url: str, commit: str) -> Source:
+    import git
+
     try:
         return GitSource(clone_or_fetch(url, commit), commit, url)
     except (git.GitCommandError, OSError) as err:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from compare._console import labelled, make_console
-from compare.pin import _add, _bump, _fetch
-from compare.pin._pins import load_pins
+
+if TYPE_CHECKING:
+    from compare.pin import AddReport, BumpReport, PinReport
+
+# The stage's modules (GitPython among their imports) are imported inside each command, so
+# `mcp-compare --help` and every other command do not pay for them.
 
 # No markup: every line carries paths or a source description the user typed.
 _out = make_console(highlight=False, markup=False)
@@ -25,7 +29,7 @@ def _announce(message: str) -> None:
     _err.print(labelled("note:", "yellow", message))
 
 
-def _print_report(report: _fetch.PinReport) -> None:
+def _print_report(report: PinReport) -> None:
     if report.source:
         _out.print(f"source: {report.source}")
     for path, wrong in report.replaced:
@@ -41,7 +45,7 @@ def _print_report(report: _fetch.PinReport) -> None:
     )
 
 
-def _print_add(report: _add.AddReport) -> None:
+def _print_add(report: AddReport) -> None:
     _out.print(f"source: {report.source}")
     if report.revision:
         rev = report.revision
@@ -54,7 +58,7 @@ def _print_add(report: _add.AddReport) -> None:
         _out.print(f"  unchanged {path}")
 
 
-def _print_bump(report: _bump.BumpReport) -> None:
+def _print_bump(report: BumpReport) -> None:
     _out.print(f"source: {report.source}")
     _out.print(f"commit {report.old_commit[:12]} → {report.new_commit[:12]} ({report.chosen_by})")
     for path, before, after in report.changed:
@@ -82,7 +86,11 @@ def verify(spec_source: str | None = None, *, fetch_missing: bool = True) -> int
     """``pin verify``: check the cached files against their pins, fetching (and checking) any
     missing or altered one unless ``fetch_missing`` is off; print the report. The pipeline
     calls it as the command does. A problem raises :class:`CompareError`; returns 0."""
-    _print_report(_fetch.verify(load_pins(), spec_source, _announce, fetch_missing=fetch_missing))
+    from compare.pin import load_pins
+    from compare.pin import verify as verify_pins
+
+    report = verify_pins(load_pins(), spec_source, _announce, fetch_missing=fetch_missing)
+    _print_report(report)
     return 0
 
 
@@ -102,7 +110,9 @@ def register(app: typer.Typer) -> None:
         """Fetch every pinned file afresh from the spec source, verify, then cache."""
         ctx.obj = spec_source
         if ctx.invoked_subcommand is None:
-            _print_report(_fetch.fetch(load_pins(), spec_source, _announce))
+            from compare.pin import fetch, load_pins
+
+            _print_report(fetch(load_pins(), spec_source, _announce))
 
     @pin_app.command("verify")
     def verify_command(
@@ -122,8 +132,10 @@ def register(app: typer.Typer) -> None:
         spec_source: str | None = typer.Option(None, "--spec-source", help=SPEC_HELP),
     ) -> None:
         """Pin a revision's schema, every area's pages and companion pages from the source."""
+        from compare.pin import add_revision, load_pins
+
         spec = spec_source or ctx.obj
-        _print_add(_add.add_revision(load_pins(), revision, spec, _announce))
+        _print_add(add_revision(load_pins(), revision, spec, _announce))
 
     @pin_app.command("add-file")
     def add_file(
@@ -132,8 +144,10 @@ def register(app: typer.Typer) -> None:
         spec_source: str | None = typer.Option(None, "--spec-source", help=SPEC_HELP),
     ) -> None:
         """Pin extra files (e.g. SEPs) by path."""
+        from compare.pin import add_files, load_pins
+
         spec = spec_source or ctx.obj
-        _print_add(_add.add_files(load_pins(), paths, spec, _announce))
+        _print_add(add_files(load_pins(), paths, spec, _announce))
 
     @pin_app.command("bump")
     def bump(
@@ -154,8 +168,10 @@ def register(app: typer.Typer) -> None:
         Nothing changes on any error; new revision folders are listed with the `pin add`
         command that pins them.
         """
+        from compare.pin import bump, load_pins
+
         spec = spec_source or ctx.obj
-        report = _bump.bump(load_pins(), commit, spec, _announce, drop_missing, spec)
+        report = bump(load_pins(), commit, spec, _announce, drop_missing, spec)
         if as_json:
             typer.echo(json.dumps(report.as_json(), indent=2, sort_keys=True, ensure_ascii=False))
         else:

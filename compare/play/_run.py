@@ -10,8 +10,8 @@ from typing import Any
 from compare import _lock
 from compare._errors import CompareError
 from compare._paths import results_dir
-from compare.exchange._scenarios import load_scenarios
-from compare.exchange._targets import Target, command_target, load_targets
+from compare.exchange._scenarios import load_scenarios, scenario_files
+from compare.exchange._targets import Target, command_target, load_targets, target_files
 from compare.judge._verdicts import VERDICT_SYMBOLS
 from compare.pin import release_order
 from compare.play import _plays
@@ -19,6 +19,9 @@ from compare.play._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.play._harness import RunSettings, run_cells
 from compare.play._shard import declared_waits
 from compare.play._swap import sweep
+
+#: The targets ``--command`` makes (they need no file of their own to be named).
+COMMAND_TARGETS = ("command", "server-command")
 
 
 def _pick(kind: str, wanted: list[str], known: dict[str, Any]) -> list[Any]:
@@ -46,7 +49,12 @@ def select(
 
     pins = load_pins()
     known_revisions = list(pins.revision_names)
-    all_targets: dict[str, Target] = {t.id: t for t in load_targets(targets_dir)}
+    # Only the files of the targets and scenarios asked for are read (an id is its file's
+    # name): one cell reads two files, not every one; with none asked for, all are read.
+    if targets:
+        named = {*target_files(targets_dir), *(COMMAND_TARGETS if command is not None else ())}
+        _pick("target", targets, {t: t for t in named})
+    all_targets: dict[str, Target] = {t.id: t for t in load_targets(targets_dir, targets or None)}
     if command is not None:
         # --command fills server-command when that is the target asked for, else command.
         server_side = "server-command" in (targets or [])
@@ -67,7 +75,9 @@ def select(
                 )
     else:
         chosen = list(all_targets.values())
-    all_scenarios = {s.id: s for s in load_scenarios(scenarios_dir)}
+    if scenarios:
+        _pick("scenario", scenarios, scenario_files(scenarios_dir))
+    all_scenarios = {s.id: s for s in load_scenarios(scenarios_dir, scenarios or None)}
     chosen_s = (
         _pick("scenario", scenarios, all_scenarios) if scenarios else list(all_scenarios.values())
     )

@@ -10,21 +10,26 @@ citation once through ``compare.cite`` and writes ``build/citations.json``;
 calls.
 """
 
-from compare._yaml import load_yaml
-from compare.rows._citations import Placed, placed_citations
-from compare.rows._citecheck import (
-    check_area_files,
-    check_citations,
-    check_scenario_refs,
-    checked_document,
-)
-from compare.rows._compute import compute
-from compare.rows._context import Known, gather
-from compare.rows._evidence import Checked, Report, document_failed
-from compare.rows._fix import Fix, fix_moved
-from compare.rows._load import AREAS_DIR, SCHEMA_PATH, Issue, area_files, schema_issues
-from compare.rows._run import lint_all, write_rows
-from compare.rows._state import CITED_STATES, STATE_LABELS, STATE_PROMISES
+from typing import TYPE_CHECKING
+
+from compare._lazy import exports
+
+if TYPE_CHECKING:  # imported on first use at run time (compare._lazy)
+    from compare._yaml import load_yaml
+    from compare.rows._citations import Placed, placed_citations
+    from compare.rows._citecheck import (
+        check_area_files,
+        check_citations,
+        check_scenario_refs,
+        checked_document,
+    )
+    from compare.rows._compute import compute
+    from compare.rows._context import Known, gather
+    from compare.rows._evidence import Checked, Report, document_failed
+    from compare.rows._fix import Fix, fix_moved
+    from compare.rows._load import AREAS_DIR, SCHEMA_PATH, Issue, area_files, schema_issues
+    from compare.rows._run import lint_all, write_rows
+    from compare.rows._state import CITED_STATES, STATE_LABELS, STATE_PROMISES
 
 __all__ = [
     "AREAS_DIR",
@@ -53,3 +58,6 @@ __all__ = [
     "schema_issues",
     "write_rows",
 ]
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -12,7 +12,9 @@ from rich.markup import escape
 
 from compare._console import make_console
 from compare._exit import exit_with
-from compare.rows._load import Issue
+
+if TYPE_CHECKING:
+    from compare.rows import Issue
 
 
 def _print_issues(console: Console, issues: list[Issue]) -> None:
@@ -55,7 +57,7 @@ def rows(
     shipped ones), compute where/status, write build/rows.json and build/citations.json and
     print them. Returns 1 on a lint error (``strict``: on a warning too), else 0. The
     pipeline calls it as the command does."""
-    from compare.rows import lint_all, write_rows
+    from compare.rows import Issue, lint_all, write_rows
 
     console = make_console(stderr=as_json)
     if lint:

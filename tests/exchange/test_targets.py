@@ -8,6 +8,7 @@ import pytest
 
 from compare._errors import CompareError
 from compare.exchange._targets import (
+    TARGETS_DIR,
     Expansion,
     command_target,
     load_target_file,
@@ -192,3 +193,33 @@ def test_always_declares_is_read_and_needs_variants(tmp_path: Path) -> None:
         load_target_file(
             _write(tmp_path, bare.replace("ends: harness\n", "ends: harness\n" + said))
         )
+
+
+def test_a_selection_reads_only_the_files_it_names(tmp_path: Path, pinned_spec: Path) -> None:
+    """``run -t ID -s ID`` reads those two files, so a broken file elsewhere does not stop a
+    single cell; asking for everything still reads (and refuses) it, and an unknown id is
+    named with every id the folders hold."""
+    from compare.exchange._scenarios import SCENARIOS_DIR
+    from compare.play._run import select
+
+    targets, scenarios = tmp_path / "targets", tmp_path / "scenarios"
+    targets.mkdir()
+    scenarios.mkdir()
+    (targets / "ts-sdk.yaml").write_bytes((TARGETS_DIR / "ts-sdk.yaml").read_bytes())
+    (targets / "broken.yaml").write_text("id: broken\nname: [\n", encoding="utf-8")
+    (scenarios / "handshake.yaml").write_bytes((SCENARIOS_DIR / "handshake.yaml").read_bytes())
+    (scenarios / "broken.yaml").write_text("id: broken\n", encoding="utf-8")
+    dirs = {"targets_dir": targets, "scenarios_dir": scenarios}
+
+    cells, _commit, _known = select(["ts-sdk"], ["handshake"], ["2025-11-25"], **dirs)
+    assert {(c.target.id, c.scenario.id) for c in cells} == {("ts-sdk", "handshake")}
+    with pytest.raises(CompareError, match=r"broken\.yaml"):
+        select(None, ["handshake"], ["2025-11-25"], **dirs)
+    with pytest.raises(CompareError, match=r"broken\.yaml"):
+        select(["ts-sdk"], None, ["2025-11-25"], **dirs)
+    with pytest.raises(CompareError, match="unknown scenario: nope") as caught:
+        select(["ts-sdk"], ["nope"], None, **dirs)
+    assert caught.value.hint == "known scenarios: broken, handshake"
+    with pytest.raises(CompareError, match="unknown target: nope") as caught:
+        select(["nope"], ["handshake"], None, **dirs)
+    assert caught.value.hint == "known targets: broken, ts-sdk"

@@ -171,6 +171,19 @@ def test_method_map_is_read_from_the_schema(isolated: Path) -> None:
     assert schema_index("2025-11-25").envelopes["error"] == "JSONRPCErrorResponse"
 
 
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_the_index_names_the_client_capabilities_the_generated_model_has(
+    isolated: Path, revision: str
+) -> None:
+    # The scenario loader checks a capability parameter against the index (it imports no
+    # models); the names must be those the generated ClientCapabilities takes on the wire.
+    fields = model_class(revision, "ClientCapabilities").model_fields
+    assert schema_index(revision).client_capabilities == {
+        field.alias or name for name, field in fields.items()
+    }
+    assert "roots" in schema_index(revision).client_capabilities
+
+
 INIT = (
     '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
     '"capabilities":{"roots":{}},"clientInfo":{"name":"claude-code","version":"2.1.197"}}}'
