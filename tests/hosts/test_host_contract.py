@@ -44,6 +44,7 @@ ANSWERING = [
     "rust-sdk",
     "pydantic-ai",
     "mastra",
+    "mastra-v1",
     "mcp-use-py",
     "mcp-use-ts",
     "mcp-agent",

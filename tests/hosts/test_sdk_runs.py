@@ -35,6 +35,7 @@ TARGETS = [
     "kotlin-sdk",
     "pydantic-ai",
     "mastra",
+    "mastra-v1",
     "mcp-use-py",
     "mcp-use-ts",
     "mcp-agent",
