@@ -117,8 +117,8 @@ def test_an_sdk_host_line_that_breaks_the_contract_is_refused(
 
 def test_every_shipped_sdk_host_passes_a_plan_and_names_no_feature() -> None:
     hosts = [t for t in load_targets() if t.kind == "sdk-host"]
-    # the ten of issue 22, then mcp-use (PyPI and npm) and mcp-agent of issue 23
-    assert len(hosts) == 13
+    # the ten of issue 22, then mcp-use (PyPI and npm), mcp-agent and Mastra 1.x of issue 23
+    assert len(hosts) == 14
     for target in hosts:
         assert target.argv[-4:] == ["--plan", "{host_plan}", "--", "{server_argv}"], target.id
         assert not any(a.startswith("--") and a not in ("--plan", "--") for a in target.argv)
