@@ -9,9 +9,12 @@ does not know which transport is under it. The HTTP-level facts are notes: each 
 status, content type and stream, the session id, whether the GET stream was opened (and if
 not, that the plan said not to), and when each stream ended.
 
-Requests are sent in order, one connection each; their responses are read in threads, so a
-pending ``tools/call`` does not stop our answer to a request the proxy sends on its stream.
-As the TypeScript SDK does, the GET stream is opened only after the 202 for ``initialized``.
+Messages are sent in order, one connection each. A request's response is read in a thread, so
+a pending ``tools/call`` does not stop our answer to a request the proxy sends on its stream;
+a notification or a response of ours waits for its reply (a 202, at most ``ACK_WAIT_S``)
+before the next message is posted, as the TypeScript SDK awaits each POST, so the proxy
+cannot see ``tools/list`` before the ``initialized`` we sent first. As that SDK does, the GET
+stream is opened only after the 202 for ``initialized``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,9 @@ VERSION_HEADER_FROM = "2025-06-18"
 #: A response that has not begun after this long is noted and given up (the play's own step
 #: bounds decide the outcome; this only keeps a thread from waiting forever).
 RESPONSE_WAIT_S = 120.0
+#: How long a notification's or a response's POST may take to be answered (a 202 with no
+#: body) before the next message goes out anyway; the miss is noted as the POST's error.
+ACK_WAIT_S = 10.0
 
 
 def wait_listening(port: int, timeout: float, alive: Any) -> bool:
@@ -182,8 +188,15 @@ class Out:
         label = f"post-{self.posts}"
         headers = self._headers("application/json, text/event-stream")
         headers["Content-Type"] = "application/json"
-        conn = self._conn()
+        is_request = isinstance(msg, dict) and "method" in msg and "id" in msg
+        conn = self._conn() if is_request else self._conn(ACK_WAIT_S)
         conn.request("POST", path, body=body, headers=headers)  # OSError: the client's closed
+        if not is_request:  # nothing comes back but a 202: wait for it, keeping the order
+            try:
+                self._response(conn, label, method, rid)
+            except OSError as err:  # a body that never ends within the bound
+                self.tx.note(event="http-post", post=label, method=method, id=rid, error=str(err))
+            return len(data)
         args = (conn, label, method, rid)
         threading.Thread(target=self._response, args=args, name=label, daemon=True).start()
         return len(data)
