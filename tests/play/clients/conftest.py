@@ -38,6 +38,7 @@ CLI_BINS = {
     "codex": "node_modules/.bin/codex",
     "gptme": "venvs/gptme/bin/gptme",
     "qwen-code": "npm/qwen-code/node_modules/.bin/qwen",
+    "mcpc": "npm/mcpc/node_modules/.bin/mcpc",
 }
 #: A whole target's run (every scenario × revision, two at a time) must end within this.
 RUN_BOUND_S = 900
@@ -56,6 +57,7 @@ CLIENT_HOME_PATHS = (
     ".local/share/gptme",
     ".local/state/gptme",
     ".qwen",
+    ".mcpc",
 )
 
 

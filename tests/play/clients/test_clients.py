@@ -1,6 +1,6 @@
 """The CLI clients people run — Claude Code, opencode, Gemini CLI (health check and prompt
-mode), Codex, gptme and Qwen Code — played through the harness at the versions the target
-files pin.
+mode), Codex, gptme, Qwen Code and Apify's mcpc — played through the harness at the versions
+the target files pin.
 
 Two kinds of test live here. Invariants hold whatever a client does: every planned cell has a
 verdict and its files, not-run cells say why, the judged outcomes agree with the raw lines, a
