@@ -40,9 +40,10 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { readPlan } from './plan_check.mjs';
+import { exits, parseArgs, readPlan } from './plan_check.mjs';
 
 const HOST = 'mastra-v1 host';
+const { fail, refuse } = exits(HOST);
 const SERVER = 'peer';
 const TARGET = 'mastra-v1';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -52,29 +53,6 @@ const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'too
 const LACKS = {
   sampling: 'MCPClient 1.18.0 has no sampling handler',
 };
-
-function fail(message) {
-  process.stderr.write(`${HOST}: ${message}\n`);
-  process.exit(1);
-}
-
-// A malformed plan or command line: one line, exit 2 (the contract).
-function refuse(message) {
-  process.stderr.write(`${HOST}: ${message.split(/\s+/).join(' ')}\n`);
-  process.exit(2);
-}
-
-function parseArgs(argv) {
-  const cut = argv.indexOf('--');
-  if (cut < 0 || cut === argv.length - 1) {
-    refuse('usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")');
-  }
-  const own = argv.slice(0, cut);
-  if (own.length !== 2 || own[0] !== '--plan') {
-    refuse(`usage: --plan PATH -- SERVER_COMMAND... (got ${own.join(' ') || 'nothing'})`);
-  }
-  return { planPath: own[1], server: argv.slice(cut + 1) };
-}
 
 // The package's main entry ("." export, "import" condition) in the target's own tree, as Node
 // would resolve it if the package sat beside this file.
@@ -94,7 +72,7 @@ async function importPackage(name) {
 // One root: the platform's file URI for the folder, named for it.
 const asRoot = (folder) => ({ uri: pathToFileURL(resolve(folder)).href, name: basename(folder) });
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = parseArgs(process.argv.slice(2), refuse);
 const { plan, problem } = readPlan(opts.planPath);
 if (problem) refuse(problem);
 const features = plan.features;

@@ -3,8 +3,8 @@
 // The plan is checked against host-plan.schema.json beside this file, so its shape is said
 // once for every host, by a small reader of the few keywords that schema uses (check() below,
 // as host_plan.py does for the Python hosts); a keyword it does not know is refused loudly.
-// ts_sdk_host.mjs carries the same reader inline (it predates this module); mastra_host.mjs
-// imports it from here.
+// Every Node host imports it from here, with the command line they all take and their two
+// ways out (parseArgs, exits).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,4 +89,34 @@ export function readPlan(path, knownOptions = []) {
     return { problem: `unknown option ${unknown[0]} (known: ${knownOptions.join(', ') || 'none'})` };
   }
   return { plan };
+}
+
+// A Node host's two ways out, its messages prefixed with `host`: fail() when the SDK or the
+// server went wrong (exit 1), refuse() for a malformed plan or command line (one line, exit 2:
+// the contract).
+export function exits(host) {
+  return {
+    fail(message) {
+      process.stderr.write(`${host}: ${message}\n`);
+      process.exit(1);
+    },
+    refuse(message) {
+      process.stderr.write(`${host}: ${message.split(/\s+/).join(' ')}\n`);
+      process.exit(2);
+    },
+  };
+}
+
+// The command line every host takes: --plan PATH -- SERVER_COMMAND...; anything else is
+// refused through `refuse`.
+export function parseArgs(argv, refuse) {
+  const cut = argv.indexOf('--');
+  if (cut < 0 || cut === argv.length - 1) {
+    refuse('usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")');
+  }
+  const own = argv.slice(0, cut);
+  if (own.length !== 2 || own[0] !== '--plan') {
+    refuse(`usage: --plan PATH -- SERVER_COMMAND... (got ${own.join(' ') || 'nothing'})`);
+  }
+  return { planPath: own[1], server: argv.slice(cut + 1) };
 }

@@ -21,34 +21,12 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { readPlan } from './plan_check.mjs';
+import { exits, parseArgs, readPlan } from './plan_check.mjs';
 
 const HOST = 'ts-sdk host';
+const { fail, refuse } = exits(HOST);
 const here = dirname(fileURLToPath(import.meta.url));
 const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'tools');
-
-function fail(message) {
-  process.stderr.write(`${HOST}: ${message}\n`);
-  process.exit(1);
-}
-
-// A malformed plan or command line: one line, exit 2 (the contract).
-function refuse(message) {
-  process.stderr.write(`${HOST}: ${message.split(/\s+/).join(' ')}\n`);
-  process.exit(2);
-}
-
-function parseArgs(argv) {
-  const cut = argv.indexOf('--');
-  if (cut < 0 || cut === argv.length - 1) {
-    refuse('usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")');
-  }
-  const own = argv.slice(0, cut);
-  if (own.length !== 2 || own[0] !== '--plan') {
-    refuse(`usage: --plan PATH -- SERVER_COMMAND... (got ${own.join(' ') || 'nothing'})`);
-  }
-  return { planPath: own[1], server: argv.slice(cut + 1) };
-}
 
 // Resolve a subpath of an installed package through its package.json "exports" (the "import"
 // condition), the way Node would if the package sat beside this file.
@@ -67,7 +45,7 @@ async function importFrom(name, subpath) {
   return import(pathToFileURL(join(root, target || subpath)).href);
 }
 
-const opts = parseArgs(process.argv.slice(2));
+const opts = parseArgs(process.argv.slice(2), refuse);
 // The plan, checked against host-plan.schema.json by the reader the Node hosts share.
 const { plan, problem } = readPlan(opts.planPath);
 if (problem) refuse(problem);
