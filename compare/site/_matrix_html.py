@@ -76,6 +76,32 @@ def _a(target: str, inner: str, label: str = "") -> str:
     return f'<a href="{href(target)}"{extra}>{inner}</a>'
 
 
+def _area_header(L: Links, rows: list[Row]) -> str:
+    """A header row naming the area above each run of its rows, when a table holds rows of
+    more than one area: the short column headers (``01``) repeat from area to area, so the
+    area is what tells ``LIFE-01`` from ``ROOT-01``. One area: no such row."""
+    runs: list[tuple[str, int]] = []
+    for row in rows:
+        if runs and runs[-1][0] == row.area:
+            runs[-1] = (row.area, runs[-1][1] + 1)
+        else:
+            runs.append((row.area, 1))
+    if len({area for area, _ in runs}) < 2:
+        return ""
+    titles = {a.id: a.title for a in L.data.areas}
+    cells = ['<td aria-hidden="true"></td>']
+    for area, width in runs:
+        link = _a(L.area_href(area), esc(titles.get(area, area)))
+        cells.append(f'<th scope="colgroup" colspan="{width}">{link}</th>')
+    return f"<tr>{''.join(cells)}</tr>"
+
+
+def _listed_ids(rows: list[Row]) -> str:
+    """The ids a side's table shows, short when they are of one area, whole when of several."""
+    whole = len({row.area for row in rows}) > 1
+    return ", ".join(row.id if whole else short_id(row) for row in rows)
+
+
 def short_id(row: Row) -> str:
     """``ROOT-07`` → ``07`` (the column header); an id without a number stays whole."""
     match = re.search(r"(\d+)$", row.id)
@@ -148,7 +174,7 @@ def status_matrix(L: Links, rows: list[Row], columns: list[str], revisions: list
             continue
         parts.append(
             f'<p class="mc-side"><strong>{esc(title)}</strong> · rows that apply: '
-            f"{esc(', '.join(short_id(r) for r in mine))}</p>"
+            f"{esc(_listed_ids(mine))}</p>"
         )
         parts.append(_side_table(L, title, mine, names, revisions))
     return Md("\n".join(parts))
@@ -158,6 +184,7 @@ def _side_table(
     L: Links, title: str, rows: list[Row], names: list[str], revisions: list[str]
 ) -> str:
     head = ['<th scope="col">implementation</th>']
+    over = _area_header(L, rows)
     for row in rows:
         label = esc(f"{row.id}: {row.difference}")
         target = f"{L.area_href(row.area)}#{L.row_anchor(row)}"
@@ -178,7 +205,7 @@ def _side_table(
         name = f'<a href="{page}" title="{esc(impl)}">{shown}</a>'
         cells = "".join(_strip(L, row, impl, revisions) for row in rows)
         body.append(f'<tr data-kind="{key}"><th scope="row">{name}</th>{cells}</tr>')
-    return _table("mc-status", f"{title}: the state of each for each row", head, body)
+    return _table("mc-status", f"{title}: the state of each for each row", head, body, over)
 
 
 def _key(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> str:
@@ -294,12 +321,14 @@ def filters(L: Links, columns: list[str], revisions: list[str]) -> Md:
     return Md("".join(parts))
 
 
-def _table(cls: str, caption: str, head: list[str], body: list[str]) -> Md:
-    """One table, no blank line inside (a blank line would end Markdown's raw HTML block)."""
+def _table(cls: str, caption: str, head: list[str], body: list[str], over: str = "") -> Md:
+    """One table, no blank line inside (a blank line would end Markdown's raw HTML block);
+    ``over`` is an optional header row above the column headers (the areas, when a table
+    spans several)."""
     lines = [
         f'<div class="mc-wrap"><table class="mc-matrix {cls}">',
         f'<caption class="mc-sr">{esc(caption)}</caption>',
-        f"<thead><tr>{''.join(head)}</tr></thead>",
+        f"<thead>{over}<tr>{''.join(head)}</tr></thead>",
         "<tbody>",
         *body,
         "</tbody></table></div>",

@@ -28,7 +28,10 @@ NEW = after_initialize()
 
 @pytest.fixture
 def diff(isolated: Path) -> dict[str, Any]:
-    return build_diff()
+    """The whole diff, with the roots section's keys on top: these tests are about roots,
+    and the top level repeats only the first area by name (now lifecycle)."""
+    doc = build_diff()
+    return {**doc, **doc["areas"]["roots"]}
 
 
 def _present(diff: dict[str, Any], item: str) -> dict[str, bool]:
