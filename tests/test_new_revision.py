@@ -139,13 +139,16 @@ def test_a_new_upstream_revision_flows_through_the_pipeline_without_code_edits(
     diff = _json(tmp_path / "build" / "diff.json")
     revisions = diff["revisions"]
     assert isinstance(revisions, list) and revisions[-2:] == [NEW, "draft"]
-    items = diff["items"]
+    areas = diff["areas"]
+    assert isinstance(areas, dict)
+    roots = areas["roots"]  # the top level repeats the first area by name, now lifecycle
+    items = roots["items"]
     assert isinstance(items, dict)
     field = items[FIELD]["revisions"]
     assert field[NEW]["present"] is True and field[NEW]["required"] is False
     assert field[NEW]["type"] == "boolean"
     assert all(not field[r]["present"] for r in revisions[:-2])
-    changes = diff["changes"]
+    changes = roots["changes"]
     assert isinstance(changes, list)
     assert {"item": FIELD, "revision": NEW, "change": "added"} in [
         {k: c[k] for k in ("item", "revision", "change")} for c in changes
