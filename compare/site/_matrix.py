@@ -20,7 +20,7 @@ from compare.rows._implementations import shipped_kinds
 from compare.site._cells import Cell
 from compare.site._inputs import Citation, SiteData
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -229,6 +229,7 @@ def build_matrix(data: SiteData) -> dict[str, Any]:
     rows = [
         {
             "id": row.id,
+            "area": row.area,
             "difference": row.difference,
             "labels": row.labels,
             "where": row.where,
@@ -257,6 +258,15 @@ def build_matrix(data: SiteData) -> dict[str, Any]:
             {"id": rev, "status": data.revision_status.get(rev) or None} for rev in data.revisions
         ],
         "implementations": impls,
+        "areas": [
+            {
+                "id": area.id,
+                "title": area.title,
+                "summary": area.summary,
+                "rows": [row.id for row in data.rows or [] if row.area == area.id],
+            }
+            for area in data.areas
+        ],
         "rows": rows,
         "cells": [_cell(c) for c in sorted(data.cells, key=lambda c: c.slug)],
         "citations": citations,

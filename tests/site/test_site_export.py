@@ -29,6 +29,12 @@ def test_export_is_valid_against_the_published_schema(site_env: Path) -> None:
     matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
     jsonschema.validate(matrix, _schema(), cls=jsonschema.Draft202012Validator)
     assert [r["id"] for r in matrix["revisions"]] == revisions()
+    # The areas are data too: each names its rows, and each row names its area.
+    areas = {a["id"]: a for a in matrix["areas"]}
+    assert areas and all(a["title"] and a["rows"] for a in areas.values())
+    for row in matrix["rows"]:
+        assert row["id"] in areas[row["area"]]["rows"], row["id"]
+    assert sum(len(a["rows"]) for a in areas.values()) == len(matrix["rows"])
     ts = next(i for i in matrix["implementations"] if i["id"] == "ts-sdk")
     assert ts["versions"] == ["1.31.0", "1.32.2"] and ts["current_version"] == "1.32.2"
     mcpx = next(i for i in matrix["implementations"] if i["id"] == "mcpx")
@@ -60,7 +66,7 @@ def test_schema_rejects_a_tampered_export(site_env: Path) -> None:
 def test_export_out_writes_elsewhere(site_env: Path, tmp_path: Path) -> None:
     out = tmp_path / "elsewhere" / "m.json"
     assert mc("export", "--out", str(out)).returncode == 0
-    assert json.loads(out.read_text(encoding="utf-8"))["format"] == 1
+    assert json.loads(out.read_text(encoding="utf-8"))["format"] == 2
     assert not (site_env / "build" / "matrix.json").exists()
 
 

@@ -177,7 +177,7 @@ def test_state_classes_are_safe_names() -> None:
 def test_the_matrix_carries_its_format_and_the_schema_requires_it(site_env: Path) -> None:
     assert mc("export").returncode == 0
     matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
-    assert matrix["format"] == 1
+    assert matrix["format"] == 2
     jsonschema.validate(matrix, matrix_schema(), cls=jsonschema.Draft202012Validator)
     del matrix["format"]
     with pytest.raises(jsonschema.ValidationError):
