@@ -62,12 +62,10 @@ def load_target_names(folder: Path | None = None) -> dict[str, dict[str, Any]]:
 
 
 def load_scenario_checks(folder: Path | None = None) -> dict[str, set[str]]:
-    """Scenario id → its check ids, from the exchange's own scenario loader; the common checks
-    of its side (``_wire*.yaml``) are among them, as in a cell's verdict, so a row can ask how
-    clients keep the base protocol in a given scenario."""
-    return {
-        s.id: {c.id for c in (*s.checks, *common_checks(s.side))} for s in load_scenarios(folder)
-    }
+    """Scenario id → its check ids, the common checks of its side (``_wire*.yaml``) among them,
+    as in a cell's verdict, so a row can ask how clients keep the base protocol in a given
+    scenario (the same reading as :func:`load_check_grades`)."""
+    return {sid: set(grades) for sid, grades in load_check_grades(folder).items()}
 
 
 def load_check_grades(folder: Path | None = None) -> dict[str, dict[str, set[str]]]:

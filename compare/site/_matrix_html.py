@@ -12,6 +12,7 @@ only in Markdown, never inside raw HTML.
 from __future__ import annotations
 
 import re
+from itertools import groupby
 
 from compare.rows._implementations import shipped_kinds
 from compare.site._escape import Md, _page_target, esc, slug
@@ -80,12 +81,7 @@ def _area_header(L: Links, rows: list[Row]) -> str:
     """A header row naming the area above each run of its rows, when a table holds rows of
     more than one area: the short column headers (``01``) repeat from area to area, so the
     area is what tells ``LIFE-01`` from ``ROOT-01``. One area: no such row."""
-    runs: list[tuple[str, int]] = []
-    for row in rows:
-        if runs and runs[-1][0] == row.area:
-            runs[-1] = (row.area, runs[-1][1] + 1)
-        else:
-            runs.append((row.area, 1))
+    runs = [(area, len(list(run))) for area, run in groupby(rows, key=lambda r: r.area)]
     if len({area for area, _ in runs}) < 2:
         return ""
     titles = {a.id: a.title for a in L.data.areas}

@@ -2,7 +2,7 @@
 checks that the handshake, version-window and mrtr cells already judge, and the common wire
 checks every client cell carries. These tests hold it to what the issue asks of an area: at
 least ten rows, at least 70 % of them computed from cells that at least five run
-implementations play, a diff section of its own, and its pages pinned."""
+implementations play, and a diff section of its own."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_common_wire_checks_are_queryable_per_scenario() -> None:
     assert "wire-client-responses" in checks["mrtr"]
 
 
-def test_its_diff_section_and_pins(isolated: Path) -> None:
+def test_its_diff_section_and_columns(isolated: Path) -> None:
     _real_diff()
     known = gather()
     assert known.diff is not None
