@@ -19,6 +19,7 @@ from pathlib import Path
 
 from compare._paths import PROJECT_ROOT
 from compare.judge._verdicts import VERDICTS as EXCHANGE_VERDICTS
+from compare.site._matrix import FORMAT as MATRIX_FORMAT
 
 SIGNALS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
 #: After a kill, everything of the run must be gone within this bound.
@@ -161,8 +162,10 @@ def broken_files(root: Path) -> list[str]:
         except (OSError, ValueError) as err:
             found.append(f"{path}: {err}")
             continue
-        if not isinstance(data, dict) or data.get("format") != 1:
-            found.append(f"{path}: not a format-1 object")
+        # matrix.json is the published file and has its own format number; the rest are 1.
+        expected = MATRIX_FORMAT if name == "matrix.json" else 1
+        if not isinstance(data, dict) or data.get("format") != expected:
+            found.append(f"{path}: not a format-{expected} object")
         elif name == "verdict.json" and (
             data.get("verdict") not in VERDICTS or not data.get("key") or not data.get("target")
         ):
