@@ -49,7 +49,7 @@ def _parse(text: str, path: Path) -> Any:
         value = yaml.load(text)
     except YAMLError as err:
         raise CompareError(
-            f"{path}: not valid YAML: {_first_line(err)}",
+            f"{path}{_where(err)}: not valid YAML: {_first_line(err)}",
             "fix the syntax (YAML 1.2; duplicate keys are rejected)",
         ) from None
     except Exception as err:  # text in, values out: any failure is the text's
@@ -65,6 +65,15 @@ def _parse(text: str, path: Path) -> Any:
     if problem:
         raise CompareError(f"{path}: {problem}", "data files hold plain values in a tree")
     return value
+
+
+def _where(err: BaseException) -> str:
+    """``:LINE:COLUMN`` (1-based) of the parser's mark, so the reader can go to the fault."""
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
+    if isinstance(line, int) and isinstance(column, int):
+        return f":{line + 1}:{column + 1}"
+    return ""
 
 
 def _first_line(err: BaseException) -> str:

@@ -197,3 +197,9 @@ def test_the_key_changes_with_the_loader(monkeypatch: pytest.MonkeyPatch) -> Non
         monkeypatch.undo()
         _yaml_cache._loader_identity.cache_clear()
     assert _yaml_cache.key("a: 1\n") == before
+
+
+def test_a_syntax_error_names_its_line_and_column() -> None:
+    # A plain scalar holding ": " on the third line: the message says where, not just what.
+    with pytest.raises(CompareError, match=r":3:\d+: not valid YAML: mapping values"):
+        parse_yaml("a: 1\nb: 2\nc: one: two\n", HERE)
