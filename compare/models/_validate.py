@@ -56,7 +56,34 @@ def _validate_json(cls: type[BaseModel], raw: str) -> tuple[BaseModel | None, li
     try:
         return cls.model_validate_json(raw, strict=True), []
     except ValidationError as err:
-        return None, _issues(err)
+        issues = _issues(err)
+    if any(i.type == "int_type" for i in issues):
+        # JSON Schema counts a number with a zero fraction (3.0) as an integer, which strict
+        # pydantic does not: the schema is the judge, so such numbers are read as integers
+        # and the text validated again. Every other strict rule still holds.
+        integral = _integral_text(raw)
+        if integral is not None and integral != raw:
+            try:
+                return cls.model_validate_json(integral, strict=True), []
+            except ValidationError as err:
+                return None, _issues(err)
+    return None, issues
+
+
+def _as_number(text: str) -> float | int:
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
+def _integral_text(raw: str) -> str | None:
+    """``raw`` with every integral JSON number (3.0, 1e2) written as an integer; None when it is
+    not JSON (the strict parse already reported that)."""
+    try:
+        return json.dumps(
+            json.loads(raw, parse_float=_as_number), ensure_ascii=False, allow_nan=False
+        )
+    except ValueError:  # not JSON, or a number beyond a float's range
+        return None
 
 
 def _envelope_kind(value: dict[str, Any]) -> Kind | None:

@@ -226,6 +226,22 @@ def test_wrong_json_type_is_not_coerced(isolated: Path) -> None:
     ]
 
 
+def test_an_integral_number_is_an_integer_as_json_schema_says(isolated: Path) -> None:
+    # kotlin-sdk writes a form's number default as 3.0; ElicitResult's content takes integers,
+    # and JSON Schema counts 3.0 as one. A fraction, or a string, is still refused.
+    def content(value: object) -> dict[str, object]:
+        return {"action": "accept", "content": {"answer": "yes", "count": value}}
+
+    assert validate_as(content(3.0), "ElicitResult", "2025-11-25").ok
+    assert validate_as(content(3), "ElicitResult", "2025-11-25").ok
+    refused = validate_as(content(3.5), "ElicitResult", "2025-11-25")
+    assert not refused.ok and any(e.loc.startswith("content.count") for e in refused.errors)
+    assert validate_as(content(1e2), "ElicitResult", "2025-11-25").ok
+    # Only integers are read that way: 1.0 is still not a boolean.
+    bad = INIT.replace('"roots":{}', '"roots":{"listChanged":1.0}')
+    assert not validate_line(bad, "2025-11-25").ok
+
+
 @pytest.mark.parametrize(
     ("raw", "kind", "loc", "type_"),
     [
