@@ -68,6 +68,11 @@ def _check_one(
             f"{where}: no step is labelled {value!r}",
             f"step labels: {', '.join(sorted(labels)) or '(none)'}",
         )
+    if spec.kind == "code" and not value.lstrip("-").isdigit():
+        raise CompareError(
+            f"{where}: {value!r} is not a JSON-RPC error code",
+            "write the integer code, e.g. -32602",
+        )
     if spec.kind == "definition":
         missing = [r for r in revisions if value not in _definitions(r)]
         if missing:

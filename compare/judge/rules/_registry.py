@@ -47,8 +47,9 @@ Gate = Callable[[Context], Outcome | None]
 #: What a parameter names, so the loader knows how to check it: a JSON-RPC ``method``; a
 #: step ``label`` of the scenario; a schema ``definition`` (it must exist at every revision
 #: the check plays at); a client ``capability`` (a property of ``ClientCapabilities`` there);
-#: a ``member`` of that capability (e.g. ``listChanged``).
-ParamKind = Literal["method", "label", "definition", "capability", "member"]
+#: a ``member`` of that capability (e.g. ``listChanged``); a JSON-RPC error ``code`` (an
+#: integer); free ``text`` (a field name, a value to compare).
+ParamKind = Literal["method", "label", "definition", "capability", "member", "code", "text"]
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,12 @@ the check (``with:`` in the scenario file), not by the rule.
   revision (through the models of that revision)?
 - ``capability-declared``: what the client declares as ``capability`` (and its ``member``).
 - ``notification-sent``: did the client send the notification ``method`` (after a step)?
+- ``result-field``: does the answer's result carry ``field`` equal to ``equals`` (the action a
+  host's handler gave, say)?
+- ``request-refused``: the peer asked for something the client did not declare (a mode, a
+  member of a capability it declared); did the client refuse it with the error ``code`` the
+  spec names? A client that did declare the ``member`` was asked legitimately and reads
+  ``member-declared``.
 
 Each takes an optional ``capability``: a client that did not declare it reads ``undeclared``
 (the gate every feature's checks share), so a rule about what a capability promises is never
@@ -274,3 +280,82 @@ def _after(ctx: Context) -> int:
         return 0
     trace = ctx.tx.steps.get(str(label))
     return trace.start_n if trace is not None else 10**12
+
+
+_REFUSED = ("code", "other-error", "result", "silence", "closed", "not-asked")
+
+
+def _refused_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
+    member = ("member-declared",) if params.get("member") else ()
+    return (*_gated(_REFUSED)(params), *member)
+
+
+@rule(
+    "request-refused",
+    (*_REFUSED, "member-declared", UNDECLARED, *EARLY),
+    gate=_early_or_undeclared,
+    params={
+        "method": _METHOD,
+        "code": Param("code", "the JSON-RPC error code the refusal must carry", required=True),
+        "step": _STEP,
+        "capability": _CAPABILITY,
+        "member": _MEMBER,
+    },
+    outcomes_for=_refused_outcomes,
+)
+def _request_refused(ctx: Context) -> Outcome:
+    name, member = ctx.params.get("capability"), ctx.params.get("member")
+    if name and member:
+        cap = ctx.capability(str(name)) or {}  # the gate saw it declared
+        if _member_declared(cap, str(member)):
+            return Outcome(
+                "member-declared",
+                f"{name} = {cap}: the request was one it accepts",
+                _ev(ctx.initialize),
+            )
+    kind, line = ctx.reply(_step(ctx))
+    if line is None:
+        return Outcome(kind, NO_ANSWER[kind])
+    shown = (line.raw or "")[:300]
+    if kind == "result":
+        return Outcome("result", shown, _ev(line))
+    error = line.obj.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    wanted = ctx.params.get("code")
+    if isinstance(code, int) and not isinstance(code, bool) and str(code) == str(wanted):
+        return Outcome("code", shown, _ev(line))
+    return Outcome("other-error", f"code {code!r}, not {wanted}: {shown}", _ev(line))
+
+
+_FIELD = ("equal", "different", "no-result")
+
+
+@rule(
+    "result-field",
+    (*_FIELD, UNDECLARED, *EARLY),
+    gate=_early_or_undeclared,
+    params={
+        "method": _METHOD,
+        "field": Param("text", "the member of the result to read", required=True),
+        "equals": Param("text", "the value it must have (compared as text)", required=True),
+        "step": _STEP,
+        "capability": _CAPABILITY,
+    },
+    outcomes_for=_gated(_FIELD),
+)
+def _result_field(ctx: Context) -> Outcome:
+    label = _step(ctx)
+    embedded = _embedded(ctx, label)
+    if embedded is not None:
+        kind, line, result = embedded
+    else:
+        kind, line = ctx.reply(label)
+        result = line.obj.get("result") if line is not None else None
+    if kind != "result" or line is None or not isinstance(result, dict):
+        return Outcome("no-result", f"no {ctx.params.get('method')} result")
+    name, wanted = str(ctx.params["field"]), str(ctx.params["equals"])
+    value = result.get(name)
+    shown = json.dumps(value, ensure_ascii=False)[:200]
+    if isinstance(value, str) and value == wanted:
+        return Outcome("equal", f"{name} = {shown}", _ev(line))
+    return Outcome("different", f"{name} = {shown}, not {wanted!r}", _ev(line))
