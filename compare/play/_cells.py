@@ -204,6 +204,11 @@ class Cell:
                 return f"not run, because {t.name} lacks {feature}: {why}"
         if "can_change_roots" in s.requires and not t.can_change_roots:
             return f"not run, because {t.name} cannot add a root while connected"
+        if "host_plan" in s.requires and not t.variants:
+            return (
+                f"not run, because {t.name} is run as it is: no host of ours can tell it what to"
+                " answer, which this scenario sets"
+            )
         if s.id in t.not_run:
             reason = " ".join(t.not_run[s.id].split())
             return reason if reason.startswith("not run") else f"not run, because {reason}"
