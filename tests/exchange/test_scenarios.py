@@ -45,6 +45,14 @@ ISSUE_SCENARIOS = {
     "server-refresh-no-uri",
     "server-refresh-silent",
     "server-several-roots",
+    # issue 24: the elicitation area, played by the clients
+    "elicitation-ask",
+    "elicitation-form-enum",
+    "elicitation-url-undeclared",
+    "elicitation-undeclared",
+    "elicitation-complete-unknown",
+    "elicitation-decline",
+    "elicitation-retry",
 }
 
 

@@ -1,0 +1,187 @@
+"""The elicitation scenarios against real SDK clients, and what each verdict rests on.
+
+Four SDK hosts of three languages play every elicitation scenario at 2025-11-25 (and the
+embedded one at 2026-07-28) through the harness. For every check the judge graded, the test
+reads the transcript line the check names as its evidence and asserts that the raw text says
+what the outcome claims: a result is a response to the peer's own elicitation/create, a
+refusal carries the code, a decline says decline, a declared mode is in the initialize line,
+a valid result validates again here. Beside that, the few facts these SDKs were measured to
+do differently (the ts-sdk refuses a URL request it did not declare, go-sdk hands it to the
+form handler, py-sdk declares URL mode by itself) are asserted, so a change shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare import _paths
+from compare.judge._transcript import Line, read_transcript
+from compare.models import validate_as
+from compare.play._cells import Cell
+from compare.play._harness import RunSettings, run_cells
+from compare.play._run import select
+
+pytestmark = pytest.mark.clients
+
+TARGETS = ["ts-sdk", "py-sdk", "go-sdk", "rust-sdk"]
+SCENARIOS = [
+    "elicitation-ask",
+    "elicitation-form-enum",
+    "elicitation-url-undeclared",
+    "elicitation-undeclared",
+    "elicitation-complete-unknown",
+    "elicitation-decline",
+    "elicitation-retry",
+]
+REVISIONS = ["2025-11-25", "2026-07-28"]
+
+
+@pytest.fixture(scope="module")
+def played(
+    pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[tuple[Cell, dict[str, Any], Path]]]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+        cells, commit, known = select(targets=TARGETS, scenarios=SCENARIOS, revisions=REVISIONS)
+        results = tmp_path_factory.mktemp("elicitation-results")
+        settings = RunSettings(results, commit, known, tools=_paths.tools_dir())
+        found = run_cells(cells, settings, jobs=2)
+    by_key = {(v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found}
+    yield [
+        (c, by_key[(c.target.id, c.variant, c.scenario.id, c.revision)], c.folder(results))
+        for c in cells
+    ]
+
+
+def _check(verdict: dict[str, Any], check: str) -> dict[str, Any]:
+    return next(c for c in verdict["checks"] if c["id"] == check)
+
+
+def _ask(lines: list[Line]) -> Line:
+    """The peer's elicitation/create (plain; the embedded one rides a tools/call answer)."""
+    return next(x for x in lines if x.dir == "out" and x.method == "elicitation/create")
+
+
+def _initialize(lines: list[Line]) -> dict[str, Any]:
+    line = next(x for x in lines if x.dir == "in" and x.method == "initialize")
+    caps = line.obj["params"]["capabilities"]
+    assert isinstance(caps, dict)
+    return caps
+
+
+def test_every_cell_was_judged(played: list[tuple[Cell, dict[str, Any], Path]]) -> None:
+    assert played
+    assert [c.label for c, v, _ in played if v["verdict"] == "error"] == []
+    judged = [c for c, v, _ in played if v["verdict"] != "not-run"]
+    # Each target plays six scenarios at 2025-11-25 and the embedded one at 2026-07-28.
+    assert {(c.target.id, c.scenario.id) for c in judged} == {
+        (t, s) for t in TARGETS for s in SCENARIOS
+    }
+
+
+def test_each_outcome_is_what_its_evidence_line_says(
+    played: list[tuple[Cell, dict[str, Any], Path]],
+) -> None:
+    seen: set[tuple[str, str]] = set()
+    for cell, verdict, folder in played:
+        if verdict["verdict"] == "not-run":
+            continue
+        lines = read_transcript(folder / "transcript.jsonl").lines
+        by_n = {x.n: x for x in lines}
+        for check in verdict["checks"]:
+            outcome = check["outcome"]
+            evidence = [by_n[n] for n in check.get("evidence") or []]
+            where = f"{cell.label} {check['id']}={outcome}"
+            if check["id"] in ("answered", "refused") and outcome in ("result", "error", "code"):
+                (line,) = evidence[:1]
+                assert line.dir == "in", where
+                if cell.scenario.id != "elicitation-retry":
+                    assert line.obj.get("id") == _ask(lines).obj["id"], where
+                if outcome == "code":
+                    assert line.obj["error"]["code"] == -32602, where
+                elif outcome == "error":
+                    assert "error" in line.obj, where
+                elif cell.scenario.id == "elicitation-retry":
+                    assert "answer" in line.obj["params"]["inputResponses"], where
+                else:
+                    assert "result" in line.obj, where
+                seen.add((check["id"], outcome))
+            if check["id"] == "action" and outcome == "equal":
+                assert evidence[0].obj["result"]["action"] == "decline", where
+                seen.add((check["id"], outcome))
+            if check["id"] in ("declares", "declares-url"):
+                caps = _initialize(lines)
+                member = "url" if check["id"] == "declares-url" else "form"
+                if outcome == "member-declared":
+                    assert member in caps["elicitation"], where
+                elif outcome == "declared":
+                    assert "elicitation" in caps, where
+                    if cell.scenario.id != "elicitation-undeclared":  # that one names no member
+                        assert member not in caps["elicitation"], where
+                else:
+                    assert outcome == "absent" and "elicitation" not in caps, where
+                seen.add((check["id"], outcome))
+            if check["id"] == "result-valid" and outcome == "valid":
+                line = evidence[0]
+                result = (
+                    line.obj["params"]["inputResponses"]["answer"]
+                    if cell.scenario.id == "elicitation-retry"
+                    else line.obj["result"]
+                )
+                assert validate_as(result, "ElicitResult", verdict["negotiated_revision"]).ok, where
+                seen.add((check["id"], outcome))
+            if check["id"] == "no-reply" and outcome == "no-reply":
+                probe = next(x for x in lines if x.method == "notifications/elicitation/complete")
+                ids = {x.obj.get("id") for x in lines if x.dir == "out" and x.is_request}
+                assert not [
+                    x
+                    for x in lines
+                    if x.dir == "in"
+                    and x.n > probe.n
+                    and x.is_response
+                    and x.obj.get("id") not in ids
+                ], where
+                seen.add((check["id"], outcome))
+    # The run reached every kind of evidence this test reads.
+    assert {("answered", "result"), ("refused", "code"), ("action", "equal")} <= seen, seen
+    assert {("declares-url", "member-declared"), ("result-valid", "valid")} <= seen, seen
+
+
+def test_what_these_sdks_do_with_a_url_request_they_did_not_declare(
+    played: list[tuple[Cell, dict[str, Any], Path]],
+) -> None:
+    refused = {
+        c.target.id: _check(v, "refused")["outcome"]
+        for c, v, _ in played
+        if c.scenario.id == "elicitation-url-undeclared" and v["verdict"] != "not-run"
+    }
+    # ts-sdk checks the mode against what it declared; go-sdk and rust-sdk give the request to
+    # the form handler, which accepts; py-sdk declares url itself once a callback is set.
+    assert refused == {
+        "ts-sdk": "code",
+        "go-sdk": "result",
+        "rust-sdk": "result",
+        "py-sdk": "member-declared",
+    }
+    verdicts = {
+        c.target.id: v["verdict"]
+        for c, v, _ in played
+        if c.scenario.id == "elicitation-url-undeclared" and v["verdict"] != "not-run"
+    }
+    assert verdicts["go-sdk"] == "fail" and verdicts["ts-sdk"] == "pass"
+    go = next(
+        v
+        for c, v, _ in played
+        if c.target.id == "go-sdk" and c.scenario.id == "elicitation-url-undeclared"
+        if v["verdict"] == "fail"
+    )
+    fail = _check(go, "refused")
+    # A fail quotes the MUST it breaks, whole, and shows the raw answer it read.
+    (ref,) = fail["refs"]
+    assert "**MUST** return standard JSON-RPC errors" in ref["quote"] and "-32602" in ref["quote"]
+    assert json.loads(fail["observed"])["result"]["action"] == "accept"

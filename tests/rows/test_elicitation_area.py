@@ -1,0 +1,79 @@
+"""The elicitation area (issue 24) is data: seven client scenarios, two host variants and the
+generic rules. Held to what the issue asks of an area: at least ten rows, at least 70 % of
+them computed from cells that at least five run implementations play (the rest cited from
+the spec), a diff section of its own whose items appear where the spec says, and a column
+per run client that says "not run, because …" when there are no results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compare.exchange._scenarios import load_scenarios
+from compare.play._run import select
+from compare.rows import area_files, compute, gather, load_yaml
+from compare.rows._context import load_scenario_checks
+
+from .test_real_area import _real_diff
+
+
+def _rows() -> list[dict[str, object]]:
+    (path,) = [p for p in area_files() if p.name == "elicitation.yaml"]
+    data = load_yaml(path)
+    assert isinstance(data, dict)
+    return list(data["rows"])
+
+
+def test_rows_are_computed_from_cells_of_at_least_five_implementations() -> None:
+    rows = _rows()
+    assert len(rows) >= 10
+    cells, _, _ = select()
+    players: dict[str, set[str]] = {}
+    for cell in cells:
+        if cell.not_run_reason() is None:
+            players.setdefault(cell.scenario.id, set()).add(cell.target.id)
+    checks = load_scenario_checks()
+    computed, cited = [], []
+    for row in rows:
+        status = row.get("status") or {}
+        assert isinstance(status, dict)
+        query = status.get("query")
+        if not query:
+            assert row.get("sources"), row["id"]
+            cited.append(row["id"])
+            continue
+        wanted = query["check"] if isinstance(query["check"], list) else [query["check"]]
+        assert set(wanted) <= checks[query["scenario"]], row["id"]
+        if len(players.get(query["scenario"], set())) >= 5:
+            computed.append(row["id"])
+    assert len(computed) >= 0.7 * len(rows), computed
+    assert len(computed) + len(cited) == len(rows)
+
+
+def test_a_scenario_that_sets_the_answer_is_not_played_by_a_client_run_as_it_is() -> None:
+    cells, _, _ = select(scenarios=["elicitation-decline"])
+    reasons = {c.target.id: c.not_run_reason() for c in cells if c.revision == "2025-11-25"}
+    assert reasons["ts-sdk"] is None
+    assert reasons["claude-code"] is not None
+    assert reasons["claude-code"].startswith("not run, because Claude Code is run as it is")
+    (decline,) = [s for s in load_scenarios() if s.id == "elicitation-decline"]
+    assert decline.requires == ["host_plan"]
+
+
+def test_its_diff_section_and_columns(isolated: Path) -> None:
+    _real_diff()
+    known = gather()
+    assert known.diff is not None
+    items = known.diff["areas"]["elicitation"]["items"]
+    ask = items["ElicitRequest"]["revisions"]
+    assert ask["2025-06-18"]["present"] is True
+    assert not (ask.get("2025-03-26") or {}).get("present")
+    url = items["ElicitRequestURLParams"]["revisions"]
+    assert url["2025-11-25"]["present"] is True
+    assert not (url.get("2025-06-18") or {}).get("present")
+    doc = compute(area_files(), known, isolated / "results")
+    (eli,) = [a for a in doc["areas"] if a["area"] == "elicitation"]
+    assert all(r["where"]["computed"] for r in eli["rows"])
+    for row in eli["rows"]:
+        for column in row["status"].values():
+            assert column["state"] == "not-run", column
+            assert column["reason"].startswith("not run, because")
