@@ -88,6 +88,13 @@ def _check_one(
                 f"{where}: ClientCapabilities has no {value!r} at {', '.join(missing)}",
                 "narrow the check's revisions: to where the capability exists",
             )
+    if spec.kind == "server_capability":
+        missing = [r for r in revisions if value not in _server_capabilities(r)]
+        if missing:
+            raise CompareError(
+                f"{where}: ServerCapabilities has no {value!r} at {', '.join(missing)}",
+                "narrow the check's revisions: to where the capability exists",
+            )
 
 
 def _check_sent(
@@ -120,6 +127,13 @@ def _client_capabilities(revision: str) -> frozenset[str]:
     from compare.models import schema_index
 
     return schema_index(revision).client_capabilities
+
+
+def _server_capabilities(revision: str) -> frozenset[str]:
+    """The members of ``ServerCapabilities`` at ``revision``, read as the client's are."""
+    from compare.models import schema_index
+
+    return schema_index(revision).server_capabilities
 
 
 def step_requests(data: Mapping[str, Any]) -> set[str]:

@@ -87,6 +87,8 @@ class SchemaIndex:
     #: The JSON names of ``ClientCapabilities``' properties (what the generated model's
     #: fields are called on the wire), read without importing the models.
     client_capabilities: frozenset[str] = frozenset()
+    #: The same for ``ServerCapabilities``.
+    server_capabilities: frozenset[str] = frozenset()
 
 
 def _method_map(defs: dict[str, Any]) -> dict[str, str]:
@@ -156,8 +158,15 @@ def _index(revision: str, _schema_sha: str) -> SchemaIndex:
     members = defs.get("JSONRPCMessage", {}).get("anyOf", [])
     batches = any(isinstance(m, dict) and m.get("type") == "array" for m in members)
     capabilities = defs.get("ClientCapabilities", {}).get("properties", {})
+    offered = defs.get("ServerCapabilities", {}).get("properties", {})
     return SchemaIndex(
-        revision, frozenset(defs), _method_map(defs), envelopes, batches, frozenset(capabilities)
+        revision,
+        frozenset(defs),
+        _method_map(defs),
+        envelopes,
+        batches,
+        frozenset(capabilities),
+        frozenset(offered),
     )
 
 

@@ -48,8 +48,11 @@ Gate = Callable[[Context], Outcome | None]
 #: step ``label`` of the scenario; a schema ``definition`` (it must exist at every revision
 #: the check plays at); a client ``capability`` (a property of ``ClientCapabilities`` there);
 #: a ``member`` of that capability (e.g. ``listChanged``); a JSON-RPC error ``code`` (an
-#: integer); free ``text`` (a field name, a value to compare).
-ParamKind = Literal["method", "label", "definition", "capability", "member", "code", "text"]
+#: integer); free ``text`` (a field name, a value to compare); a ``server_capability`` (a
+#: property of ``ServerCapabilities``).
+ParamKind = Literal[
+    "method", "label", "definition", "capability", "member", "code", "text", "server_capability"
+]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,112 @@
+"""Generic server rules: what a server offers and answers, with the feature named by the check
+(``with:`` in the scenario file), so a new area's server checks add data, not rules.
+
+- ``server-capability``: what the server's initialize result declares as ``capability``.
+- ``server-answered``: how the server answered the scripted client's request of step
+  ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
+  close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
+  or only those that did not (``when: undeclared``) are judged; the others read as the gate
+  says, so a rule about what a capability promises never lands on a server that promised
+  nothing, and a rule about servers without it never lands on one that has it.
+
+In a server cell the scripted client is ours: ``out`` lines are its, ``in`` lines the
+server's, and the server's capabilities are in its answer to our initialize.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from compare.judge.rules._context import Context
+from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, rule
+from compare.judge.rules.server import NO_INIT, handshake_failed
+
+_CAPABILITY = Param("server_capability", "the server capability the request belongs to", needs="")
+
+
+def server_capabilities(ctx: Context) -> tuple[dict[str, Any], int | None]:
+    """The capabilities of the server's initialize result, and that line's number."""
+    trace = ctx.tx.steps.get("initialize")
+    line = ctx.tx.by_n(trace.evidence) if trace is not None else None
+    result = line.obj.get("result") if line is not None else None
+    caps = result.get("capabilities") if isinstance(result, dict) else None
+    return (caps if isinstance(caps, dict) else {}), (line.n if line is not None else None)
+
+
+@rule(
+    "server-capability",
+    ("declared", "absent", *NO_INIT),
+    gate=handshake_failed,
+    params={"capability": Param("server_capability", "the capability to read", required=True)},
+)
+def _server_capability(ctx: Context) -> Outcome:
+    name = str(ctx.params["capability"])
+    caps, n = server_capabilities(ctx)
+    evidence = [n] if n is not None else []
+    if name in caps:
+        return Outcome("declared", f"{name} = {caps[name]}", evidence)
+    return Outcome("absent", f"no {name} capability", evidence)
+
+
+_ANSWERS = ("result", "error", "silence", "closed")
+
+
+def _answer_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
+    code = ("code",) if params.get("code") else ()
+    when = params.get("when")
+    gate: tuple[str, ...] = ()
+    if when == "declared":
+        gate = ("undeclared",)
+    elif when == "undeclared":
+        gate = ("declared",)
+    return (*_ANSWERS, *code, *gate, *NO_INIT)
+
+
+def _gate(ctx: Context) -> Outcome | None:
+    early = handshake_failed(ctx)
+    if early is not None:
+        return early
+    name, when = ctx.params.get("capability"), ctx.params.get("when")
+    if not name or not when:
+        return None
+    caps, n = server_capabilities(ctx)
+    evidence = [n] if n is not None else []
+    if when == "declared" and name not in caps:
+        return Outcome("undeclared", f"no {name} capability: nothing was promised", evidence)
+    if when == "undeclared" and name in caps:
+        return Outcome("declared", f"{name} = {caps[name]}: judged where it is declared", evidence)
+    return None
+
+
+@rule(
+    "server-answered",
+    (*_ANSWERS, "code", "undeclared", "declared", *NO_INIT),
+    gate=_gate,
+    params={
+        "step": Param("label", "the step whose request is read", required=True),
+        "code": Param("code", "the JSON-RPC error code an error should carry"),
+        "capability": _CAPABILITY,
+        "when": Param(
+            "text",
+            "declared or undeclared: judge only servers that have the capability, or not",
+            needs="capability",
+        ),
+    },
+    outcomes_for=_answer_outcomes,
+)
+def _server_answered(ctx: Context) -> Outcome:
+    kind, line = ctx.reply(str(ctx.params["step"]))
+    if line is None:
+        if kind == "not-asked":
+            return Outcome("closed", "the request was never sent: the server had closed")
+        return Outcome(kind, NO_ANSWER[kind])
+    shown = (line.raw or "")[:300]
+    if kind == "result":
+        return Outcome("result", shown, _ev(line))
+    wanted = ctx.params.get("code")
+    error = line.obj.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    if wanted and isinstance(code, int) and str(code) == str(wanted):
+        return Outcome("code", shown, _ev(line))
+    return Outcome("error", shown, _ev(line))
