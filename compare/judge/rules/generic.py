@@ -8,6 +8,7 @@ the check (``with:`` in the scenario file), not by the rule.
   revision (through the models of that revision)?
 - ``capability-declared``: what the client declares as ``capability`` (and its ``member``).
 - ``notification-sent``: did the client send the notification ``method`` (after a step)?
+- ``request-sent``: did the client send a request of ``method`` by itself (after a step)?
 - ``result-field``: does the answer's result carry ``field`` equal to ``equals`` (the action a
   host's handler gave, say)?
 - ``request-refused``: the peer asked for something the client did not declare (a mode, a
@@ -359,3 +360,24 @@ def _result_field(ctx: Context) -> Outcome:
     if isinstance(value, str) and value == wanted:
         return Outcome("equal", f"{name} = {shown}", _ev(line))
     return Outcome("different", f"{name} = {shown}, not {wanted!r}", _ev(line))
+
+
+@rule(
+    "request-sent",
+    ("sent", "missing", *EARLY),
+    gate=stopped_early,
+    params={
+        "method": Param("method", "the request the client may send", required=True),
+        "after": Param("label", "count only what the client sent after this step began"),
+    },
+)
+def _request_sent(ctx: Context) -> Outcome:
+    after = _after(ctx)
+    method = ctx.params.get("method")
+    line = next(
+        (x for x in ctx.tx.incoming() if x.n > after and x.is_request and x.method == method),
+        None,
+    )
+    if line is None:
+        return Outcome("missing", f"no {method} request")
+    return Outcome("sent", (line.raw or "")[:300], _ev(line))
