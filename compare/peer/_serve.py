@@ -159,6 +159,8 @@ class Peer(StepWaits):
             }
         elif method == "ping":
             result = {}
+        elif method == "logging/setLevel" and "logging" in self.plan.get("capabilities", {}):
+            result = {}  # a server that declares logging takes the level (recorded in the line)
         elif method == "tools/list":
             result = {"tools": self.plan.get("tools", [])}
         elif method == "tools/call":

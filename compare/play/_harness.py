@@ -150,7 +150,9 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
         "transcript": "transcript.jsonl",
         "done": "done.json",
         "server_info": {"name": "mcp-compare-peer", "version": HARNESS_PEER_VERSION},
-        "capabilities": {"tools": {}},
+        # The peer offers tools, plus what the scenario adds (logging, for one that sends log
+        # messages: a server that does must declare it).
+        "capabilities": {"tools": {}, **(scenario.get("server_capabilities") or {})},
         "tools": [
             {
                 "name": "probe",
