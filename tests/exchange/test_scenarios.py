@@ -53,6 +53,9 @@ ISSUE_SCENARIOS = {
     "elicitation-complete-unknown",
     "elicitation-decline",
     "elicitation-retry",
+    # issue 24: the logging area, a client and a server side
+    "logging-messages",
+    "server-log-level",
 }
 
 

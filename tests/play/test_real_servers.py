@@ -80,6 +80,19 @@ FINDINGS = {
     ("angular-cli", "server-symlink-swap"),
     ("angular-cli-modernize", "server-odd-roots"),
     ("angular-cli-modernize", "server-symlink-swap"),
+    # The servers built on the TypeScript SDK answer a log level that does not exist with
+    # -32603 (its schema check failing), not the -32602 the logging page names.
+    ("server-everything", "server-log-level"),
+    ("angular-cli", "server-log-level"),
+    ("angular-cli-modernize", "server-log-level"),
+    ("chrome-devtools-mcp", "server-log-level"),
+}
+#: The servers that declare logging, and the code each answers an unknown level with.
+LOGGERS = {
+    "server-everything": -32603,
+    "angular-cli": -32603,
+    "angular-cli-modernize": -32603,
+    "chrome-devtools-mcp": -32603,
 }
 #: Probe operations that change the disk (``writes: true`` in server-enforcement).
 WRITES = {"write", "create", "move", "zip", "zip-dir"}
@@ -577,3 +590,45 @@ def test_chrome_devtools_and_its_browser_send_nothing_off_the_machine(
         if off_machine(line):
             assert "<UDP" in line, line
     assert UDP_SEND.findall(text) == []
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_log_level_answers_rest_on_the_servers_own_lines(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """Each server-log-level outcome is what the server wrote: its initialize result holds
+    logging or not, and the answers to our two logging/setLevel requests carry the ids we sent
+    and the result or error code the outcome names."""
+    v = server_run["by"][(target, "server-log-level", revision)]
+    tx = read_transcript(
+        _cell(server_run, target, "server-log-level", revision) / "transcript.jsonl"
+    )
+    ours = [x for x in tx.lines if x.dir == "out" and x.method == "logging/setLevel"]
+    assert [x.obj["params"]["level"] for x in ours] == ["warning", "loud"]
+
+    def answer(request: Any) -> Any:
+        return next(
+            x for x in tx.incoming() if x.is_response and x.obj.get("id") == request.obj["id"]
+        )
+
+    init = tx.by_n(tx.steps["initialize"].evidence)
+    assert init is not None
+    declared = "logging" in init.obj["result"]["capabilities"]
+    assert _check(v, "declares")["outcome"] == ("declared" if declared else "absent")
+    assert declared == (target in LOGGERS)
+    good, bad = answer(ours[0]), answer(ours[1])
+    if declared:
+        assert _check(v, "set-level")["outcome"] == "result" and good.obj["result"] == {}
+        assert bad.obj["error"]["code"] == LOGGERS[target]
+        assert _check(v, "bad-level")["outcome"] == (
+            "code" if LOGGERS[target] == -32602 else "error"
+        )
+        assert _check(v, "bad-level")["evidence"] == [bad.n]
+        assert _check(v, "undeclared-answer")["outcome"] == "declared"
+    else:
+        assert _check(v, "undeclared-answer")["outcome"] == "error"
+        # -32601 from most; rust-mcp-filesystem says -32603 "does not support logging"
+        assert isinstance(good.obj["error"]["code"], int)
+        assert _check(v, "undeclared-answer")["evidence"] == [good.n]
+        assert _check(v, "set-level")["outcome"] == "undeclared"
