@@ -25,6 +25,7 @@ from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._enforcement import enforcement_matrices
 from compare.site._escape import Md, code, esc, fence, link, slug
+from compare.site._glance import glance
 from compare.site._grid import Grid, badge_files, changes
 from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
@@ -341,6 +342,7 @@ class Renderer:
         # to learn them, then again with its legend. The legend page lists every page's.
         home = SymbolUse()
         home_context: dict[str, Any] = {
+            "glance": glance(data.rows or [], areas, columns),
             "columns": columns,
             "impls": impls,
             "areas": areas,
