@@ -1,12 +1,15 @@
-"""The elicitation area (issue 24) is data: seven client scenarios, two host variants and the
-generic rules. Held to what the issue asks of an area: at least ten rows, at least 70 % of
-them computed from cells that at least five run implementations play (the rest cited from
-the spec), a diff section of its own whose items appear where the spec says, and a column
-per run client that says "not run, because …" when there are no results."""
+"""The elicitation and logging areas (issue 24) are data: client and server scenarios, host
+variants and the generic rules. Each is held to what the issue asks of an area: at least ten
+rows, at least 70 % of them computed from cells that at least five run implementations play
+(the rest cited from the spec), a diff section of its own whose items appear where the spec
+says, and a column per run implementation that says "not run, because …" when there are no
+results."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from compare.exchange._scenarios import load_scenarios
 from compare.play._run import select
@@ -16,15 +19,16 @@ from compare.rows._context import load_scenario_checks
 from .test_real_area import _real_diff
 
 
-def _rows() -> list[dict[str, object]]:
-    (path,) = [p for p in area_files() if p.name == "elicitation.yaml"]
+def _rows(area: str) -> list[dict[str, object]]:
+    (path,) = [p for p in area_files() if p.name == f"{area}.yaml"]
     data = load_yaml(path)
     assert isinstance(data, dict)
     return list(data["rows"])
 
 
-def test_rows_are_computed_from_cells_of_at_least_five_implementations() -> None:
-    rows = _rows()
+@pytest.mark.parametrize("area", ["elicitation", "logging"])
+def test_rows_are_computed_from_cells_of_at_least_five_implementations(area: str) -> None:
+    rows = _rows(area)
     assert len(rows) >= 10
     cells, _, _ = select()
     players: dict[str, set[str]] = {}
@@ -77,3 +81,15 @@ def test_its_diff_section_and_columns(isolated: Path) -> None:
         for column in row["status"].values():
             assert column["state"] == "not-run", column
             assert column["reason"].startswith("not run, because")
+
+
+def test_the_logging_diff_section(isolated: Path) -> None:
+    _real_diff()
+    known = gather()
+    assert known.diff is not None
+    items = known.diff["areas"]["logging"]["items"]
+    level = items["SetLevelRequest"]["revisions"]
+    assert level["2024-11-05"]["present"] is True
+    meta = items["RequestMetaObject"]["revisions"]
+    assert meta["2026-07-28"]["present"] is True
+    assert not (meta.get("2025-11-25") or {}).get("present")
