@@ -81,18 +81,13 @@ def _check_one(
                 "narrow the check's revisions: to where it exists, or name the definition"
                 " that revision has",
             )
-    if spec.kind == "capability":
-        missing = [r for r in revisions if value not in _client_capabilities(r)]
+    side = {"capability": "Client", "server_capability": "Server"}.get(spec.kind)
+    if side:
+        members = _client_capabilities if side == "Client" else _server_capabilities
+        missing = [r for r in revisions if value not in members(r)]
         if missing:
             raise CompareError(
-                f"{where}: ClientCapabilities has no {value!r} at {', '.join(missing)}",
-                "narrow the check's revisions: to where the capability exists",
-            )
-    if spec.kind == "server_capability":
-        missing = [r for r in revisions if value not in _server_capabilities(r)]
-        if missing:
-            raise CompareError(
-                f"{where}: ServerCapabilities has no {value!r} at {', '.join(missing)}",
+                f"{where}: {side}Capabilities has no {value!r} at {', '.join(missing)}",
                 "narrow the check's revisions: to where the capability exists",
             )
 

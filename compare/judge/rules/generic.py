@@ -161,6 +161,16 @@ def _embedded(ctx: Context, label: str) -> tuple[str, Line | None, Any] | None:
     return "silence", None, None
 
 
+def _answer(ctx: Context) -> tuple[str, Line | None, Any]:
+    """How the check's request was answered, plain or embedded: (kind, line, result)."""
+    label = _step(ctx)
+    embedded = _embedded(ctx, label)
+    if embedded is not None:
+        return embedded
+    kind, line = ctx.reply(label)
+    return kind, line, (line.obj.get("result") if line is not None else None)
+
+
 def _asks(line: Line, key: str) -> bool:
     """Whether our ``line`` is an InputRequiredResult asking for input under ``key``."""
     result = line.obj.get("result") if isinstance(line.obj, dict) else None
@@ -184,13 +194,7 @@ _VALID = ("valid", "invalid", "no-result")
     outcomes_for=_gated(_VALID),
 )
 def _result_valid(ctx: Context) -> Outcome:
-    label = _step(ctx)
-    embedded = _embedded(ctx, label)
-    if embedded is not None:
-        kind, line, result = embedded
-    else:
-        kind, line = ctx.reply(label)
-        result = line.obj.get("result") if line is not None else None
+    kind, line, result = _answer(ctx)
     if kind != "result" or line is None:
         return Outcome("no-result", f"no {ctx.params.get('method')} result")
     definition, at = str(ctx.params["definition"]), ctx.negotiated
@@ -345,13 +349,7 @@ _FIELD = ("equal", "different", "no-result")
     outcomes_for=_gated(_FIELD),
 )
 def _result_field(ctx: Context) -> Outcome:
-    label = _step(ctx)
-    embedded = _embedded(ctx, label)
-    if embedded is not None:
-        kind, line, result = embedded
-    else:
-        kind, line = ctx.reply(label)
-        result = line.obj.get("result") if line is not None else None
+    kind, line, result = _answer(ctx)
     if kind != "result" or line is None or not isinstance(result, dict):
         return Outcome("no-result", f"no {ctx.params.get('method')} result")
     name, wanted = str(ctx.params["field"]), str(ctx.params["equals"])
