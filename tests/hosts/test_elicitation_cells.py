@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from compare import _paths
+from compare.exchange._scenarios import load_scenarios
 from compare.judge._transcript import Line, read_transcript
 from compare.models import validate_as
 from compare.play._cells import Cell
@@ -29,15 +30,8 @@ from compare.play._run import select
 pytestmark = pytest.mark.clients
 
 TARGETS = ["ts-sdk", "py-sdk", "go-sdk", "rust-sdk"]
-SCENARIOS = [
-    "elicitation-ask",
-    "elicitation-form-enum",
-    "elicitation-url-undeclared",
-    "elicitation-undeclared",
-    "elicitation-complete-unknown",
-    "elicitation-decline",
-    "elicitation-retry",
-]
+#: Every shipped elicitation scenario (the area's own: their ids start with its name).
+SCENARIOS = sorted(s.id for s in load_scenarios() if s.id.startswith("elicitation-"))
 REVISIONS = ["2025-11-25", "2026-07-28"]
 
 
