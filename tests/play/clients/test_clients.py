@@ -36,8 +36,10 @@ ROOTS_LIST_CHECKS = ("answered", "workspace-root", "root-uri-encoding", "root-na
 #: health check closes (and stops the server) as soon as its own ping is answered; the peer
 #: asks for roots just before answering that ping, so the -32601 sometimes gets out first and
 #: sometimes not (seen both ways on this machine). Such a cell records "silence", so its
-#: verdict is left out of the golden table and "silence" out of the answers kept.
-RACES_THE_CLOSE = {"gemini-cli-health": "roots-undeclared"}
+#: verdict is left out of the golden table and "silence" out of the answers kept. The same
+#: holds for elicitation/create, which the peer sends at the same moment (its -32601 went
+#: out 2 ms after the ping's answer in the run the golden table was written from).
+RACES_THE_CLOSE = {"gemini-cli-health": {"roots-undeclared", "elicitation-undeclared"}}
 VERDICTS = {"pass", "non-strict", "fail", "informational", "not-run"}
 
 
@@ -98,7 +100,7 @@ def measured(run: ClientRun, target: str) -> dict[str, Any]:
             outcomes(run.verdict(target, "roots-undeclared", r))["answer"]
             for r in accepted(run, target)
         }
-        if RACES_THE_CLOSE.get(target) == "roots-undeclared":
+        if "roots-undeclared" in RACES_THE_CLOSE.get(target, set()):
             answers.discard("silence")
         facts["undeclared_answers"] = answers
     else:
@@ -140,11 +142,11 @@ def test_verdicts_match_golden(
     client_run: ClientRun, target: str, golden: Callable[[str], GoldenFile]
 ) -> None:
     """Every cell's verdict, as recorded (the racing cells of RACES_THE_CLOSE left out)."""
-    racy = RACES_THE_CLOSE.get(target)
+    racy = RACES_THE_CLOSE.get(target, set())
     table = {
         f"{v['scenario']}/{v['revision']}": v["verdict"]
         for v in client_run.verdicts(target)
-        if not (v["scenario"] == racy and v["verdict"] != "not-run")
+        if not (v["scenario"] in racy and v["verdict"] != "not-run")
     }
     golden("cli_verdicts").expect(target, table)
 
