@@ -29,7 +29,9 @@ def server_capabilities(ctx: Context) -> tuple[dict[str, Any], int | None]:
     """The capabilities of the server's initialize result, and that line's number."""
     trace = ctx.tx.steps.get("initialize")
     line = ctx.tx.by_n(trace.evidence) if trace is not None else None
-    result = line.obj.get("result") if line is not None else None
+    # Our initialize's answer as the peer recorded it; a damaged line holds no object.
+    obj = line.obj if line is not None else None
+    result = obj.get("result") if isinstance(obj, dict) else None
     caps = result.get("capabilities") if isinstance(result, dict) else None
     return (caps if isinstance(caps, dict) else {}), (line.n if line is not None else None)
 
