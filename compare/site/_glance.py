@@ -3,7 +3,7 @@ rows came out, so a reader sees which areas a program was measured in and how it
 opening any table.
 
 A line counts the implementation's row states in the area, the graded ones first, each count
-with its word (``7 supported · 1 not supported · 2 observed``); rows the implementation was not
+with its word (``✘ 1 fail · ✔ 7 pass · ℹ 2 observed``); rows the implementation was not
 run for are left out of the count, and an area where none was run reads "not run".
 """
 

@@ -69,12 +69,8 @@ def test_its_diff_section_and_columns(isolated: Path) -> None:
     known = gather()
     assert known.diff is not None
     items = known.diff["areas"]["elicitation"]["items"]
-    ask = items["ElicitRequest"]["revisions"]
-    assert ask["2025-06-18"]["present"] is True
-    assert not (ask.get("2025-03-26") or {}).get("present")
-    url = items["ElicitRequestURLParams"]["revisions"]
-    assert url["2025-11-25"]["present"] is True
-    assert not (url.get("2025-06-18") or {}).get("present")
+    _first_at(items, "ElicitRequest", "2025-06-18", "2025-03-26")
+    _first_at(items, "ElicitRequestURLParams", "2025-11-25", "2025-06-18")
     doc = compute(area_files(), known, isolated / "results")
     (eli,) = [a for a in doc["areas"] if a["area"] == "elicitation"]
     assert_computed_and_not_run(eli)
@@ -95,8 +91,13 @@ def test_the_logging_diff_section(isolated: Path) -> None:
     known = gather()
     assert known.diff is not None
     items = known.diff["areas"]["logging"]["items"]
-    level = items["SetLevelRequest"]["revisions"]
-    assert level["2024-11-05"]["present"] is True
-    meta = items["RequestMetaObject"]["revisions"]
-    assert meta["2026-07-28"]["present"] is True
-    assert not (meta.get("2025-11-25") or {}).get("present")
+    _first_at(items, "SetLevelRequest", "2024-11-05")
+    _first_at(items, "RequestMetaObject", "2026-07-28", "2025-11-25")
+
+
+def _first_at(items: dict[str, Any], item: str, at: str, before: str | None = None) -> None:
+    """``item`` of an area's diff section is present at revision ``at`` and not at ``before``."""
+    revisions = items[item]["revisions"]
+    assert revisions[at]["present"] is True, (item, at)
+    if before is not None:
+        assert not (revisions.get(before) or {}).get("present"), (item, before)

@@ -201,6 +201,14 @@ NO_ANSWER = {
 }
 
 
+def error_code(line: Line) -> int | None:
+    """The integer ``error.code`` of a response line; None for a result or a malformed error
+    (a boolean is not a code, though Python counts it as an int)."""
+    error = line.obj.get("error") if isinstance(line.obj, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
 def _ev(*lines: Line | None) -> list[int]:
     return [x.n for x in lines if x is not None]
 

@@ -37,6 +37,7 @@ from compare.judge.rules._registry import (
     Outcome,
     Param,
     _ev,
+    error_code,
     measured_start_failure,
     rule,
     stopped_early,
@@ -324,10 +325,8 @@ def _request_refused(ctx: Context) -> Outcome:
     shown = (line.raw or "")[:300]
     if kind == "result":
         return Outcome("result", shown, _ev(line))
-    error = line.obj.get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    wanted = ctx.params.get("code")
-    if isinstance(code, int) and not isinstance(code, bool) and str(code) == str(wanted):
+    code, wanted = error_code(line), ctx.params.get("code")
+    if code is not None and str(code) == str(wanted):
         return Outcome("code", shown, _ev(line))
     return Outcome("other-error", f"code {code!r}, not {wanted}: {shown}", _ev(line))
 

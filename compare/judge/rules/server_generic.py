@@ -19,21 +19,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from compare.judge.rules._context import Context
-from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, rule
+from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
 from compare.judge.rules.server import NO_INIT, handshake_failed
 
-_CAPABILITY = Param("server_capability", "the server capability the request belongs to", needs="")
+_CAPABILITY = Param("server_capability", "the server capability the request belongs to")
 
 
-def server_capabilities(ctx: Context) -> tuple[dict[str, Any], int | None]:
-    """The capabilities of the server's initialize result, and that line's number."""
+def server_capabilities(ctx: Context) -> tuple[dict[str, Any], list[int]]:
+    """The capabilities of the server's initialize result, and that line as evidence."""
     trace = ctx.tx.steps.get("initialize")
     line = ctx.tx.by_n(trace.evidence) if trace is not None else None
     # Our initialize's answer as the peer recorded it; a damaged line holds no object.
     obj = line.obj if line is not None else None
     result = obj.get("result") if isinstance(obj, dict) else None
     caps = result.get("capabilities") if isinstance(result, dict) else None
-    return (caps if isinstance(caps, dict) else {}), (line.n if line is not None else None)
+    return (caps if isinstance(caps, dict) else {}), _ev(line)
 
 
 @rule(
@@ -44,24 +44,20 @@ def server_capabilities(ctx: Context) -> tuple[dict[str, Any], int | None]:
 )
 def _server_capability(ctx: Context) -> Outcome:
     name = str(ctx.params["capability"])
-    caps, n = server_capabilities(ctx)
-    evidence = [n] if n is not None else []
+    caps, evidence = server_capabilities(ctx)
     if name in caps:
         return Outcome("declared", f"{name} = {caps[name]}", evidence)
     return Outcome("absent", f"no {name} capability", evidence)
 
 
 _ANSWERS = ("result", "error", "silence", "closed")
+#: ``when`` → the outcome of the servers it leaves out.
+_OTHER_SIDE: dict[str, tuple[str, ...]] = {"declared": ("undeclared",), "undeclared": ("declared",)}
 
 
 def _answer_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
     code = ("code",) if params.get("code") else ()
-    when = params.get("when")
-    gate: tuple[str, ...] = ()
-    if when == "declared":
-        gate = ("undeclared",)
-    elif when == "undeclared":
-        gate = ("declared",)
+    gate = _OTHER_SIDE.get(str(params.get("when")), ())
     return (*_ANSWERS, *code, *gate, *NO_INIT)
 
 
@@ -72,8 +68,7 @@ def _gate(ctx: Context) -> Outcome | None:
     name, when = ctx.params.get("capability"), ctx.params.get("when")
     if not name or not when:
         return None
-    caps, n = server_capabilities(ctx)
-    evidence = [n] if n is not None else []
+    caps, evidence = server_capabilities(ctx)
     if when == "declared" and name not in caps:
         return Outcome("undeclared", f"no {name} capability: nothing was promised", evidence)
     if when == "undeclared" and name in caps:
@@ -106,9 +101,7 @@ def _server_answered(ctx: Context) -> Outcome:
     shown = (line.raw or "")[:300]
     if kind == "result":
         return Outcome("result", shown, _ev(line))
-    wanted = ctx.params.get("code")
-    error = line.obj.get("error")
-    code = error.get("code") if isinstance(error, dict) else None
-    if wanted and isinstance(code, int) and str(code) == str(wanted):
+    code, wanted = error_code(line), ctx.params.get("code")
+    if wanted and code is not None and str(code) == str(wanted):
         return Outcome("code", shown, _ev(line))
     return Outcome("error", shown, _ev(line))
