@@ -234,11 +234,11 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
             f"{source}: key client_features: only for side: server or proxy",
             "the scripted client declares them; a client scenario's client is the target",
         )
-    if "server_capabilities" in data and side != "client":
+    if "server_capabilities" in data and side == "server":
         raise CompareError(
-            f"{source}: key server_capabilities: only for side: client",
-            "the peer declares them when it is the server; a server scenario's server is the"
-            " target",
+            f"{source}: key server_capabilities: only for side: client or proxy",
+            "the peer declares them when it is the server (a proxy's upstream); a server"
+            " scenario's server is the target",
         )
     methods = _methods()
     peer_key = {"client": "steps", "proxy": "upstream_steps"}.get(side)
