@@ -34,6 +34,8 @@ ISSUE_SCENARIOS = {
     # issue 10: played by both scripted ends around proxy targets
     "relay-roots",
     "relay-roots-undeclared",
+    "relay-elicitation",
+    "relay-log-messages",
     # issue 21: a request of the upstream while no stream toward the host is open
     "relay-no-stream",
     # issue 23: odd roots and a symlink swapped between check and use

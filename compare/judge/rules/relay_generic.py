@@ -266,25 +266,29 @@ def _relay_capability(ctx: Context) -> Outcome:
     return Outcome("same-as-host", where, _ev(init))
 
 
-def _host_result_caps(ctx: Context) -> tuple[dict[str, Any], Line | None]:
-    """The server capabilities the proxy declared to our host (its initialize result)."""
-    init = next(
-        (x for x in on_leg(ctx, "host") if x.dir == "out" and x.method == "initialize"), None
-    )
-    got = response_on(ctx, init, "host", "in") if init is not None else None
+def _result_caps(ctx: Context, leg: str, init: Line | None) -> tuple[dict[str, Any], Line | None]:
+    """The server capabilities in the answer to ``init`` on ``leg`` (the proxy's to our host
+    on the host leg, the upstream's to the proxy on the upstream leg)."""
+    got = response_on(ctx, init, leg, "in" if leg == "host" else "out") if init else None
     result = got.obj.get("result") if got is not None else None
     caps = result.get("capabilities") if isinstance(result, dict) else None
     return (caps if isinstance(caps, dict) else {}), got
+
+
+def _host_result_caps(ctx: Context) -> tuple[dict[str, Any], Line | None]:
+    """The server capabilities the proxy declared to our host (its initialize result)."""
+    host = on_leg(ctx, "host")
+    return _result_caps(
+        ctx, "host", next((x for x in host if x.dir == "out" and x.method == "initialize"), None)
+    )
 
 
 def _upstream_result_caps(ctx: Context) -> tuple[dict[str, Any], Line | None]:
     """The server capabilities the upstream declared to the proxy on the main connection."""
     conn = main_conn(ctx)
-    init = next((x for x in upstream_inits(ctx) if x.conn == conn), None)
-    got = response_on(ctx, init, "upstream", "out") if init is not None else None
-    result = got.obj.get("result") if got is not None else None
-    caps = result.get("capabilities") if isinstance(result, dict) else None
-    return (caps if isinstance(caps, dict) else {}), got
+    return _result_caps(
+        ctx, "upstream", next((x for x in upstream_inits(ctx) if x.conn == conn), None)
+    )
 
 
 @rule(
