@@ -255,6 +255,8 @@ def test_the_scripted_client_declares_and_lists_what_the_scenarios_said(tmp_path
         # as the client reads it: from plan.json, written with sorted keys
         wanted = json.loads(json.dumps(features(cell, tmp_path / scenario.id), sort_keys=True))
         before = {} if spec.get("capability") is None else {"roots": spec["capability"]}
+        # a feature beside roots (client_features: elicitation …) is declared as written there
+        before.update(_features.declared(scenario.raw.get("client_features") or {}))
         assert json.dumps(_features.declared(wanted)) == json.dumps(before), scenario.id
         folders = _folders(cell, tmp_path / scenario.id)
         if spec.get("capability") is not None:
