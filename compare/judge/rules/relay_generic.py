@@ -239,17 +239,23 @@ def _relay_request_reply(ctx: Context) -> Outcome:
     return Outcome(worst.name, "; ".join(o.observed for o in each), worst.evidence)
 
 
+def _no_upstream(ctx: Context) -> Outcome | None:
+    """The host's handshake failed, or the proxy never opened the upstream: nothing to compare."""
+    early = handshake_failed(ctx)
+    if early is not None or upstream_inits(ctx):
+        return early
+    return Outcome("upstream-not-connected", "the proxy never sent initialize to the upstream")
+
+
 @rule(
     "relay-capability",
     ("same-as-host", "declared-without-host", "not-declared", "members-differ",
      "upstream-not-connected", "no-initialize"),
-    gate=handshake_failed,
+    gate=_no_upstream,
     params={"capability": Param("capability", "the client capability compared", required=True)},
 )  # fmt: skip
 def _relay_capability(ctx: Context) -> Outcome:
     name = str(ctx.params["capability"])
-    if not upstream_inits(ctx):
-        return Outcome("upstream-not-connected", "the proxy never sent initialize to the upstream")
     caps = ctx.plan.get("capabilities")
     host = caps.get(name) if isinstance(caps, dict) else None
     mine, init = _upstream_declared(ctx, main_conn(ctx), name)
@@ -295,13 +301,11 @@ def _upstream_result_caps(ctx: Context) -> tuple[dict[str, Any], Line | None]:
     "relay-server-capability",
     ("passed-on", "not-passed-on", "added", "neither", "upstream-not-connected",
      "no-initialize"),
-    gate=handshake_failed,
+    gate=_no_upstream,
     params={"capability": Param("server_capability", "the server capability", required=True)},
 )  # fmt: skip
 def _relay_server_capability(ctx: Context) -> Outcome:
     name = str(ctx.params["capability"])
-    if not upstream_inits(ctx):
-        return Outcome("upstream-not-connected", "the proxy never sent initialize to the upstream")
     up, up_line = _upstream_result_caps(ctx)
     host, host_line = _host_result_caps(ctx)
     where = f"upstream declared {name}: {_canon(up.get(name))}; host told: {_canon(host.get(name))}"
