@@ -79,8 +79,19 @@ datacheck: venv tools
 	$(MC) rows --lint
 	$(MC) cite --check
 
+# The suite runs in TEST_WORKERS pytest-xdist workers: most of its time is spent waiting on
+# real programs, not on the CPU. A worker takes a whole group at a time (a module, or one
+# target of a module that plays its cells per target), longest first: tests/_groups.py.
+# The CLI clients' run goes first and alone, as their goldens were measured: several of them
+# start a bridge or a model call against a fixed timeout of their own, which a machine loaded
+# by the other workers overruns (mcpc's 5 s bridge start did, at load 10).
+# TEST_WORKERS=0 runs the rest in one process too.
+TEST_WORKERS ?= 3
+CLI_TESTS := tests/play/clients/test_clients.py
 pytest: venv tools sysdeps testdeps
-	$(BIN)/pytest
+	$(BIN)/pytest $(CLI_TESTS); cli=$$?; \
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --ignore=$(CLI_TESTS); rest=$$?; \
+	exit $$(( cli || rest ))
 
 test: lint typecheck datacheck pytest
 

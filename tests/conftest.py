@@ -30,9 +30,11 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _golden import GoldenFile, GoldenStore
+from _groups import GroupScheduling, sort_items
 from hypothesis import settings
 
 from compare._paths import PROJECT_ROOT
@@ -64,6 +66,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     folder = Path(config.getoption("--golden-dir")).resolve()
     config.stash[_GOLDEN] = GoldenStore(folder, bool(config.getoption("--update-golden")))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest groups of tests first, for the workers ``make pytest`` starts
+    (``tests/_groups.py`` says why and how); a run in one process keeps them in this order
+    too."""
+    sort_items(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` hands out our groups (a module, or one target of a module that
+    plays per target) instead of xdist's scopes."""
+    if config.getvalue("dist") == "loadscope":
+        return GroupScheduling(config, log)
+    return None
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -1,9 +1,9 @@
 """Every scenario against the real SDK clients, through the harness, with the verdicts.
 
-One run of all cells (each SDK target × its variants × every scenario × every revision) feeds
-every assertion here. Invariants (every planned cell judged, no error verdict, each client ended as
-its entry says) are checked in code; what the clients were measured to do — every cell's
-verdict and the outcomes behind the interesting ones — is data in
+One run of each SDK target's cells (its variants × every scenario × every revision) feeds
+every assertion about that target. Invariants (every planned cell judged, no error verdict,
+each client ended as its entry says) are checked in code; what the clients were measured to
+do — every cell's verdict and the outcomes behind the interesting ones — is data in
 ``tests/golden/sdk_runs.json``, compared here and rewritten by ``make golden``.
 """
 
@@ -44,17 +44,41 @@ Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
 
 @pytest.fixture(scope="module")
-def verdicts(
+def played(
     pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[Key, dict[str, Any]]]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-        cells, commit, known = select(targets=TARGETS)
-        settings = RunSettings(
-            tmp_path_factory.mktemp("sdk-results"), commit, known, tools=_paths.tools_dir()
-        )
-        found = run_cells(cells, settings, jobs=2)
-    yield {(v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found}
+) -> Iterator[Callable[[str], dict[Key, dict[str, Any]]]]:
+    """``played(target)``: every cell of one target (each variant × scenario × revision),
+    played through the harness on first use and kept for the module's other tests. Each
+    target's tests are one group (``tests/_groups.py``), so the targets' runs go to different
+    pytest-xdist workers and each worker plays only the targets it was handed."""
+    runs: dict[str, dict[Key, dict[str, Any]]] = {}
+
+    def play(target: str) -> dict[Key, dict[str, Any]]:
+        if target not in runs:
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+                cells, commit, known = select(targets=[target])
+                settings = RunSettings(
+                    tmp_path_factory.mktemp(f"sdk-results-{target}"),
+                    commit,
+                    known,
+                    tools=_paths.tools_dir(),
+                )
+                found = run_cells(cells, settings, jobs=2)
+            runs[target] = {
+                (v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found
+            }
+        return runs[target]
+
+    yield play
+
+
+@pytest.fixture
+def verdicts(
+    target: str, played: Callable[[str], dict[Key, dict[str, Any]]]
+) -> dict[Key, dict[str, Any]]:
+    """The cells of the test's target."""
+    return played(target)
 
 
 def outcome(verdict: dict[str, Any], check: str) -> str:
@@ -92,8 +116,9 @@ def measured(target: str, verdicts: dict[Key, dict[str, Any]]) -> dict[str, Any]
     }
 
 
-def test_every_planned_cell_was_judged(verdicts: dict[Key, dict[str, Any]]) -> None:
-    cells, _commit, _known = select(targets=TARGETS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_planned_cell_was_judged(target: str, verdicts: dict[Key, dict[str, Any]]) -> None:
+    cells, _commit, _known = select(targets=[target])
     planned = {(c.target.id, c.variant, c.scenario.id, c.revision) for c in cells}
     assert set(verdicts) == planned
     assert [k for k, v in verdicts.items() if v["verdict"] == "error"] == []

@@ -1,0 +1,91 @@
+"""How the suite is split between pytest-xdist workers (``make pytest`` runs ``-n`` workers with
+``--dist loadscope``, whose scheduler is :class:`GroupScheduling`).
+
+Most of the suite's time is spent waiting on real programs (a client starting, an observe
+window, a JVM), not on the CPU, so a few workers on two cores finish far sooner than one. But
+many modules play their cells once, in a module- or session-scoped fixture, and every test of
+the module reads that one run: spread over workers, each worker would play it again. So the
+unit handed to a worker is a *group*: by default a whole module. A module whose one big run is
+really one run per target is named in ``SPLIT`` with the parameter it splits by: its tests are
+grouped by that parameter's value (its fixture then plays one target at a time), and the
+targets go to different workers.
+
+The groups are handed out longest first, so that the last group to start is a short one and no
+worker idles while another still has a quarter of an hour of cells queued. ``SLOW`` holds the
+measured cost of the slow groups; every other group is taken as short and keeps its collection
+order.
+
+xdist's own ``loadgroup`` would do the grouping from a mark, but with pytest 9 it cannot: it
+renames each item's ``_nodeid``, which pytest 9 no longer reads, so every test became a group
+of its own. Grouping by node id in the scheduler needs nothing from the items.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from xdist.scheduler import LoadScopeScheduling
+
+#: Modules that split by a parameter: every test of theirs takes that one parameter, so the
+#: value is the whole id between the brackets of the test's node id.
+SPLIT: dict[str, str] = {"tests/hosts/test_sdk_runs.py": "target"}
+
+#: Seconds one worker spent on each slow group (``-n 3`` on a loaded 2-core machine, load 7-12,
+#: 2026-12-03, from ``--junitxml``); only the order matters, so an estimate that is off by a
+#: third does no harm. The CLI clients' module is not here: ``make pytest`` runs it alone first.
+SLOW: dict[str, float] = {
+    "tests/site/test_site_reader_browser.py": 445,
+    "tests/play/test_real_servers.py": 340,
+    "tests/hosts/test_sdk_runs.py:pydantic-ai": 292,
+    "tests/hosts/test_host_contract.py": 287,
+    "tests/hosts/test_sdk_runs.py:mcp-agent": 280,
+    "tests/pipeline/test_pipeline.py": 275,
+    "tests/hosts/test_sdk_runs.py:mcp-use-py": 266,
+    "tests/hosts/test_sdk_runs.py:fastmcp": 221,
+    "tests/play/test_real_refresh.py": 185,
+    "tests/site/test_site_render.py": 147,
+    "tests/play/clients/test_proxies_alone.py": 142,
+    "tests/play/test_real_proxies.py": 135,
+    "tests/play/test_kill.py": 134,
+    "tests/hosts/test_hosts.py": 133,
+    "tests/test_contracts.py": 129,
+    "tests/hosts/test_sdk_runs.py:py-sdk": 125,
+    "tests/hosts/test_sdk_runs.py:mastra-v1": 110,
+    "tests/hosts/test_sdk_runs.py:java-sdk": 109,
+    "tests/site/test_site_maintainers_browser.py": 106,
+    "tests/pipeline/test_kill_compare.py": 106,
+    "tests/hosts/test_sdk_runs.py:kotlin-sdk": 97,
+    "tests/fuzz/test_fuzz_judge.py": 97,
+    "tests/site/test_site_matrix_browser.py": 92,
+    "tests/play/test_repeat.py": 86,
+}
+
+
+def group_of(nodeid: str) -> str:
+    """The group of a test: its module, or its module and its parameter where the module
+    splits (``SPLIT``)."""
+    module = nodeid.split("::", 1)[0]
+    if module in SPLIT and nodeid.endswith("]") and "[" in nodeid:
+        return f"{module}:{nodeid[nodeid.index('[') + 1 : -1]}"
+    return module
+
+
+def sort_items(items: list[pytest.Item]) -> None:
+    """Collection order, longest groups first (each group's items together, in their order):
+    the scheduler hands out groups in the order it first meets them."""
+    order: dict[str, int] = {}
+    for item in items:
+        order.setdefault(group_of(item.nodeid), len(order))
+    items.sort(key=lambda i: (-SLOW.get(group_of(i.nodeid), 0.0), order[group_of(i.nodeid)]))
+
+
+class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
+    """xdist's scope scheduling with our groups as the scopes, in collection order."""
+
+    def __init__(self, config: pytest.Config, log: Any = None) -> None:
+        super().__init__(config, log)
+        config.option.loadscopereorder = False  # keep sort_items' order
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(nodeid)
