@@ -79,8 +79,8 @@ datacheck: venv tools
 	$(MC) rows --lint
 	$(MC) cite --check
 
-# The suite runs in TEST_WORKERS pytest-xdist workers: most of its time is spent waiting on
-# real programs, not on the CPU. A worker takes a whole group at a time (a module, or one
+# The suite runs in TEST_WORKERS pytest-xdist workers: much of its time is spent waiting on
+# real programs, so three workers on two cores take about half the time of one. A worker takes a whole group at a time (a module, or one
 # target of a module that plays its cells per target), longest first: tests/_groups.py.
 # The CLI clients' run goes first and alone, as their goldens were measured: several of them
 # start a bridge or a model call against a fixed timeout of their own, which a machine loaded

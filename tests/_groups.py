@@ -1,14 +1,13 @@
 """How the suite is split between pytest-xdist workers (``make pytest`` runs ``-n`` workers with
 ``--dist loadscope``, whose scheduler is :class:`GroupScheduling`).
 
-Most of the suite's time is spent waiting on real programs (a client starting, an observe
-window, a JVM), not on the CPU, so a few workers on two cores finish far sooner than one. But
+Much of the suite's time is spent waiting on real programs (a client starting, an observe
+window, a JVM), so three workers on two cores finish in about half the time of one. But
 many modules play their cells once, in a module- or session-scoped fixture, and every test of
 the module reads that one run: spread over workers, each worker would play it again. So the
 unit handed to a worker is a *group*: by default a whole module. A module whose one big run is
-really one run per target is named in ``SPLIT`` with the parameter it splits by: its tests are
-grouped by that parameter's value (its fixture then plays one target at a time), and the
-targets go to different workers.
+really one run per target is named in ``SPLIT``: its tests are grouped by their target (its
+fixture then plays one target at a time), and the targets go to different workers.
 
 The groups are handed out longest first, so that the last group to start is a short one and no
 worker idles while another still has a quarter of an hour of cells queued. ``SLOW`` holds the
@@ -27,9 +26,9 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-#: Modules that split by a parameter: every test of theirs takes that one parameter, so the
-#: value is the whole id between the brackets of the test's node id.
-SPLIT: dict[str, str] = {"tests/hosts/test_sdk_runs.py": "target"}
+#: Modules that split by target: every test of theirs takes the one parameter ``target``, so
+#: the target is the whole id between the brackets of the test's node id.
+SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 
 #: Seconds one worker spent on each slow group (``-n 3`` on a loaded 2-core machine, load 7-12,
 #: 2026-12-03, from ``--junitxml``); only the order matters, so an estimate that is off by a
@@ -74,10 +73,11 @@ def group_of(nodeid: str) -> str:
 def sort_items(items: list[pytest.Item]) -> None:
     """Collection order, longest groups first (each group's items together, in their order):
     the scheduler hands out groups in the order it first meets them."""
+    groups = {item.nodeid: group_of(item.nodeid) for item in items}
     order: dict[str, int] = {}
-    for item in items:
-        order.setdefault(group_of(item.nodeid), len(order))
-    items.sort(key=lambda i: (-SLOW.get(group_of(i.nodeid), 0.0), order[group_of(i.nodeid)]))
+    for group in groups.values():
+        order.setdefault(group, len(order))
+    items.sort(key=lambda i: (-SLOW.get(groups[i.nodeid], 0.0), order[groups[i.nodeid]]))
 
 
 class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc]
