@@ -22,6 +22,7 @@ from _strategies import (
     EXAMPLES,
     REACHED,
     any_text,
+    deep,
     encode,
     hostile_text,
     json_values,
@@ -242,18 +243,22 @@ def _edit_raw(draw: st.DrawFn, raw: Any) -> Any:
         del holder[key]
     else:
         holder[key] = draw(json_values)
-    return json.dumps(value, ensure_ascii=draw(st.booleans()))
+    return _dumps_or(draw, value, raw)
 
 
 def _poison(draw: st.DrawFn, raw: Any) -> Any:
     """Replace one string inside the line's JSON (a value or a key) with hostile text."""
     try:
         value = json.loads(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
+        # RecursionError: an earlier "raw" edit in the same draw may have put a line nested
+        # deeper than the JSON reader follows (deep(1500) and up); there is no string to poison.
         return raw
     spots: list[tuple[Any, Any, bool]] = []  # (container, key or index, is a key)
-
-    def walk(node: Any) -> None:
+    # A stack, not recursion: a line the reader did take can still be hundreds of levels deep.
+    stack = [value] if isinstance(value, dict | list) else []
+    while stack:
+        node = stack.pop()
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, child in list(items):
             if isinstance(node, dict):
@@ -261,10 +266,7 @@ def _poison(draw: st.DrawFn, raw: Any) -> Any:
             if isinstance(child, str):
                 spots.append((node, key, False))
             elif isinstance(child, dict | list):
-                walk(child)
-
-    if isinstance(value, dict | list):
-        walk(value)
+                stack.append(child)
     if not spots:
         return raw
     holder, key, is_key = draw(st.sampled_from(spots))
@@ -273,7 +275,16 @@ def _poison(draw: st.DrawFn, raw: Any) -> Any:
         holder[text] = holder.pop(key)
     else:
         holder[key] = text
-    return json.dumps(value, ensure_ascii=draw(st.booleans()))
+    return _dumps_or(draw, value, raw)
+
+
+def _dumps_or(draw: st.DrawFn, value: Any, fallback: Any) -> Any:
+    """``value`` as JSON text, or ``fallback`` when it is nested deeper than the writer follows
+    at this stack depth (the reader took it with fewer frames above it)."""
+    try:
+        return json.dumps(value, ensure_ascii=draw(st.booleans()))
+    except RecursionError:
+        return fallback
 
 
 #: Numbers at the edges of what JSON, Python ints and floats hold.
@@ -375,3 +386,15 @@ def test_model_validation_of_any_value_reports_not_raises(
         assert str(err).startswith("not run, because")
         return
     assert isinstance(ok, bool) and all(isinstance(e, str) for e in errors)
+
+
+@settings(max_examples=20)
+@given(data=st.data(), depth=st.sampled_from([1500, 20_000]))
+def test_the_mutators_take_a_line_deeper_than_the_reader_follows(
+    data: st.DataObject, depth: int
+) -> None:
+    """CI found _poison raising on such a line (an earlier edit in the same draw had put it
+    there); both mutators must hand back some line instead."""
+    raw = deep(depth)
+    assert _poison(data.draw, raw) == raw
+    assert isinstance(_edit_raw(data.draw, raw), str)
