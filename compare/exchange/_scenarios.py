@@ -118,6 +118,11 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             " side: proxy",
             "a proxy scenario gives the host's steps and the upstream peer's upstream_steps",
         )
+    if "propose_version" in data and side != "server":
+        raise CompareError(
+            f"{source}: key propose_version: only for side: server",
+            "only the scripted client (a server cell's) proposes a version of our choosing",
+        )
     for key in ("steps", "upstream_steps"):
         for i, step in enumerate(data.get(key, [])):
             # the scripted client labels its own handshake "initialize"

@@ -103,6 +103,9 @@ def server_plan(
         "scenario": cell.scenario.id,
         "revision": cell.revision,
         "wire_version": wire_version,
+        # a version the scenario proposes instead of the cell's (a server's answer to a
+        # version it cannot know); absent, initialize proposes wire_version
+        "propose_version": cell.scenario.raw.get("propose_version"),
         "first_modern": first_modern,
         "target": cell.target.id,
         "variant": cell.variant,

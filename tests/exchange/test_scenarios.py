@@ -58,6 +58,12 @@ ISSUE_SCENARIOS = {
     # issue 24: the logging area, a client and a server side
     "logging-messages",
     "server-log-level",
+    # issue 24: the lifecycle area's server side (ping, version negotiation, serverInfo)
+    "server-ping",
+    "server-version",
+    # issue 24: does a server elicit only from a client that declared elicitation
+    "server-elicits",
+    "server-elicits-undeclared",
 }
 
 
@@ -172,6 +178,15 @@ def test_proxy_scenario_has_upstream_steps_with_their_own_labels(tmp_path: Path)
         load_scenario_file(_write(tmp_path, BASE.replace("checks:", up, 1)))
     with pytest.raises(CompareError, match=r"upstream_steps\.0\.label: 'roots' used twice"):
         load_scenario_file(_write(tmp_path, proxy.replace("label: ask", "label: roots")))
+
+
+def test_only_a_server_scenario_proposes_a_version_of_its_own(tmp_path: Path) -> None:
+    """propose_version changes what the scripted client (a server cell's) puts in initialize;
+    the peer of a client cell proposes nothing, so a client scenario may not carry it."""
+    with pytest.raises(CompareError, match="propose_version: only for side: server"):
+        load_scenario_file(
+            _write(tmp_path, BASE.replace("steps:", 'propose_version: "2099-01-01"\nsteps:', 1))
+        )
 
 
 def test_a_release_step_needs_a_held_method_and_the_peer(tmp_path: Path) -> None:

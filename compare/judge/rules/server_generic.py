@@ -2,6 +2,11 @@
 (``with:`` in the scenario file), so a new area's server checks add data, not rules.
 
 - ``server-capability``: what the server's initialize result declares as ``capability``.
+- ``server-version``: the protocolVersion the server answered our initialize with, beside the
+  one we proposed (the cell's revision, or the scenario's ``propose_version``): the same, a
+  pinned revision, or a version the pins do not hold; an error or no answer as such.
+- ``server-info``: what the server's ``serverInfo`` carries beside its required name and
+  version (the optional ``Implementation`` members later revisions add).
 - ``server-answered``: how the server answered the scripted client's request of step
   ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
   close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
@@ -105,3 +110,48 @@ def _server_answered(ctx: Context) -> Outcome:
     if wanted and code is not None and str(code) == str(wanted):
         return Outcome("code", shown, _ev(line))
     return Outcome("error", shown, _ev(line))
+
+
+@rule("server-version", ("same", "pinned", "unpinned", "error", "unanswered"))
+def _server_version(ctx: Context) -> Outcome:
+    # No handshake gate: an initialize refused with an error is itself an answer to judge.
+    asked = next(
+        (x for x in ctx.tx.lines if x.dir == "out" and x.is_request and x.method == "initialize"),
+        None,
+    )
+    proposed = asked.params.get("protocolVersion") if asked is not None else None
+    trace = ctx.tx.steps.get("initialize")
+    line = ctx.tx.by_n(trace.evidence) if trace is not None else None
+    obj = line.obj if line is not None else None
+    if line is None or not isinstance(obj, dict) or not ("result" in obj or "error" in obj):
+        return Outcome("unanswered", f"proposed {proposed}; no answer to initialize", _ev(asked))
+    evidence = _ev(asked, line)
+    if "error" in obj:
+        return Outcome("error", f"proposed {proposed}; {(line.raw or '')[:300]}", evidence)
+    result = obj.get("result")
+    answered = result.get("protocolVersion") if isinstance(result, dict) else None
+    said = f"proposed {proposed}, answered {answered!r}"
+    if isinstance(answered, str) and answered == proposed:
+        return Outcome("same", said, evidence)
+    pinned = isinstance(answered, str) and answered in ctx.known_revisions and answered != "draft"
+    return Outcome("pinned" if pinned else "unpinned", said, evidence)
+
+
+#: The optional members of ``Implementation``: title from 2025-06-18, the others from 2025-11-25.
+INFO_EXTRAS = ("title", "description", "websiteUrl", "icons")
+
+
+@rule("server-info", ("extended", "name-version", "incomplete", *NO_INIT), gate=handshake_failed)
+def _server_info(ctx: Context) -> Outcome:
+    trace = ctx.tx.steps.get("initialize")
+    line = ctx.tx.by_n(trace.evidence) if trace is not None else None
+    obj = line.obj if line is not None else None
+    result = obj.get("result") if isinstance(obj, dict) else None
+    info = result.get("serverInfo") if isinstance(result, dict) else None
+    if not (isinstance(info, dict) and isinstance(info.get("name"), str) and "version" in info):
+        return Outcome("incomplete", f"serverInfo = {info!r}"[:300], _ev(line))
+    extras = [k for k in INFO_EXTRAS if k in info]
+    named = f"{info['name']} {info.get('version')}"
+    if extras:
+        return Outcome("extended", f"{named}, with {', '.join(extras)}", _ev(line))
+    return Outcome("name-version", f"{named}, nothing more", _ev(line))

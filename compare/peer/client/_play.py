@@ -152,7 +152,8 @@ class Client(StepWaits):
         """initialize, then notifications/initialized; returns why it failed, or None."""
         timeout = float(self.plan.get("init_timeout_s", 10))
         params = {
-            "protocolVersion": self.plan.get("wire_version", self.plan["revision"]),
+            "protocolVersion": self.plan.get("propose_version")
+            or self.plan.get("wire_version", self.plan["revision"]),
             "capabilities": self.capabilities,
             "clientInfo": self.plan.get("client_info", CLIENT_INFO),
         }
