@@ -639,3 +639,78 @@ def test_log_level_answers_rest_on_the_servers_own_lines(
         assert isinstance(good.obj["error"]["code"], int)
         assert _check(v, "undeclared-answer")["evidence"] == [good.n]
         assert _check(v, "set-level")["outcome"] == "undeclared"
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_ping_version_and_server_info_read_the_servers_own_answers(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """server-ping's outcomes rest on the server's lines: the answer to our ping carries its
+    id and an empty result, the version outcome compares the protocolVersion we sent with the
+    one in the server's initialize result, and server-info lists the optional members found
+    in that result's serverInfo."""
+    v = server_run["by"][(target, "server-ping", revision)]
+    tx = read_transcript(_cell(server_run, target, "server-ping", revision) / "transcript.jsonl")
+    ping = next(x for x in tx.lines if x.dir == "out" and x.method == "ping")
+    answer = next(x for x in tx.incoming() if x.is_response and x.obj.get("id") == ping.obj["id"])
+    assert _check(v, "ping")["outcome"] == "result" and answer.obj["result"] == {}
+    assert _check(v, "ping")["evidence"] == [answer.n]
+    sent = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    init = tx.by_n(tx.steps["initialize"].evidence)
+    assert init is not None and sent.obj["params"]["protocolVersion"] == revision
+    answered = init.obj["result"]["protocolVersion"]
+    assert _check(v, "version")["outcome"] == ("same" if answered == revision else "pinned")
+    assert _check(v, "version")["evidence"] == [sent.n, init.n]
+    info = init.obj["result"]["serverInfo"]
+    extras = [k for k in ("title", "description", "websiteUrl", "icons") if k in info]
+    assert _check(v, "server-info")["outcome"] == ("extended" if extras else "name-version")
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+def test_a_version_no_revision_has_gets_a_dated_revision_back(
+    server_run: dict[str, Any], target: str
+) -> None:
+    """server-version proposes 2099-01-01 on the wire, and the outcome is what the server's
+    initialize result names: every server here counter-offers a pinned revision."""
+    v = server_run["by"][(target, "server-version", "2025-11-25")]
+    cell = _cell(server_run, target, "server-version", "2025-11-25")
+    tx = read_transcript(cell / "transcript.jsonl")
+    sent = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    assert '"protocolVersion":"2099-01-01"' in (sent.raw or "").replace(" ", "")
+    init = tx.by_n(tx.steps["initialize"].evidence)
+    assert init is not None
+    assert init.obj["result"]["protocolVersion"] in revisions()
+    assert _check(v, "unknown-version")["outcome"] == "pinned"
+
+
+#: The servers with a tool that elicits (the Everything server's trigger-elicitation-request).
+ELICITORS = {"server-everything"}
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+def test_elicitation_goes_only_to_a_client_that_declared_it(
+    server_run: dict[str, Any], target: str
+) -> None:
+    """server-elicits and its undeclared twin read the server's own requests: with
+    elicitation declared, the servers that elicit send elicitation/create (the evidence line
+    is that request); without it, no server sends one, though our client called a tool."""
+    asked = server_run["by"][(target, "server-elicits", "2025-11-25")]
+    tx = read_transcript(
+        _cell(server_run, target, "server-elicits", "2025-11-25") / "transcript.jsonl"
+    )
+    init = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    assert "elicitation" in init.obj["params"]["capabilities"]
+    sent = [x for x in tx.incoming() if x.is_request and x.method == "elicitation/create"]
+    assert _check(asked, "asks")["outcome"] == ("asked" if target in ELICITORS else "not-asked")
+    assert bool(sent) == (target in ELICITORS)
+    if sent:
+        assert _check(asked, "asks")["evidence"][0] == sent[0].n
+    v = server_run["by"][(target, "server-elicits-undeclared", "2025-11-25")]
+    name = "server-elicits-undeclared"
+    tx = read_transcript(_cell(server_run, target, name, "2025-11-25") / "transcript.jsonl")
+    init = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    assert "elicitation" not in init.obj["params"]["capabilities"]
+    assert any(x.method == "tools/call" for x in tx.lines if x.dir == "out")
+    assert not any(x.method == "elicitation/create" for x in tx.incoming())
+    assert _check(v, "asks-undeclared")["outcome"] == "not-asked"

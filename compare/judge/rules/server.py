@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
-from compare.judge.rules._registry import Outcome, _ev, rule
+from compare.judge.rules._registry import Outcome, Param, _ev, rule
 
 #: The outcome of every server rule when the handshake never completed.
 NO_INIT = ("no-initialize",)
@@ -38,11 +38,6 @@ def _initialized_n(ctx: Context) -> int | None:
 def roots_requests(ctx: Context) -> list[Line]:
     """Every roots/list request the server sent, in order."""
     return [x for x in ctx.tx.incoming() if x.is_request and x.method == "roots/list"]
-
-
-def _declared(ctx: Context) -> bool:
-    caps = ctx.plan.get("capabilities")
-    return isinstance(caps, dict) and "roots" in caps
 
 
 def _when(ctx: Context, first: Line) -> str:
@@ -79,19 +74,48 @@ def _server_asks(ctx: Context) -> Outcome:
     )
 
 
-@rule("server-asks-undeclared", ("not-asked", "asked", "declared", *NO_INIT), gate=handshake_failed)
+@rule(
+    "server-requests",
+    ("asked", "not-asked", *NO_INIT),
+    gate=handshake_failed,
+    params={"method": Param("method", "the server-to-client request looked for", required=True)},
+)
+def _server_requests(ctx: Context) -> Outcome:
+    """Whether the server sent ``method`` at all (to a client that declared what it needs:
+    the other half of ``server-asks-undeclared``)."""
+    method = str(ctx.params["method"])
+    asks = [x for x in ctx.tx.incoming() if x.is_request and x.method == method]
+    if asks:
+        return Outcome(
+            "asked", f"{method} at line {asks[0].n} ({len(asks)} in all)", _ev(*asks[:5])
+        )
+    return Outcome("not-asked", f"no {method} request in the whole exchange")
+
+
+@rule(
+    "server-asks-undeclared",
+    ("not-asked", "asked", "declared", *NO_INIT),
+    gate=handshake_failed,
+    params={
+        "method": Param("method", "the server-to-client request (default roots/list)"),
+        "capability": Param("capability", "the client capability it needs (default roots)"),
+    },
+)
 def _server_asks_undeclared(ctx: Context) -> Outcome:
-    if _declared(ctx):
-        return Outcome("declared", "the scripted client declared roots in this scenario")
-    asks = roots_requests(ctx)
+    method = str(ctx.params.get("method") or "roots/list")
+    name = str(ctx.params.get("capability") or "roots")
+    caps = ctx.plan.get("capabilities")
+    if isinstance(caps, dict) and name in caps:
+        return Outcome("declared", f"the scripted client declared {name} in this scenario")
+    asks = [x for x in ctx.tx.incoming() if x.is_request and x.method == method]
     if asks:
         return Outcome(
             "asked",
-            f"roots/list at line {asks[0].n} though no roots capability was declared"
+            f"{method} at line {asks[0].n} though no {name} capability was declared"
             f" ({len(asks)} in all)",
             _ev(*asks[:5]),
         )
-    return Outcome("not-asked", "no roots/list request in the whole exchange")
+    return Outcome("not-asked", f"no {method} request in the whole exchange")
 
 
 def _notification_sent(ctx: Context) -> int | None:
