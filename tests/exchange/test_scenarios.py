@@ -64,6 +64,8 @@ ISSUE_SCENARIOS = {
     # issue 24: does a server elicit only from a client that declared elicitation
     "server-elicits",
     "server-elicits-undeclared",
+    # issue 24: does a server send only messages at or above the level asked for
+    "server-log-threshold",
 }
 
 

@@ -714,3 +714,33 @@ def test_elicitation_goes_only_to_a_client_that_declared_it(
     assert any(x.method == "tools/call" for x in tx.lines if x.dir == "out")
     assert not any(x.method == "elicitation/create" for x in tx.incoming())
     assert _check(v, "asks-undeclared")["outcome"] == "not-asked"
+
+
+#: The servers whose own tools start log output without a model or a browser at work.
+LOG_EMITTERS = {"server-everything"}
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_log_threshold_reads_the_messages_of_each_window(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """server-log-threshold's outcome rests on the server's notifications/message lines: a
+    server that logs sent at least one between our setLevel debug and our setLevel
+    emergency, and none below emergency after it; the others declared no logging or sent
+    nothing in the first window."""
+    v = server_run["by"][(target, "server-log-threshold", revision)]
+    name = "server-log-threshold"
+    tx = read_transcript(_cell(server_run, target, name, revision) / "transcript.jsonl")
+    levels = [x for x in tx.lines if x.dir == "out" and x.method == "logging/setLevel"]
+    assert [x.obj["params"]["level"] for x in levels] == ["debug", "emergency"]
+    messages = [x for x in tx.incoming() if x.method == "notifications/message"]
+    first = [x for x in messages if levels[0].n < x.n < levels[1].n]
+    after = [x for x in messages if x.n > levels[1].n]
+    outcome = _check(v, "threshold")["outcome"]
+    if target in LOG_EMITTERS:
+        assert first and outcome == "honoured"
+        assert all(x.obj["params"]["level"] == "emergency" for x in after)
+    else:
+        assert not first and outcome in {"silent", "undeclared"}
+        assert outcome == ("undeclared" if target not in LOGGERS else "silent")

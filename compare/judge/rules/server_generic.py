@@ -7,6 +7,9 @@
   pinned revision, or a version the pins do not hold; an error or no answer as such.
 - ``server-info``: what the server's ``serverInfo`` carries beside its required name and
   version (the optional ``Implementation`` members later revisions add).
+- ``server-log-threshold``: after our logging/setLevel of step ``step``, whether the
+  server's notifications/message were all at that level or more severe; an earlier setLevel
+  at debug (``control``) must have drawn messages first, or there is nothing to judge.
 - ``server-answered``: how the server answered the scripted client's request of step
   ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
   close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
@@ -23,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
 from compare.judge.rules.server import NO_INIT, handshake_failed
@@ -148,10 +152,76 @@ def _server_info(ctx: Context) -> Outcome:
     obj = line.obj if line is not None else None
     result = obj.get("result") if isinstance(obj, dict) else None
     info = result.get("serverInfo") if isinstance(result, dict) else None
-    if not (isinstance(info, dict) and isinstance(info.get("name"), str) and "version" in info):
+    if not (
+        isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
+    ):
         return Outcome("incomplete", f"serverInfo = {info!r}"[:300], _ev(line))
     extras = [k for k in INFO_EXTRAS if k in info]
     named = f"{info['name']} {info.get('version')}"
     if extras:
         return Outcome("extended", f"{named}, with {', '.join(extras)}", _ev(line))
     return Outcome("name-version", f"{named}, nothing more", _ev(line))
+
+
+#: The logging levels from the least to the most severe (syslog's order, which LoggingLevel
+#: names in every revision).
+SEVERITY = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def _set_level(ctx: Context, label: str) -> tuple[Line | None, int | None]:
+    """Our logging/setLevel of step ``label``, and the line number of the next one we sent
+    (the end of its window), if any."""
+    trace = ctx.tx.steps.get(label)
+    ours = [x for x in ctx.tx.lines if x.dir == "out" and x.method == "logging/setLevel"]
+    sent = next((x for x in ours if trace is not None and x.n > trace.start_n), None)
+    after = next((x.n for x in ours if sent is not None and x.n > sent.n), None)
+    return sent, after
+
+
+def _messages(ctx: Context, sent: Line, until: int | None) -> list[Line]:
+    """The server's notifications/message after ``sent`` and before line ``until``."""
+    return [
+        x for x in ctx.tx.incoming()
+        if x.method == "notifications/message" and x.n > sent.n and (until is None or x.n < until)
+    ]  # fmt: skip
+
+
+@rule(
+    "server-log-threshold",
+    ("honoured", "below", "silent", "undeclared", *NO_INIT),
+    gate=_gate,
+    params={
+        "step": Param("label", "the logging/setLevel step whose level is the threshold", True),
+        "control": Param(
+            "label", "an earlier setLevel step at debug: its window shows the server logs", True
+        ),
+        "capability": _CAPABILITY,
+        "when": Param("text", "declared: judge only servers that declared it", needs="capability"),
+    },
+)
+def _server_log_threshold(ctx: Context) -> Outcome:
+    control, control_end = _set_level(ctx, str(ctx.params["control"]))
+    sent, end = _set_level(ctx, str(ctx.params["step"]))
+    level = sent.params.get("level") if sent is not None else None
+    if control is None or sent is None or level not in SEVERITY:
+        return Outcome("silent", "the two logging/setLevel requests were not both sent")
+    logged = _messages(ctx, control, control_end)
+    if not logged:
+        said = "no notifications/message while every level was asked for: nothing to judge"
+        return Outcome("silent", said, _ev(control))
+    messages = _messages(ctx, sent, end)
+    floor = SEVERITY.index(str(level))
+    below = [x for x in messages if x.params.get("level") not in SEVERITY[floor:]]
+    if below:
+        shown = ", ".join(str(x.params.get("level")) for x in below[:5])
+        said = (
+            f"{len(below)} of {len(messages)} message(s) after setLevel {level} below it: {shown}"
+        )
+        return Outcome("below", said, _ev(sent, *below[:5]))
+    said = (
+        f"{len(logged)} message(s) at any level first; after setLevel {level}, "
+        f"{len(messages)}, none below it"
+    )
+    return Outcome("honoured", said, _ev(logged[0], sent, *messages[:4]))

@@ -1,0 +1,199 @@
+"""The server rules of the lifecycle, logging and elicitation server scenarios, from crafted
+transcripts: server-version, server-info, server-log-threshold, server-requests and
+server-asks-undeclared with the method it is given.
+
+Each case writes what the scripted client would have recorded and asserts the outcome the rule
+names, and that the scenario grades it (the grade is read from the scenario file). Between them
+the cases reach every outcome each rule names here; the real servers' cells are asserted line
+by line in tests/play/test_real_servers.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare.exchange._scenarios import Scenario, load_scenarios
+
+from .test_server_modern_rules import LEGACY, ServerTape
+
+
+@pytest.fixture(autouse=True)
+def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+
+
+@pytest.fixture(scope="module")
+def scenarios(pinned_spec: Path) -> dict[str, Scenario]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+        return {s.id: s for s in load_scenarios()}
+
+
+def opened(proposed: str, reply: dict[str, Any] | None) -> ServerTape:
+    """Our initialize proposing ``proposed``, the server's ``reply`` (None: no answer)."""
+    tape = ServerTape()
+    params = {"protocolVersion": proposed, "capabilities": {}, "clientInfo": {"name": "c"}}
+    tape.step("initialize", -1, {"id": 1, "method": "initialize", "params": params}, reply)
+    if reply is not None and "result" in reply:
+        tape.add("out", {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return tape
+
+
+def result(protocol: str = LEGACY, **info: Any) -> dict[str, Any]:
+    """An initialize result at ``protocol`` whose serverInfo holds ``info`` over a name and
+    version."""
+    server = {"name": "s", "version": "1", **info}
+    caps = {"logging": {}}
+    return {"result": {"protocolVersion": protocol, "capabilities": caps, "serverInfo": server}}
+
+
+def judged(tmp: Path, scenario: Scenario, check: str, tape: ServerTape, **plan: Any) -> str:
+    got = tape.judge(tmp, scenario, LEGACY, **plan)["checks"][check]
+    declared = next(c for c in scenario.checks if c.id == check).outcomes
+    assert got["outcome"] in declared, got
+    return str(got["outcome"])
+
+
+@pytest.mark.parametrize(
+    ("proposed", "reply", "expected"),
+    [
+        ("2099-01-01", result("2025-11-25"), "pinned"),
+        ("2099-01-01", result("2099-01-01"), "same"),
+        ("2099-01-01", result("1.0"), "unpinned"),
+        (
+            "2099-01-01",
+            {"error": {"code": -32602, "message": "Unsupported protocol version"}},
+            "error",
+        ),
+        ("2099-01-01", None, "unanswered"),
+    ],
+)
+def test_server_version_compares_our_proposal_with_the_answer(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    proposed: str,
+    reply: dict[str, Any] | None,
+    expected: str,
+) -> None:
+    tape = opened(proposed, reply)
+    assert judged(tmp_path, scenarios["server-version"], "unknown-version", tape) == expected
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ({}, "name-version"),
+        ({"title": "S", "icons": []}, "extended"),
+        ({"version": None}, "incomplete"),
+    ],
+)
+def test_server_info_lists_what_serverinfo_carries(
+    tmp_path: Path, scenarios: dict[str, Scenario], info: dict[str, Any], expected: str
+) -> None:
+    assert (
+        judged(tmp_path, scenarios["server-ping"], "server-info", opened(LEGACY, result(**info)))
+        == expected
+    )
+
+
+def test_a_serverinfo_without_a_name_is_incomplete(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    reply = result()
+    del reply["result"]["serverInfo"]["name"]
+    tape = opened(LEGACY, reply)
+    assert judged(tmp_path, scenarios["server-ping"], "server-info", tape) == "incomplete"
+
+
+def logging_tape(control: list[str], after: list[str]) -> ServerTape:
+    """setLevel debug, messages at ``control``'s levels, setLevel emergency, then ``after``."""
+    tape = opened(LEGACY, result())
+    rid = 2
+    for label, level, levels in (
+        ("every-level", "debug", control),
+        ("set-level", "emergency", after),
+    ):
+        request = {"id": rid, "method": "logging/setLevel", "params": {"level": level}}
+        tape.step(label, rid, request, {"result": {}})
+        for name in levels:
+            message = {"level": name, "data": f"a {name} message"}
+            tape.add("in", {"jsonrpc": "2.0", "method": "notifications/message", "params": message})
+        rid += 1
+    return tape
+
+
+@pytest.mark.parametrize(
+    ("control", "after", "expected"),
+    [
+        (["info"], [], "honoured"),
+        (["debug", "alert"], ["emergency"], "honoured"),
+        (["info"], ["emergency", "warning"], "below"),
+        (["info"], ["loud"], "below"),
+        ([], ["debug"], "silent"),
+    ],
+)
+def test_server_log_threshold_reads_each_window_apart(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    control: list[str],
+    after: list[str],
+    expected: str,
+) -> None:
+    tape = logging_tape(control, after)
+    assert judged(tmp_path, scenarios["server-log-threshold"], "threshold", tape) == expected
+
+
+def test_a_server_without_logging_is_not_held_to_a_level(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    reply = result()
+    reply["result"]["capabilities"] = {}
+    tape = opened(LEGACY, reply)
+    assert judged(tmp_path, scenarios["server-log-threshold"], "threshold", tape) == "undeclared"
+
+
+def elicited(asks: bool) -> ServerTape:
+    tape = opened(LEGACY, result())
+    tape.note(event="step", index=1, step={"label": "call"})
+    tape.add("out", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}})
+    if asks:
+        tape.add("in", {"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {}})
+    # a roots/list is not what these checks watch
+    tape.add("in", {"jsonrpc": "2.0", "id": 9, "method": "roots/list"})
+    tape.add("in", {"jsonrpc": "2.0", "id": 2, "result": {"content": []}})
+    tape.note(event="step-done", index=1, label="call", outcome="ok", id=2, evidence=None)
+    return tape
+
+
+@pytest.mark.parametrize(
+    ("asks", "declared", "expected"),
+    [
+        (True, {}, "asked"),
+        (False, {}, "not-asked"),
+        (True, {"elicitation": {}}, "declared"),
+    ],
+)
+def test_elicitation_asked_of_a_client_that_declared_none(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    asks: bool,
+    declared: dict[str, Any],
+    expected: str,
+) -> None:
+    scenario = scenarios["server-elicits-undeclared"]
+    tape = elicited(asks)
+    assert judged(tmp_path, scenario, "asks-undeclared", tape, capabilities=declared) == expected
+
+
+@pytest.mark.parametrize(("asks", "expected"), [(True, "asked"), (False, "not-asked")])
+def test_server_requests_records_whether_elicitation_came(
+    tmp_path: Path, scenarios: dict[str, Scenario], asks: bool, expected: str
+) -> None:
+    caps = {"elicitation": {"form": {}}}
+    tape = elicited(asks)
+    assert (
+        judged(tmp_path, scenarios["server-elicits"], "asks", tape, capabilities=caps) == expected
+    )
