@@ -197,3 +197,21 @@ def test_server_requests_records_whether_elicitation_came(
     assert (
         judged(tmp_path, scenarios["server-elicits"], "asks", tape, capabilities=caps) == expected
     )
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"ended_by": "self", "code": 0, "after_s": 0.03}, "on-close"),
+        ({"ended_by": "sigterm", "code": -15, "after_s": 2.01}, "on-sigterm"),
+        ({"ended_by": "sigkill", "code": -9}, "on-sigkill"),
+        (None, "not-recorded"),
+    ],
+)
+def test_server_exit_reads_the_scripted_clients_exit_note(
+    tmp_path: Path, scenarios: dict[str, Scenario], fields: dict[str, Any] | None, expected: str
+) -> None:
+    tape = opened(LEGACY, result())
+    if fields is not None:
+        tape.note(event="server-exit", group_left=False, **fields)
+    assert judged(tmp_path, scenarios["server-ping"], "shutdown", tape) == expected

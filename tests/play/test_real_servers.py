@@ -665,6 +665,11 @@ def test_ping_version_and_server_info_read_the_servers_own_answers(
     info = init.obj["result"]["serverInfo"]
     extras = [k for k in ("title", "description", "websiteUrl", "icons") if k in info]
     assert _check(v, "server-info")["outcome"] == ("extended" if extras else "name-version")
+    # the scripted client closed the server's stdin after the steps; the note says how it went
+    n, note = next((n, f) for n, f in tx.notes if f.get("event") == "server-exit")
+    ended = {"self": "on-close", "sigterm": "on-sigterm", "sigkill": "on-sigkill"}
+    assert _check(v, "shutdown")["outcome"] == ended[note["ended_by"]]
+    assert _check(v, "shutdown")["evidence"] == [n] and note["after_s"] >= 0
 
 
 @pytest.mark.parametrize("target", _runnable(SERVERS))

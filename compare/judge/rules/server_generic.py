@@ -10,6 +10,8 @@
 - ``server-log-threshold``: after our logging/setLevel of step ``step``, whether the
   server's notifications/message were all at that level or more severe; an earlier setLevel
   at debug (``control``) must have drawn messages first, or there is nothing to judge.
+- ``server-exit``: how the server went once our scripted client closed its stdin (the stdio
+  shutdown): by itself, on SIGTERM or on SIGKILL, and after how long.
 - ``server-answered``: how the server answered the scripted client's request of step
   ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
   close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
@@ -225,3 +227,21 @@ def _server_log_threshold(ctx: Context) -> Outcome:
         f"{len(messages)}, none below it"
     )
     return Outcome("honoured", said, _ev(logged[0], sent, *messages[:4]))
+
+
+#: The server-exit note's ``ended_by`` → the outcome it reads as.
+_ENDED = {"self": "on-close", "sigterm": "on-sigterm", "sigkill": "on-sigkill"}
+
+
+@rule("server-exit", ("on-close", "on-sigterm", "on-sigkill", "not-recorded"))
+def _server_exit(ctx: Context) -> Outcome:
+    # No handshake gate: a server that never answered initialize still had to go.
+    note = next(((n, f) for n, f in ctx.tx.notes if f.get("event") == "server-exit"), None)
+    if note is None or note[1].get("ended_by") not in _ENDED:
+        return Outcome("not-recorded", "the scripted client wrote no server-exit note")
+    n, fields = note
+    after = fields.get("after_s")
+    took = f" {after} s after its stdin closed" if isinstance(after, int | float) else ""
+    grace = ctx.plan.get("shutdown_s", 2)
+    said = f"ended {fields['ended_by']}{took} (exit code {fields.get('code')}; {grace} s per step)"
+    return Outcome(_ENDED[str(fields["ended_by"])], said, [n])

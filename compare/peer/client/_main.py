@@ -43,6 +43,7 @@ def _group_alive(pgid: int) -> bool:
 def stop_server(proc: subprocess.Popen[bytes], tx: Transcript, grace: float) -> None:
     """Close stdin, wait; SIGTERM, wait; SIGKILL the group. Notes how the server ended."""
     how = "self"
+    closed = time.monotonic()
     try:
         if proc.stdin is not None:
             proc.stdin.close()
@@ -57,10 +58,15 @@ def stop_server(proc: subprocess.Popen[bytes], tx: Transcript, grace: float) -> 
             break
         except subprocess.TimeoutExpired:
             continue
+    # how long the server took to go once its stdin closed (signals included): the stdio
+    # shutdown a client SHOULD follow, timed from the server's side
+    after_s = round(time.monotonic() - closed, 3)
     left = _group_alive(proc.pid)
     if left:
         _signal_group(proc.pid, signal.SIGKILL)
-    tx.note(event="server-exit", code=proc.returncode, ended_by=how, group_left=left)
+    tx.note(
+        event="server-exit", code=proc.returncode, ended_by=how, group_left=left, after_s=after_s
+    )
 
 
 def run(plan: dict[str, Any]) -> int:
