@@ -75,8 +75,12 @@ def _mrtr_state(ctx: Context) -> Outcome:
     early, first, retry = _retry_or(ctx)
     if early or retry is None:
         return early or Outcome("no-retry", "no retry")
-    want = ctx.plan.get("mrtr", {}).get("request_state")
     got = retry.params.get("requestState")
+    want = ctx.plan.get("mrtr", {}).get("request_state")
+    if want is None:
+        # An embed step draws its state when it arms, and notes it: the one the retry echoes.
+        armed = [f.get("request_state") for _, f in ctx.tx.notes if f.get("event") == "embed-armed"]
+        want = got if got in armed else (armed[0] if armed else None)
     if got is None:
         return Outcome("missing", "no requestState", _ev(first, retry))
     name = "exact" if got == want else "altered"
