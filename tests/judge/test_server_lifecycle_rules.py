@@ -17,6 +17,7 @@ import pytest
 
 from compare.exchange._scenarios import Scenario, load_scenarios
 
+from .test_judge import Tape
 from .test_server_modern_rules import LEGACY, ServerTape
 
 
@@ -215,3 +216,22 @@ def test_server_exit_reads_the_scripted_clients_exit_note(
     if fields is not None:
         tape.note(event="server-exit", group_left=False, **fields)
     assert judged(tmp_path, scenarios["server-ping"], "shutdown", tape) == expected
+
+
+@pytest.mark.parametrize(
+    ("info", "expected"),
+    [
+        ({"name": "c", "version": "1"}, "name-version"),
+        ({"name": "c", "version": "1", "websiteUrl": "https://example.org"}, "extended"),
+        ({"name": "c"}, "incomplete"),
+    ],
+)
+def test_client_info_fields_read_the_clients_initialize(
+    tmp_path: Path, scenarios: dict[str, Scenario], info: dict[str, Any], expected: str
+) -> None:
+    """The client side of the same question, from the client's own initialize request."""
+    tape = Tape()
+    params = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": info}
+    tape.add("in", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+    got = tape.judge(tmp_path, scenarios["handshake"])["checks"]["client-info-fields"]
+    assert got["outcome"] == expected

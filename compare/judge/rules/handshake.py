@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from compare.judge._validate import validate_line
 from compare.judge.rules._context import Context
+from compare.judge.rules._info import read_info
 from compare.judge.rules._registry import (
     Outcome,
     _ev,
@@ -51,6 +52,17 @@ def _client_info(ctx: Context) -> Outcome:
     if isinstance(info, dict) and isinstance(info.get("name"), str) and "version" in info:
         return Outcome("present", f"{info['name']} {info.get('version')}", _ev(ctx.initialize))
     return Outcome("absent", f"clientInfo = {info!r}", _ev(ctx.initialize))
+
+
+@rule(
+    "client-info-fields",
+    ("extended", "name-version", "incomplete", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
+def _client_info_fields(ctx: Context) -> Outcome:
+    """What clientInfo carries beside its name and version (``client-info`` grades those)."""
+    outcome, detail = read_info(ctx.init_params.get("clientInfo"))
+    return Outcome(outcome, detail, _ev(ctx.initialize))
 
 
 @rule(

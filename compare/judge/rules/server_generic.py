@@ -30,6 +30,7 @@ from typing import Any
 
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
+from compare.judge.rules._info import read_info
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
 from compare.judge.rules.server import NO_INIT, handshake_failed
 
@@ -143,10 +144,6 @@ def _server_version(ctx: Context) -> Outcome:
     return Outcome("pinned" if pinned else "unpinned", said, evidence)
 
 
-#: The optional members of ``Implementation``: title from 2025-06-18, the others from 2025-11-25.
-INFO_EXTRAS = ("title", "description", "websiteUrl", "icons")
-
-
 @rule("server-info", ("extended", "name-version", "incomplete", *NO_INIT), gate=handshake_failed)
 def _server_info(ctx: Context) -> Outcome:
     trace = ctx.tx.steps.get("initialize")
@@ -154,17 +151,8 @@ def _server_info(ctx: Context) -> Outcome:
     obj = line.obj if line is not None else None
     result = obj.get("result") if isinstance(obj, dict) else None
     info = result.get("serverInfo") if isinstance(result, dict) else None
-    if not (
-        isinstance(info, dict)
-        and isinstance(info.get("name"), str)
-        and isinstance(info.get("version"), str)
-    ):
-        return Outcome("incomplete", f"serverInfo = {info!r}"[:300], _ev(line))
-    extras = [k for k in INFO_EXTRAS if k in info]
-    named = f"{info['name']} {info.get('version')}"
-    if extras:
-        return Outcome("extended", f"{named}, with {', '.join(extras)}", _ev(line))
-    return Outcome("name-version", f"{named}, nothing more", _ev(line))
+    outcome, detail = read_info(info)
+    return Outcome(outcome, detail, _ev(line))
 
 
 #: The logging levels from the least to the most severe (syslog's order, which LoggingLevel
