@@ -253,6 +253,12 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
                 continue
             method = step["request"]
             by_peer = key == peer_key
+            if "meta" in step and (by_peer or side != "server"):
+                raise CompareError(
+                    f"{source}: key {key}.{i}.meta: only the scripted client's requests in a"
+                    " server scenario carry a _meta of ours",
+                    "drop meta, or move the step into a server scenario's steps",
+                )
             if "embed" in step and not by_peer:
                 raise CompareError(
                     f"{source}: key {key}.{i}.embed: only the peer embeds a request",

@@ -66,6 +66,8 @@ ISSUE_SCENARIOS = {
     "server-elicits-undeclared",
     # issue 24: does a server send only messages at or above the level asked for
     "server-log-threshold",
+    # issue 24: the per-request _meta a 2026-07-28 server must refuse
+    "server-modern-meta",
 }
 
 
@@ -188,6 +190,15 @@ def test_only_a_server_scenario_proposes_a_version_of_its_own(tmp_path: Path) ->
     with pytest.raises(CompareError, match="propose_version: only for side: server"):
         load_scenario_file(
             _write(tmp_path, BASE.replace("steps:", 'propose_version: "2099-01-01"\nsteps:', 1))
+        )
+
+
+def test_only_the_scripted_clients_requests_carry_a_meta_of_ours(tmp_path: Path) -> None:
+    """A step's meta rewrites the per-request _meta the scripted client sends; the peer of a
+    client scenario sends requests of its own, where the key would mean nothing."""
+    with pytest.raises(CompareError, match=r"steps\.\d+\.meta: only the scripted client's"):
+        load_scenario_file(
+            _write(tmp_path, BASE.replace("label: roots,", "label: roots, meta: {x: null},", 1))
         )
 
 

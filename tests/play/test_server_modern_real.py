@@ -67,6 +67,8 @@ def run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         for r in REVISIONS
     ]
     cells += [Cell(shipped["playwright-mcp"], "default", scenarios["server-asks"], LEGACY)]
+    # the per-request _meta a modern server must refuse exists only from the boundary on
+    cells += [Cell(shipped["py-sdk-server"], "default", scenarios["server-modern-meta"], BOUNDARY)]
     settings = RunSettings(results, spec_commit="test", known_revisions=revisions(), tools=tools)
     verdicts = run_cells(cells + generic, settings, jobs=2)
     mp.undo()
@@ -179,3 +181,30 @@ def test_playwright_asks_on_its_first_tool_call_without_a_browser(run: dict[str,
     answer = tx.response_to(called.obj["id"])
     assert answer is not None and answer.obj["result"]["isError"] is True
     assert "no-browser" in answer.obj["result"]["content"][0]["text"]
+
+
+def test_a_modern_server_refuses_a_bad_meta_with_the_code_the_pages_name(
+    run: dict[str, Any],
+) -> None:
+    """server-modern-meta's three requests carry what the step's meta says (an unknown
+    version, no version, no capabilities, the rest of _meta as usual), and each outcome is
+    the error code on the server's own answer to that request's id."""
+    v = run["by"][("py-sdk-server", "server-modern-meta", BOUNDARY)]
+    tx = _tx(run, "py-sdk-server", "server-modern-meta", BOUNDARY)
+    listed = [x for x in tx.lines if x.dir == "out" and x.method == "tools/list"]
+    metas = [x.params["_meta"] for x in listed]
+    assert metas[0][META + "protocolVersion"] == "2099-01-01"
+    assert META + "protocolVersion" not in metas[1] and META + "clientCapabilities" in metas[1]
+    assert META + "clientCapabilities" not in metas[2] and META + "protocolVersion" in metas[2]
+    for request, check, code in zip(
+        listed,
+        ("unknown-version", "no-version", "no-capabilities"),
+        (-32022, -32602, -32602),
+        strict=True,
+    ):
+        answer = next(
+            x for x in tx.incoming() if x.is_response and x.obj.get("id") == request.obj["id"]
+        )
+        assert answer.obj["error"]["code"] == code
+        assert _check(v, check)["outcome"] == "code"
+        assert _check(v, check)["evidence"] == [answer.n]

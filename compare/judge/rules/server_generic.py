@@ -33,6 +33,7 @@ from compare.judge.rules._context import Context
 from compare.judge.rules._info import read_info
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
 from compare.judge.rules.server import NO_INIT, handshake_failed
+from compare.judge.rules.server_modern import EITHER_GATE, either_gate
 
 _CAPABILITY = Param("server_capability", "the server capability the request belongs to")
 
@@ -70,11 +71,12 @@ _OTHER_SIDE: dict[str, tuple[str, ...]] = {"declared": ("undeclared",), "undecla
 def _answer_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
     code = ("code",) if params.get("code") else ()
     gate = _OTHER_SIDE.get(str(params.get("when")), ())
-    return (*_ANSWERS, *code, *gate, *NO_INIT)
+    return (*_ANSWERS, *code, *gate, *EITHER_GATE)
 
 
 def _gate(ctx: Context) -> Outcome | None:
-    early = handshake_failed(ctx)
+    # the opening of the cell's own era: server/discover from 2026-07-28, initialize before
+    early = either_gate(ctx)
     if early is not None:
         return early
     name, when = ctx.params.get("capability"), ctx.params.get("when")
@@ -90,7 +92,7 @@ def _gate(ctx: Context) -> Outcome | None:
 
 @rule(
     "server-answered",
-    (*_ANSWERS, "code", "undeclared", "declared", *NO_INIT),
+    (*_ANSWERS, "code", "undeclared", "declared", *EITHER_GATE),
     gate=_gate,
     params={
         "step": Param("label", "the step whose request is read", required=True),
@@ -180,7 +182,7 @@ def _messages(ctx: Context, sent: Line, until: int | None) -> list[Line]:
 
 @rule(
     "server-log-threshold",
-    ("honoured", "below", "silent", "undeclared", *NO_INIT),
+    ("honoured", "below", "silent", "undeclared", *EITHER_GATE),
     gate=_gate,
     params={
         "step": Param("label", "the logging/setLevel step whose level is the threshold", True),

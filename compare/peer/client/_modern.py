@@ -61,11 +61,21 @@ def meta(plan: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def with_meta(params: dict[str, Any] | None, plan: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with the request metadata merged into its ``_meta`` (the plan's wins)."""
+def with_meta(
+    params: dict[str, Any] | None, plan: dict[str, Any], patch: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """``params`` with the request metadata merged into its ``_meta`` (the plan's wins), then
+    a step's ``meta`` over it: a key set to null is left out (a request missing a required
+    field, on purpose)."""
     out = dict(params or {})
     given = out.get("_meta")
-    out["_meta"] = {**(given if isinstance(given, dict) else {}), **meta(plan)}
+    merged = {**(given if isinstance(given, dict) else {}), **meta(plan)}
+    for key, value in (patch or {}).items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    out["_meta"] = merged
     return out
 
 

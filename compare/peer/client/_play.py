@@ -68,17 +68,25 @@ class Client(StepWaits):
                 self.closed = True
         return n
 
-    def request(self, method: str, params: dict[str, Any] | None) -> int:
+    def request(
+        self, method: str, params: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> int:
         self.next_id += 1
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
         if self.modern:
-            params = _modern.with_meta(params, self.plan)
+            params = _modern.with_meta(params, self.plan, meta)
         if params is not None:
             message["params"] = params
         self.send(message)
         return self.next_id
 
-    def call(self, method: str, params: dict[str, Any] | None, timeout: float) -> tuple[int, Any]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float,
+        meta: dict[str, Any] | None = None,
+    ) -> tuple[int, Any]:
         """Send a request and wait (bounded) for its response: (id, (line, message) or None).
 
         The first tools/call of a cell waits at least the plan's ``first_call_s`` when it has
@@ -88,7 +96,7 @@ class Client(StepWaits):
             if not self.called_tool and self.plan.get("first_call_s"):
                 timeout = max(timeout, float(self.plan["first_call_s"]))
             self.called_tool = True
-        rid = self.request(method, params)
+        rid = self.request(method, params, meta)
         self.wait(lambda: rid in self.responses, timeout)
         return rid, self.responses.get(rid)
 
@@ -212,7 +220,7 @@ class Client(StepWaits):
             ok = self.wait(arrived, timeout)
             record.update(outcome="ok" if ok else "timeout", evidence=hit[0])
         elif "request" in step:
-            rid, got = self.call(step["request"], step.get("params"), timeout)
+            rid, got = self.call(step["request"], step.get("params"), timeout, step.get("meta"))
             if step["request"] == "tools/list" and got is not None:
                 listed = (got[1].get("result") or {}).get("tools")
                 self.tools = [t for t in listed if isinstance(t, dict)] if listed else []
