@@ -81,3 +81,33 @@ def test_a_time_too_large_for_a_float_is_damage(tmp_path: Path) -> None:
     # JSON allows 1e400 written as an integer; float() of it raised OverflowError.
     path = _write(tmp_path, {"n": 1, "t": 10**400, "dir": "in", "raw": "{}"})
     assert read_transcript(path).damage == ["transcript line 1 is not a record"]
+
+
+def test_a_list_as_a_request_id_does_not_crash_the_notification_rule(
+    tmp_path: Path, pinned_spec: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fuzzer's case: a request of ours whose id is a list (any JSON value reaches the
+    transcript) made unknown-notification-reply build a set of ids and raise TypeError."""
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    scenario = next(s for s in load_scenarios() if s.id == "unknown-notification")
+
+    def note(n: int, **fields: Any) -> dict[str, Any]:
+        return {"n": n, "t": n / 10, "dir": "note", "raw": json.dumps(fields)}
+
+    def line(n: int, direction: str, message: dict[str, Any]) -> dict[str, Any]:
+        return {"n": n, "t": n / 10, "dir": direction, "raw": json.dumps(message)}
+
+    probe = {"jsonrpc": "2.0", "method": "notifications/nonexistent"}
+    _write(
+        tmp_path,
+        _initialize("c"),
+        note(2, event="step", index=1, step={"notify": probe["method"], "label": "probe"}),
+        line(3, "out", probe),
+        note(4, event="step-done", index=1, label="probe", outcome="ok", evidence=3),
+        line(5, "out", {"jsonrpc": "2.0", "id": [1, 2], "method": "ping"}),
+        line(6, "in", {"jsonrpc": "2.0", "id": 7, "result": {}}),
+    )
+    plan = {"revision": "2025-11-25", "answer_revision": "2025-11-25", "workspace": "/w"}
+    checks, _facts = judge_checks(scenario, tmp_path, plan, revisions(), None)
+    got = next(c for c in checks if c["id"] == "no-reply")
+    assert got["outcome"] == "replied", got

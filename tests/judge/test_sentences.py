@@ -73,8 +73,9 @@ def test_expanded_grades_and_refs_equal_the_scenario_files_before_the_change() -
     compared = 0
     for name in before:
         checks, windows = loaded[name]
-        assert sorted(c.id for c in checks) == sorted(before[name]), name
-        for check in checks:
+        # every check of the fixture is still there; checks added since have no "before"
+        assert set(before[name]) <= {c.id for c in checks}, name
+        for check in (c for c in checks if c.id in before[name]):
             old = before[name][check.id]
             assert check.outcomes == old["outcomes"], (name, check.id)
             for rev in _played(check, windows):

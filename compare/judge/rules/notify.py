@@ -40,13 +40,15 @@ def _unknown_reply(ctx: Context) -> Outcome:
         return Outcome("not-sent", "the notification was never sent: the client closed first")
     ping = ctx.tx.steps.get("ping")
     ping_id = ping.id if ping else None
-    ours = {x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request}
+    # A list, not a set: an id on the wire may be any JSON value, a list or object included.
+    ours = [x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request]
+    ours = [i for i in ours if i is not None]
     replies = [
         x
         for x in ctx.tx.incoming()
         if x.n > start
         and (x.is_response or (isinstance(x.obj, dict) and "error" in x.obj))
-        and (x.obj.get("id") != ping_id and x.obj.get("id") not in ours - {None})
+        and (x.obj.get("id") != ping_id and x.obj.get("id") not in ours)
     ]
     if replies:
         return Outcome("replied", (replies[0].raw or "")[:300], _ev(*replies[:5]))
