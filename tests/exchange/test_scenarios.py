@@ -68,6 +68,8 @@ ISSUE_SCENARIOS = {
     "server-log-threshold",
     # issue 24: the per-request _meta a 2026-07-28 server must refuse
     "server-modern-meta",
+    # issue 24: the URL-required error a server answers a call with
+    "server-url-required",
 }
 
 

@@ -235,3 +235,39 @@ def test_client_info_fields_read_the_clients_initialize(
     tape.add("in", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
     got = tape.judge(tmp_path, scenarios["handshake"])["checks"]["client-info-fields"]
     assert got["outcome"] == expected
+
+
+URL_ASKED = {"mode": "url", "elicitationId": "e1", "url": "https://x.invalid/", "message": "m"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            {"error": {"code": -32042, "message": "m", "data": {"elicitations": [URL_ASKED]}}},
+            "valid",
+        ),
+        ({"error": {"code": -32042, "message": "m", "data": {}}}, "invalid"),
+        (
+            {
+                "error": {
+                    "code": -32042,
+                    "message": "m",
+                    "data": {"elicitations": [{"mode": "form"}]},
+                }
+            },
+            "invalid",
+        ),
+        ({"error": {"code": -32603, "message": "m"}}, "other"),
+        ({"result": {"content": []}}, "other"),
+        (None, "unanswered"),
+    ],
+)
+def test_server_error_valid_validates_the_url_required_error(
+    tmp_path: Path, scenarios: dict[str, Scenario], reply: dict[str, Any] | None, expected: str
+) -> None:
+    tape = opened(LEGACY, result())
+    call = {"id": 2, "method": "tools/call", "params": {"name": "trigger-url-elicitation"}}
+    tape.step("call", 1, call, reply)
+    scenario = scenarios["server-url-required"]
+    assert judged(tmp_path, scenario, "error-valid", tape) == expected

@@ -749,3 +749,28 @@ def test_log_threshold_reads_the_messages_of_each_window(
     else:
         assert not first and outcome in {"silent", "undeclared"}
         assert outcome == ("undeclared" if target not in LOGGERS else "silent")
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+def test_the_url_required_error_is_read_from_the_servers_answer_to_the_call(
+    server_run: dict[str, Any], target: str
+) -> None:
+    """server-url-required: the Everything server answers the call with -32042 listing one
+    URL-mode elicitation with an id (valid); the others answer with a result or another error
+    (other). The evidence is the server's answer to our tools/call."""
+    v = server_run["by"][(target, "server-url-required", "2025-11-25")]
+    name = "server-url-required"
+    tx = read_transcript(_cell(server_run, target, name, "2025-11-25") / "transcript.jsonl")
+    call = next(x for x in tx.lines if x.dir == "out" and x.method == "tools/call")
+    answer = next(x for x in tx.incoming() if x.is_response and x.obj.get("id") == call.obj["id"])
+    valid = _check(v, "error-valid")
+    assert valid["evidence"] == [answer.n]
+    if target in ELICITORS:
+        error = answer.obj["error"]
+        assert error["code"] == -32042
+        assert [e["mode"] for e in error["data"]["elicitations"]] == ["url"]
+        assert all(e["elicitationId"] for e in error["data"]["elicitations"])
+        assert valid["outcome"] == "valid"
+    else:
+        assert "result" in answer.obj or answer.obj["error"]["code"] != -32042
+        assert valid["outcome"] == "other"

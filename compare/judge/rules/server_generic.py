@@ -12,6 +12,9 @@
   at debug (``control``) must have drawn messages first, or there is nothing to judge.
 - ``server-exit``: how the server went once our scripted client closed its stdin (the stdio
   shutdown): by itself, on SIGTERM or on SIGKILL, and after how long.
+- ``server-error-valid``: whether the server's error answer to step ``step`` with ``code`` is
+  valid as ``definition`` at the cell's revision (an error that carries data the page
+  requires, such as URLElicitationRequiredError's list of URL-mode elicitations).
 - ``server-answered``: how the server answered the scripted client's request of step
   ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
   close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
@@ -29,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from compare.judge._transcript import Line
+from compare.judge._validate import validate_as
 from compare.judge.rules._context import Context
 from compare.judge.rules._info import read_info
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
@@ -235,3 +239,26 @@ def _server_exit(ctx: Context) -> Outcome:
     grace = ctx.plan.get("shutdown_s", 2)
     said = f"ended {fields['ended_by']}{took} (exit code {fields.get('code')}; {grace} s per step)"
     return Outcome(_ENDED[str(fields["ended_by"])], said, [n])
+
+
+@rule(
+    "server-error-valid",
+    ("valid", "invalid", "other", "unanswered", *EITHER_GATE),
+    gate=_gate,
+    params={
+        "step": Param("label", "the step whose answer is read", required=True),
+        "code": Param("code", "the error code the definition is about", required=True),
+        "definition": Param("definition", "what that error must validate as", required=True),
+    },
+)
+def _server_error_valid(ctx: Context) -> Outcome:
+    kind, line = ctx.reply(str(ctx.params["step"]))
+    if line is None:
+        return Outcome("unanswered", f"no answer from the server ({kind})")
+    shown = (line.raw or "")[:300]
+    if kind != "error" or str(error_code(line)) != str(ctx.params["code"]):
+        return Outcome("other", shown, _ev(line))
+    ok, errors = validate_as(line.obj, str(ctx.params["definition"]), ctx.revision)
+    if ok:
+        return Outcome("valid", shown, _ev(line))
+    return Outcome("invalid", "; ".join(errors)[:300], _ev(line))
