@@ -150,6 +150,11 @@ def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
     return next(c for c in v["checks"] if c["id"] == check)
 
 
+def _answer(tx: Any, request: Any) -> Any:
+    """The server's response to one of our requests (by its id)."""
+    return next(x for x in tx.incoming() if x.is_response and x.obj.get("id") == request.obj["id"])
+
+
 def test_every_cell_ended_cleanly(server_run: dict[str, Any]) -> None:
     assert len(server_run["by"]) == len(_played()) * server_run["cells_per_target"]
     for key, v in server_run["by"].items():
@@ -614,17 +619,12 @@ def test_log_level_answers_rest_on_the_servers_own_lines(
     ours = [x for x in tx.lines if x.dir == "out" and x.method == "logging/setLevel"]
     assert [x.obj["params"]["level"] for x in ours] == ["warning", "loud"]
 
-    def answer(request: Any) -> Any:
-        return next(
-            x for x in tx.incoming() if x.is_response and x.obj.get("id") == request.obj["id"]
-        )
-
     init = tx.by_n(tx.steps["initialize"].evidence)
     assert init is not None
     declared = "logging" in init.obj["result"]["capabilities"]
     assert _check(v, "declares")["outcome"] == ("declared" if declared else "absent")
     assert declared == (target in LOGGERS)
-    good, bad = answer(ours[0]), answer(ours[1])
+    good, bad = _answer(tx, ours[0]), _answer(tx, ours[1])
     if declared:
         assert _check(v, "set-level")["outcome"] == "result" and good.obj["result"] == {}
         assert bad.obj["error"]["code"] == LOGGERS[target]
@@ -653,7 +653,7 @@ def test_ping_version_and_server_info_read_the_servers_own_answers(
     v = server_run["by"][(target, "server-ping", revision)]
     tx = read_transcript(_cell(server_run, target, "server-ping", revision) / "transcript.jsonl")
     ping = next(x for x in tx.lines if x.dir == "out" and x.method == "ping")
-    answer = next(x for x in tx.incoming() if x.is_response and x.obj.get("id") == ping.obj["id"])
+    answer = _answer(tx, ping)
     assert _check(v, "ping")["outcome"] == "result" and answer.obj["result"] == {}
     assert _check(v, "ping")["evidence"] == [answer.n]
     sent = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
@@ -762,7 +762,7 @@ def test_the_url_required_error_is_read_from_the_servers_answer_to_the_call(
     name = "server-url-required"
     tx = read_transcript(_cell(server_run, target, name, "2025-11-25") / "transcript.jsonl")
     call = next(x for x in tx.lines if x.dir == "out" and x.method == "tools/call")
-    answer = next(x for x in tx.incoming() if x.is_response and x.obj.get("id") == call.obj["id"])
+    answer = _answer(tx, call)
     valid = _check(v, "error-valid")
     assert valid["evidence"] == [answer.n]
     if target in ELICITORS:

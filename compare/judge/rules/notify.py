@@ -41,8 +41,11 @@ def _unknown_reply(ctx: Context) -> Outcome:
     ping = ctx.tx.steps.get("ping")
     ping_id = ping.id if ping else None
     # A list, not a set: an id on the wire may be any JSON value, a list or object included.
-    ours = [x.obj.get("id") for x in ctx.tx.lines if x.dir == "out" and x.is_request]
-    ours = [i for i in ours if i is not None]
+    ours = [
+        x.obj["id"]
+        for x in ctx.tx.lines
+        if x.dir == "out" and x.is_request and x.obj["id"] is not None
+    ]
     replies = [
         x
         for x in ctx.tx.incoming()

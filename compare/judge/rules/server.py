@@ -35,9 +35,14 @@ def _initialized_n(ctx: Context) -> int | None:
     )
 
 
+def requests_of(ctx: Context, method: str) -> list[Line]:
+    """Every request of ``method`` the server sent, in order."""
+    return [x for x in ctx.tx.incoming() if x.is_request and x.method == method]
+
+
 def roots_requests(ctx: Context) -> list[Line]:
     """Every roots/list request the server sent, in order."""
-    return [x for x in ctx.tx.incoming() if x.is_request and x.method == "roots/list"]
+    return requests_of(ctx, "roots/list")
 
 
 def _when(ctx: Context, first: Line) -> str:
@@ -84,7 +89,7 @@ def _server_requests(ctx: Context) -> Outcome:
     """Whether the server sent ``method`` at all (to a client that declared what it needs:
     the other half of ``server-asks-undeclared``)."""
     method = str(ctx.params["method"])
-    asks = [x for x in ctx.tx.incoming() if x.is_request and x.method == method]
+    asks = requests_of(ctx, method)
     if asks:
         return Outcome(
             "asked", f"{method} at line {asks[0].n} ({len(asks)} in all)", _ev(*asks[:5])
@@ -107,7 +112,7 @@ def _server_asks_undeclared(ctx: Context) -> Outcome:
     caps = ctx.plan.get("capabilities")
     if isinstance(caps, dict) and name in caps:
         return Outcome("declared", f"the scripted client declared {name} in this scenario")
-    asks = [x for x in ctx.tx.incoming() if x.is_request and x.method == method]
+    asks = requests_of(ctx, method)
     if asks:
         return Outcome(
             "asked",

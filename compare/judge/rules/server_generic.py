@@ -42,14 +42,26 @@ from compare.judge.rules.server_modern import EITHER_GATE, either_gate
 _CAPABILITY = Param("server_capability", "the server capability the request belongs to")
 
 
-def server_capabilities(ctx: Context) -> tuple[dict[str, Any], list[int]]:
-    """The capabilities of the server's initialize result, and that line as evidence."""
+def initialize_answer(ctx: Context) -> tuple[Line | None, dict[str, Any] | None]:
+    """The server's answer to our initialize as the scripted client recorded it, and its
+    object (None for a damaged line, which holds none)."""
     trace = ctx.tx.steps.get("initialize")
     line = ctx.tx.by_n(trace.evidence) if trace is not None else None
-    # Our initialize's answer as the peer recorded it; a damaged line holds no object.
     obj = line.obj if line is not None else None
-    result = obj.get("result") if isinstance(obj, dict) else None
-    caps = result.get("capabilities") if isinstance(result, dict) else None
+    return line, (obj if isinstance(obj, dict) else None)
+
+
+def _initialize_result(ctx: Context) -> tuple[Line | None, dict[str, Any] | None]:
+    """That answer's line and its result object, when it is one."""
+    line, obj = initialize_answer(ctx)
+    result = obj.get("result") if obj is not None else None
+    return line, (result if isinstance(result, dict) else None)
+
+
+def server_capabilities(ctx: Context) -> tuple[dict[str, Any], list[int]]:
+    """The capabilities of the server's initialize result, and that line as evidence."""
+    line, result = _initialize_result(ctx)
+    caps = result.get("capabilities") if result is not None else None
     return (caps if isinstance(caps, dict) else {}), _ev(line)
 
 
@@ -133,10 +145,8 @@ def _server_version(ctx: Context) -> Outcome:
         None,
     )
     proposed = asked.params.get("protocolVersion") if asked is not None else None
-    trace = ctx.tx.steps.get("initialize")
-    line = ctx.tx.by_n(trace.evidence) if trace is not None else None
-    obj = line.obj if line is not None else None
-    if line is None or not isinstance(obj, dict) or not ("result" in obj or "error" in obj):
+    line, obj = initialize_answer(ctx)
+    if line is None or obj is None or not ("result" in obj or "error" in obj):
         return Outcome("unanswered", f"proposed {proposed}; no answer to initialize", _ev(asked))
     evidence = _ev(asked, line)
     if "error" in obj:
@@ -152,12 +162,8 @@ def _server_version(ctx: Context) -> Outcome:
 
 @rule("server-info", ("extended", "name-version", "incomplete", *NO_INIT), gate=handshake_failed)
 def _server_info(ctx: Context) -> Outcome:
-    trace = ctx.tx.steps.get("initialize")
-    line = ctx.tx.by_n(trace.evidence) if trace is not None else None
-    obj = line.obj if line is not None else None
-    result = obj.get("result") if isinstance(obj, dict) else None
-    info = result.get("serverInfo") if isinstance(result, dict) else None
-    outcome, detail = read_info(info)
+    line, result = _initialize_result(ctx)
+    outcome, detail = read_info(result.get("serverInfo") if result is not None else None)
     return Outcome(outcome, detail, _ev(line))
 
 
