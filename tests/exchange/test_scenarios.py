@@ -54,6 +54,7 @@ ISSUE_SCENARIOS = {
     "elicitation-undeclared",
     "elicitation-complete-unknown",
     "elicitation-decline",
+    "elicitation-cancel",
     "elicitation-retry",
     # issue 24: the logging area, a client and a server side
     "logging-messages",

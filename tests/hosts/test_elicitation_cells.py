@@ -4,7 +4,7 @@ Four SDK hosts of three languages play every elicitation scenario at 2025-11-25 
 embedded one at 2026-07-28) through the harness. For every check the judge graded, the test
 reads the transcript line the check names as its evidence and asserts that the raw text says
 what the outcome claims: a result is a response to the peer's own elicitation/create, a
-refusal carries the code, a decline says decline, a declared mode is in the initialize line,
+refusal carries the code, a decline says decline and a cancel cancel, a declared mode is in the initialize line,
 a valid result validates again here. Beside that, the few facts these SDKs were measured to
 do differently (the ts-sdk refuses a URL request it did not declare, go-sdk hands it to the
 form handler, py-sdk declares URL mode by itself) are asserted, so a change shows.
@@ -106,7 +106,8 @@ def test_each_outcome_is_what_its_evidence_line_says(
                     assert "result" in line.obj, where
                 seen.add((check["id"], outcome))
             if check["id"] == "action" and outcome == "equal":
-                assert evidence[0].obj["result"]["action"] == "decline", where
+                wanted = cell.scenario.id.removeprefix("elicitation-")  # decline or cancel
+                assert evidence[0].obj["result"]["action"] == wanted, where
                 seen.add((check["id"], outcome))
             if check["id"] in ("declares", "declares-url"):
                 caps = _initialize(lines)
