@@ -123,6 +123,11 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             f"{source}: key propose_version: only for side: server",
             "only the scripted client (a server cell's) proposes a version of our choosing",
         )
+    if "initialized_delay_s" in data and side != "server":
+        raise CompareError(
+            f"{source}: key initialized_delay_s: only for side: server",
+            "only the scripted client (a server cell's) sends notifications/initialized",
+        )
     for key in ("steps", "upstream_steps"):
         for i, step in enumerate(data.get(key, [])):
             # the scripted client labels its own handshake "initialize"

@@ -65,6 +65,10 @@ class Peer(StepWaits):
         self.embedding: tuple[dict[str, Any], str] | None = None
         #: True while an ``embed`` step runs: its retry is answered (and noted) as a retry.
         self.asking = False
+        #: While an ``embed`` step with ``rounds`` runs: what each retry before the last is
+        #: asked again, and how many more times.
+        self.again: dict[str, Any] = {}
+        self.rounds_left = 0
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -220,8 +224,17 @@ class Peer(StepWaits):
         if "inputResponses" in params or "requestState" in params:
             self.event("tools/call:retry", n)
             answered = params.get("inputResponses")
-            for key in answered if isinstance(answered, dict) else ():
+            keys = answered if isinstance(answered, dict) else {}
+            for key in keys:
                 self.event(f"input-response:{key}", n)
+            if self.asking and self.rounds_left > 0 and any(k in self.again for k in keys):
+                # Asked again (mrtr.mdx: a server may answer every attempt so): a fresh state.
+                self.rounds_left -= 1
+                state = _request_state()
+                self.tx.note(event="embed-armed", again=True, key=next(iter(self.again)),
+                             request_state=state)  # fmt: skip
+                return {"resultType": "input_required", "inputRequests": self.again,
+                        "requestState": state}  # fmt: skip
             return {"resultType": "complete", **done}
         self.event("tools/call:input-required", n)
         if self.embedding is not None:
@@ -239,25 +252,34 @@ class Peer(StepWaits):
         asked: dict[str, Any] = {"method": step["request"]}
         if step.get("params") is not None:
             asked["params"] = step["params"]
-        # Opaque to the client; '+', '/' and '=' catch a client that re-encodes it.
-        state = f"mcpc1.{os.urandom(9).hex()}+/="
+        state = _request_state()
+        rounds = int(step.get("rounds", 1))
         self.embedding = ({key: asked}, state)
+        self.again, self.rounds_left = {key: asked}, rounds - 1
         self.asking = True
         self.tx.note(event="embed-armed", index=record["index"], key=key, request_state=state)
         hit: list[int | None] = [None]
+        answers = 0
 
         def answered() -> bool:
-            hit[0] = self.seen([f"input-response:{key}"])
-            return hit[0] is not None
+            # every retry answering the key counts; the step is done at the last round's
+            nonlocal answers
+            got = self.seen([f"input-response:{key}"])
+            if got is not None:
+                hit[0], answers = got, answers + 1
+            return answers >= rounds
 
         try:
             ok = self.wait(answered, timeout)
         finally:  # whether or not a call took it: no later call asks for it
             self.embedding, self.asking = None, False
+            self.again, self.rounds_left = {}, 0
         record.update(
             outcome="ok" if ok else "timeout", embedded=True, key=key, request_state=state,
             evidence=hit[0],
         )  # fmt: skip
+        if rounds > 1:
+            record["rounds_answered"] = answers
 
     def embeds(self, step: dict[str, Any]) -> bool:
         """Whether a ``request`` step is played embedded: it names a key, the cell's revision
@@ -334,6 +356,12 @@ class Peer(StepWaits):
             if self.closed:
                 return f"stdin closed before step {index} completed"
         return "steps complete"
+
+
+def _request_state() -> str:
+    """A fresh requestState: opaque to the client; '+', '/' and '=' catch a client that
+    re-encodes it."""
+    return f"mcpc1.{os.urandom(9).hex()}+/="
 
 
 def _error(rid: Any, code: int, message: str) -> dict[str, Any]:

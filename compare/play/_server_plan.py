@@ -96,6 +96,11 @@ def server_plan(
     # bound for that one call; absent, the plan carries no such key and is what it was.
     first_call = cell.target.raw.get("first_call_s")
     extra: dict[str, Any] = {} if first_call is None else {"first_call_s": float(first_call)}
+    # A pause before notifications/initialized, only where the scenario names one.
+    delay = cell.scenario.raw.get("initialized_delay_s")
+    if delay is not None:
+        extra["initialized_delay_s"] = float(delay)
+        step_max += float(delay)
     step_max += float(first_call or 0)
     return {
         "format": 1,

@@ -56,6 +56,7 @@ ISSUE_SCENARIOS = {
     "elicitation-decline",
     "elicitation-cancel",
     "elicitation-retry",
+    "elicitation-rounds",
     # issue 24: the logging area, a client and a server side
     "logging-messages",
     "server-log-level",
@@ -71,6 +72,9 @@ ISSUE_SCENARIOS = {
     "server-modern-meta",
     # issue 24: the URL-required error a server answers a call with
     "server-url-required",
+    # issue 24: requests before the session is ready, from either side
+    "initialize-held",
+    "server-before-initialized",
 }
 
 

@@ -1,11 +1,12 @@
 """The elicitation scenarios against real SDK clients, and what each verdict rests on.
 
 Four SDK hosts of three languages play every elicitation scenario at 2025-11-25 (and the
-embedded one at 2026-07-28) through the harness. For every check the judge graded, the test
+embedded ones at 2026-07-28) through the harness. For every check the judge graded, the test
 reads the transcript line the check names as its evidence and asserts that the raw text says
 what the outcome claims: a result is a response to the peer's own elicitation/create, a
-refusal carries the code, a decline says decline and a cancel cancel, a declared mode is in the initialize line,
-a valid result validates again here. Beside that, the few facts these SDKs were measured to
+refusal carries the code, a decline says decline and a cancel cancel, a declared mode is in
+the initialize line, a valid result validates again here, and each of twelve rounds echoes
+the state it was last given. Beside that, the few facts these SDKs were measured to
 do differently (the ts-sdk refuses a URL request it did not declare, go-sdk hands it to the
 form handler, py-sdk declares URL mode by itself) are asserted, so a change shows.
 """
@@ -180,3 +181,37 @@ def test_what_these_sdks_do_with_a_url_request_they_did_not_declare(
     (ref,) = fail["refs"]
     assert "**MUST** return standard JSON-RPC errors" in ref["quote"] and "-32602" in ref["quote"]
     assert json.loads(fail["observed"])["result"]["action"] == "accept"
+
+
+def test_each_round_echoes_the_state_it_was_last_given(
+    played: list[tuple[Cell, dict[str, Any], Path]],
+) -> None:
+    """elicitation-rounds at 2026-07-28, read on the raw lines: each retry carries the
+    requestState of our InputRequiredResult just before it and an id no earlier call of the
+    chain had; the count of retries is what the rounds check reports."""
+    followed: dict[str, int] = {}
+    for cell, verdict, folder in played:
+        if cell.scenario.id != "elicitation-rounds" or verdict["verdict"] == "not-run":
+            continue
+        lines = read_transcript(folder / "transcript.jsonl").lines
+        due, ids, retries = None, [], 0
+        for line in lines:
+            result = line.obj.get("result") if line.dir == "out" and line.is_response else None
+            if isinstance(result, dict) and result.get("resultType") == "input_required":
+                due = result["requestState"]
+            elif line.dir == "in" and line.method == "tools/call":
+                if "requestState" in line.params:
+                    assert line.params["requestState"] == due, cell.label
+                    retries += 1
+                assert line.obj["id"] not in ids, cell.label
+                ids.append(line.obj["id"])
+        rounds = _check(verdict, "rounds")
+        if rounds["outcome"] in ("stopped", "all-rounds"):
+            assert _check(verdict, "request-state")["outcome"] == "exact", cell.label
+            assert rounds["observed"].startswith(f"{retries} "), (cell.label, rounds["observed"])
+            followed[cell.target.id] = retries
+        else:
+            assert rounds["outcome"] == "legacy" and retries == 0, cell.label
+    # Measured: the Python SDK's loop stops after ten rounds (its default limit), the Go and
+    # Rust SDKs' after nine; the TypeScript SDK opens with initialize, so nothing is embedded.
+    assert followed == {"py-sdk": 10, "go-sdk": 9, "rust-sdk": 9}

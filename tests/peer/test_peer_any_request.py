@@ -31,13 +31,15 @@ ELICIT = {
 STEP = {"request": "elicitation/create", "params": ELICIT, "embed": "confirm", "label": "ask"}
 
 
-def _peer(tmp_path: Path, revision: str, lines: list[dict[str, Any]]) -> tuple[Any, list[Any]]:
+def _peer(
+    tmp_path: Path, revision: str, lines: list[dict[str, Any]], **step: Any
+) -> tuple[Any, list[Any]]:
     plan = {
         "revision": revision,
         "answer_revision": "2025-11-25",
         "first_modern": MODERN,
         "control": str(tmp_path / "control"),
-        "steps": [{**STEP, "timeout_s": 5}],
+        "steps": [{**STEP, "timeout_s": 5, **step}],
         "hard_deadline_s": 20,
     }
     path = tmp_path / "plan.json"
@@ -71,6 +73,24 @@ def test_an_embed_step_asks_inside_the_input_required_result(tmp_path: Path) -> 
     step = done["steps"][0]
     assert step["outcome"] == "ok" and step["key"] == "confirm"
     assert out[1]["result"]["resultType"] == "complete"
+
+
+def test_an_embed_step_with_rounds_asks_again_until_the_last(tmp_path: Path) -> None:
+    """rounds: 3 answers the first call and two retries input_required, each with a state
+    of its own, and completes the third retry."""
+    answer = {"confirm": {"action": "accept", "content": {"answer": "yes"}}}
+    calls = [_call(1)] + [_call(k, inputResponses=answer, requestState="x") for k in (2, 3, 4)]
+    done, out = _peer(tmp_path, MODERN, calls, rounds=3)
+    kinds = [x["result"]["resultType"] for x in out]
+    assert kinds == ["input_required", "input_required", "input_required", "complete"]
+    states = [x["result"]["requestState"] for x in out[:3]]
+    assert len(set(states)) == 3  # a fresh state each round
+    assert all(x["result"]["inputRequests"] == out[0]["result"]["inputRequests"] for x in out[:3])
+    step = done["steps"][0]
+    assert step["outcome"] == "ok" and step["rounds_answered"] == 3
+    # two retries of three: the step waits, bounded, and says how far the client got
+    done, out = _peer(tmp_path, MODERN, calls[:3], rounds=3)
+    assert done["steps"][0]["outcome"] == "timeout" and done["steps"][0]["rounds_answered"] == 2
 
 
 def test_an_embed_step_is_a_plain_request_before_the_boundary(tmp_path: Path) -> None:

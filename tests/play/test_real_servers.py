@@ -689,6 +689,33 @@ def test_a_version_no_revision_has_gets_a_dated_revision_back(
     assert _check(v, "unknown-version")["outcome"] == "pinned"
 
 
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+def test_requests_before_initialized_are_read_in_wire_order(
+    server_run: dict[str, Any], target: str
+) -> None:
+    """server-before-initialized holds our notifications/initialized back for 2 s after the
+    initialize answer (the scripted client notes the pause); the outcome is what the server's
+    own requests were on either side of that line: the servers that ask for roots ask after it."""
+    v = server_run["by"][(target, "server-before-initialized", "2025-11-25")]
+    tx = read_transcript(
+        _cell(server_run, target, "server-before-initialized", "2025-11-25") / "transcript.jsonl"
+    )
+    init = tx.by_n(tx.steps["initialize"].evidence)
+    ready = next(x for x in tx.lines if x.dir == "out" and x.method == "notifications/initialized")
+    assert init is not None and ready.t - init.t >= 1.9  # the pause is on the wire
+    assert any(f.get("event") == "initialized-delayed" for _, f in tx.notes)
+    asked = [x for x in tx.incoming() if x.is_request and x.method != "ping"]
+    outcome = _check(v, "early-requests")["outcome"]
+    if not asked:
+        assert outcome == "none"
+    elif any(x.n < ready.n for x in asked):
+        assert outcome == "early"
+    else:
+        assert outcome == "waited" and _check(v, "early-requests")["evidence"] == [asked[0].n]
+    if target in ASKERS:  # measured: each asks for roots only once told the client is ready
+        assert outcome == "waited" and asked[0].method == "roots/list"
+
+
 #: The servers with a tool that elicits (the Everything server's trigger-elicitation-request).
 ELICITORS = {"server-everything"}
 

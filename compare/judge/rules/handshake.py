@@ -1,6 +1,8 @@
 """Handshake rules: what the client's initialize (or first 2026-07-28 request) says, and
 whether it went on after the peer chose a version. What it declares as a capability is the
-generic ``capability-declared`` rule (``generic.py``).
+generic ``capability-declared`` rule (``generic.py``). ``client-early-requests`` reads the
+order of the client's first requests against our initialize answer and its
+notifications/initialized.
 """
 
 from __future__ import annotations
@@ -104,3 +106,58 @@ def _revision_accepted(ctx: Context) -> Outcome:
     if note is not None:
         return Outcome("accepted", f"went on after the server chose {answer}", _ev(init, note))
     return Outcome("disconnected", f"no initialized after the server chose {answer}", _ev(init))
+
+
+# -- before the session is ready --------------------------------------------------------------
+#: Requests the lifecycle page lets a client send before initialize is answered (ping), and
+#: the 2026-07-28 probe a dual-era client opens with before it falls back to initialize.
+_ALWAYS_ALLOWED = frozenset({"ping", "server/discover"})
+
+
+@rule(
+    "client-early-requests",
+    ("waited", "before-answer", "before-initialized", "exited-before-initialize"),
+    gate=measured_start_failure,
+)
+def _client_early_requests(ctx: Context) -> Outcome:
+    """Whether the client held its requests until the session was ready: none but pings
+    before our initialize answer went out (the page's SHOULD NOT), and, recorded apart,
+    none between that answer and its own notifications/initialized."""
+    init = ctx.initialize
+    if init is None:
+        return Outcome("exited-before-initialize", "no initialize request in the transcript")
+    rid = init.obj.get("id") if isinstance(init.obj, dict) else None
+    answer = next(
+        (
+            x
+            for x in ctx.tx.lines
+            if x.dir == "out" and x.is_response and x.obj.get("id") == rid and x.n > init.n
+        ),
+        None,
+    )
+    ready = next((x for x in ctx.tx.incoming() if x.method == "notifications/initialized"), None)
+    asked = [
+        x
+        for x in ctx.tx.incoming()
+        if x.is_request and x.method not in _ALWAYS_ALLOWED and x is not init
+    ]
+    early = [x for x in asked if answer is None or x.n < answer.n]
+    if early:
+        names = ", ".join(sorted({str(x.method) for x in early}))
+        when = "before initialize was answered" if answer else "while initialize went unanswered"
+        return Outcome(
+            "before-answer", f"{len(early)} request(s) {when}: {names}", _ev(early[0], answer)
+        )
+    if answer is not None:
+        limit = ready.n if ready is not None else None
+        unready = [x for x in asked if x.n > answer.n and (limit is None or x.n < limit)]
+        if unready:
+            names = ", ".join(sorted({str(x.method) for x in unready}))
+            said = (
+                "before its notifications/initialized"
+                if ready
+                else "and never sent notifications/initialized"
+            )
+            return Outcome("before-initialized", f"{names} {said}", _ev(answer, unready[0], ready))
+    detail = f"{len(asked)} request(s), all after the session was ready" if asked else "no request"
+    return Outcome("waited", detail, _ev(answer, ready))

@@ -4,6 +4,8 @@ with the input, the request state echoed and a new id.
 
 from __future__ import annotations
 
+from typing import Any
+
 from compare.judge._transcript import Line
 from compare.judge._validate import validate_as, validate_line
 from compare.judge.rules._context import Context
@@ -70,33 +72,104 @@ def _retry_or(ctx: Context) -> tuple[Outcome | None, Line | None, Line | None]:
     return None, first, retry
 
 
+def _asked(ctx: Context) -> list[tuple[Line, str | None]]:
+    """Our InputRequiredResults as written on the wire, each with the requestState it
+    carried (None when it had none): what the next retry must echo."""
+    out = []
+    for line in ctx.tx.lines:
+        result = (
+            line.obj.get("result") if line.dir == "out" and isinstance(line.obj, dict) else None
+        )
+        if isinstance(result, dict) and result.get("resultType") == "input_required":
+            state = result.get("requestState")
+            out.append((line, state if isinstance(state, str) else None))
+    return out
+
+
+def _chain(ctx: Context) -> list[tuple[Line, Line | None, str | None]]:
+    """Every retry of a 2026-07-28 tools/call, in order, with the InputRequiredResult just
+    before it and the state that one carried (a retry answers the latest one it was given)."""
+    asked = _asked(ctx)
+    chain = []
+    for line in ctx.modern_requests():
+        if line.method != "tools/call":
+            continue
+        if "inputResponses" not in line.params and "requestState" not in line.params:
+            continue
+        before = [a for a in asked if a[0].n < line.n]
+        irr, state = before[-1] if before else (None, ctx.plan.get("mrtr", {}).get("request_state"))
+        chain.append((line, irr, state))
+    return chain
+
+
 @rule("mrtr-request-state", ("exact", "altered", "missing", "no-retry", "legacy"))
 def _mrtr_state(ctx: Context) -> Outcome:
+    """Each retry echoes the requestState of the InputRequiredResult it answers, byte for
+    byte: read on our own lines, so a scenario that asks again checks every round."""
     early, first, retry = _retry_or(ctx)
     if early or retry is None:
         return early or Outcome("no-retry", "no retry")
-    got = retry.params.get("requestState")
-    want = ctx.plan.get("mrtr", {}).get("request_state")
-    if want is None:
-        # An embed step draws its state when it arms, and notes it: the one the retry echoes.
-        armed = [f.get("request_state") for _, f in ctx.tx.notes if f.get("event") == "embed-armed"]
-        want = got if got in armed else (armed[0] if armed else None)
-    if got is None:
-        return Outcome("missing", "no requestState", _ev(first, retry))
-    name = "exact" if got == want else "altered"
-    return Outcome(name, f"sent {want!r}, got back {got!r}", _ev(first, retry))
+    chain = _chain(ctx)
+    for k, (line, irr, want) in enumerate(chain, 1):
+        got = line.params.get("requestState")
+        where = f"retry {k} of {len(chain)}: " if len(chain) > 1 else ""
+        if got is None and want is not None:
+            return Outcome("missing", f"{where}no requestState", _ev(irr or first, line))
+        if got != want:
+            return Outcome(
+                "altered", f"{where}sent {want!r}, got back {got!r}", _ev(irr or first, line)
+            )
+    line, irr, want = chain[-1]
+    if len(chain) == 1:
+        return Outcome("exact", f"sent {want!r}, got back {want!r}", _ev(irr or first, line))
+    return Outcome("exact", f"all {len(chain)} retries echoed their state", _ev(irr or first, line))
 
 
 @rule("mrtr-new-id", ("new", "reused", "no-retry", "legacy"))
 def _mrtr_new_id(ctx: Context) -> Outcome:
+    """Every retry is a request of its own: its id differs from the first call's and from
+    each earlier retry's."""
     early, first, retry = _retry_or(ctx)
     if early or retry is None:
         return early or Outcome("no-retry", "no retry")
     a = first.obj.get("id") if first else None
-    b = retry.obj.get("id")
-    return Outcome(
-        "reused" if a == b else "new", f"first id {a!r}, retry id {b!r}", _ev(first, retry)
+    seen: list[tuple[Any, Line | None]] = [(a, first)]
+    chain = _chain(ctx)
+    for line, _irr, _state in chain:
+        b = line.obj.get("id")
+        earlier = next((x for x in seen if x[0] == b), None)
+        if earlier is not None:
+            return Outcome("reused", f"retry id {b!r} was used before", _ev(earlier[1], line))
+        seen.append((b, line))
+    if len(chain) == 1:
+        return Outcome(
+            "new", f"first id {a!r}, retry id {chain[0][0].obj.get('id')!r}", _ev(first, retry)
+        )
+    ids = ", ".join(repr(x[0]) for x in seen)
+    return Outcome("new", f"ids {ids}", _ev(first, chain[-1][0]))
+
+
+def _rounds(ctx: Context) -> int:
+    """The rounds the scenario's embed step asks for (1 when it names none)."""
+    steps = ctx.plan.get("steps") or []
+    return max(
+        (int(s.get("rounds", 1)) for s in steps if isinstance(s, dict) and "embed" in s), default=1
     )
+
+
+@rule("mrtr-rounds", ("all-rounds", "stopped", "no-retry", "legacy"))
+def _mrtr_rounds(ctx: Context) -> Outcome:
+    """How many InputRequiredResults in a row a client follows for one call: the peer asks
+    again on each retry until the scenario's rounds are used up (mrtr.mdx lets a server do
+    so and sets no limit, so how far a client goes is recorded)."""
+    early, first, retry = _retry_or(ctx)
+    if early or retry is None:
+        return early or Outcome("no-retry", "no retry")
+    rounds, chain = _rounds(ctx), _chain(ctx)
+    last = chain[-1][0]
+    if len(chain) >= rounds:
+        return Outcome("all-rounds", f"{len(chain)} retries for {rounds} rounds", _ev(first, last))
+    return Outcome("stopped", f"{len(chain)} of {rounds} rounds retried", _ev(first, last))
 
 
 @rule(

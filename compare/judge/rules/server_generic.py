@@ -15,6 +15,8 @@
 - ``server-error-valid``: whether the server's error answer to step ``step`` with ``code`` is
   valid as ``definition`` at the cell's revision (an error that carries data the page
   requires, such as URLElicitationRequiredError's list of URL-mode elicitations).
+- ``server-early-requests``: whether the server's own requests (pings aside) waited for our
+  notifications/initialized: a scenario's ``initialized_delay_s`` holds it back for a while.
 - ``server-answered``: how the server answered the scripted client's request of step
   ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
   close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
@@ -36,7 +38,7 @@ from compare.judge._validate import validate_as
 from compare.judge.rules._context import Context
 from compare.judge.rules._info import read_info
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
-from compare.judge.rules.server import NO_INIT, handshake_failed
+from compare.judge.rules.server import NO_INIT, _initialized_n, handshake_failed
 from compare.judge.rules.server_modern import EITHER_GATE, either_gate
 
 _CAPABILITY = Param("server_capability", "the server capability the request belongs to")
@@ -268,3 +270,29 @@ def _server_error_valid(ctx: Context) -> Outcome:
     if ok:
         return Outcome("valid", shown, _ev(line))
     return Outcome("invalid", "; ".join(errors)[:300], _ev(line))
+
+
+#: What the lifecycle page lets a server send before it receives notifications/initialized:
+#: pings and logging (notifications, which no request list holds anyway).
+_EARLY_ALLOWED = frozenset({"ping"})
+
+
+@rule("server-early-requests", ("waited", "early", "none", *NO_INIT), gate=handshake_failed)
+def _server_early_requests(ctx: Context) -> Outcome:
+    """Whether the server's own requests waited for our notifications/initialized (the
+    lifecycle page's SHOULD NOT; the scenario's pause gives a server the time to show it)."""
+    init_line, _obj = initialize_answer(ctx)
+    ready = _initialized_n(ctx)
+    asked = [x for x in ctx.tx.incoming() if x.is_request and x.method not in _EARLY_ALLOWED]
+    if not asked:
+        return Outcome("none", "the server sent no request", _ev(init_line))
+    early = [x for x in asked if ready is None or x.n < ready]
+    if early:
+        names = ", ".join(sorted({str(x.method) for x in early}))
+        return Outcome(
+            "early", f"{names} before notifications/initialized", _ev(init_line, early[0])
+        )
+    first = asked[0]
+    return Outcome(
+        "waited", f"first request {first.method} after notifications/initialized", _ev(first)
+    )

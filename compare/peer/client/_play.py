@@ -180,6 +180,10 @@ class Client(StepWaits):
             if self.closed:
                 return "the server closed its stdout before answering initialize"
             return f"no answer to initialize within {timeout:g} s"
+        delay = self.plan.get("initialized_delay_s")
+        if delay:  # the server's window to ask before it is told we are ready (answered)
+            self.tx.note(event="initialized-delayed", seconds=float(delay))
+            self.wait(lambda: False, float(delay))
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return None
 
