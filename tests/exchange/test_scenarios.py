@@ -75,6 +75,14 @@ ISSUE_SCENARIOS = {
     # issue 24: requests before the session is ready, from either side
     "initialize-held",
     "server-before-initialized",
+    # issue 24: the sampling area, client, server and proxy sides
+    "sampling-ask",
+    "sampling-undeclared",
+    "sampling-tools-undeclared",
+    "sampling-retry",
+    "server-samples",
+    "server-samples-undeclared",
+    "relay-sampling",
 }
 
 

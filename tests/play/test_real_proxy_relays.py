@@ -1,4 +1,4 @@
-"""The shipped proxies relaying elicitation and log messages, through the real harness.
+"""The shipped proxies relaying elicitation, sampling and log messages, through the real harness.
 
 As in ``test_real_proxies``, no verdict is written down: each test reads the lines a check
 names as its evidence and asserts the outcome follows from them, on the leg each travelled.
@@ -20,8 +20,20 @@ from ._proxy_cells import cell_folder, check, evidence, play_proxy_cells
 pytestmark = pytest.mark.clients
 
 REVISION = "2025-11-25"
-ELICIT, LOGS = "relay-elicitation", "relay-log-messages"
-CELLS = [(t.id, s, REVISION) for t in load_targets() if t.kind == "proxy" for s in (ELICIT, LOGS)]
+ELICIT, SAMPLE, LOGS = "relay-elicitation", "relay-sampling", "relay-log-messages"
+#: The server-to-client request each request relay asks, and the part of the host's canned
+#: result that must reach the upstream unchanged.
+ASKED = {
+    ELICIT: ("elicitation/create", "elicitation", {"content": {"answer": "from the host"}}),
+    SAMPLE: (
+        "sampling/createMessage",
+        "sampling",
+        {"content": {"type": "text", "text": "from the host"}},
+    ),
+}
+CELLS = [
+    (t.id, s, REVISION) for t in load_targets() if t.kind == "proxy" for s in (ELICIT, SAMPLE, LOGS)
+]
 
 
 @pytest.fixture(scope="module")
@@ -45,19 +57,23 @@ def test_every_relay_cell_ended_by_itself(relay_run: dict[str, Any]) -> None:
     assert relay_run["leftovers"] == []
 
 
-@pytest.mark.parametrize("key", [c for c in CELLS if c[1] == ELICIT], ids="-".join)
-def test_the_elicitation_relay_rests_on_both_legs(
+@pytest.mark.parametrize("key", [c for c in CELLS if c[1] in ASKED], ids="-".join)
+def test_a_request_relay_rests_on_both_legs(
     relay_run: dict[str, Any], key: tuple[str, str, str]
 ) -> None:
+    """The question (elicitation/create or sampling/createMessage) is read on both legs, the
+    host's canned answer compared with what the upstream got, and upstream-reply with the
+    capability the proxy's own initialize declared upstream."""
+    method, capability, given_part = ASKED[key[1]]
     v = relay_run["by"][key]
     tx = _tx(relay_run, key)
     asks = check(v, "asks")
     ev = evidence(tx, asks)
     up = [x for x in ev if x.leg == "upstream"]
     host = [x for x in ev if x.leg == "host"]
-    assert up and all(x.dir == "out" and x.method == "elicitation/create" for x in up)
+    assert up and all(x.dir == "out" and x.method == method for x in up)
     if asks["outcome"] == "relayed":
-        assert [x.method for x in host] == ["elicitation/create"] * len(up)
+        assert [x.method for x in host] == [method] * len(up)
         assert all(h.dir == "in" and h.t >= u.t for u, h in zip(up, host, strict=True))
     else:
         assert asks["outcome"] == "not-relayed" and host == []
@@ -67,12 +83,12 @@ def test_the_elicitation_relay_rests_on_both_legs(
     if answer["outcome"] == "unchanged":
         given = [x for x in evidence(tx, answer) if x.leg == "host" and x.dir == "out"]
         assert _canon(given[0].obj["result"]) == _canon(got[0].obj["result"])
-        assert got[0].obj["result"]["content"] == {"answer": "from the host"}
+        assert {k: got[0].obj["result"][k] for k in given_part} == given_part
     elif answer["outcome"] == "error":
         assert "error" in got[0].obj and asks["outcome"] == "not-relayed"
     reply = check(v, "upstream-reply")
     init = next(x for x in evidence(tx, reply) if x.method == "initialize")
-    declared = "elicitation" in init.params["capabilities"]
+    declared = capability in init.params["capabilities"]
     kind = "error" if "error" in got[0].obj else "result"
     assert reply["outcome"] == f"{kind}-{'declared' if declared else 'undeclared'}"
 
