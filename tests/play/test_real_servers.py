@@ -748,6 +748,40 @@ def test_elicitation_goes_only_to_a_client_that_declared_it(
     assert _check(v, "asks-undeclared")["outcome"] == "not-asked"
 
 
+#: The servers with a tool that samples (the Everything server's trigger-sampling-request).
+SAMPLERS = {"server-everything"}
+
+
+@pytest.mark.parametrize("target", _runnable(SERVERS))
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_sampling_goes_only_to_a_client_that_declared_it(
+    server_run: dict[str, Any], target: str, revision: str
+) -> None:
+    """server-samples and its undeclared twin read the server's own requests: with sampling
+    declared, the servers that sample send sampling/createMessage (the evidence line is that
+    request, and our canned answer goes back on its id); without it, none does."""
+    asked = server_run["by"][(target, "server-samples", revision)]
+    tx = read_transcript(_cell(server_run, target, "server-samples", revision) / "transcript.jsonl")
+    init = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    assert "sampling" in init.obj["params"]["capabilities"]
+    sent = [x for x in tx.incoming() if x.is_request and x.method == "sampling/createMessage"]
+    assert _check(asked, "asks")["outcome"] == ("asked" if target in SAMPLERS else "not-asked")
+    assert bool(sent) == (target in SAMPLERS)
+    if sent:
+        assert _check(asked, "asks")["evidence"][0] == sent[0].n
+        ours = next(x for x in tx.lines if x.dir == "out" and x.obj.get("id") == sent[0].obj["id"])
+        assert ours.obj["result"]["model"] == "mcp-compare-canned"
+    name = "server-samples-undeclared"
+    v = server_run["by"][(target, name, revision)]
+    tx = read_transcript(_cell(server_run, target, name, revision) / "transcript.jsonl")
+    init = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
+    assert "sampling" not in init.obj["params"]["capabilities"]
+    assert any(x.method == "tools/call" for x in tx.lines if x.dir == "out")
+    assert not any(x.method == "sampling/createMessage" for x in tx.incoming())
+    check = "asks-undeclared" if revision < "2025-06-18" else "asks-undeclared-must"
+    assert _check(v, check)["outcome"] == "not-asked"
+
+
 #: The servers whose own tools start log output without a model or a browser at work.
 LOG_EMITTERS = {"server-everything"}
 
