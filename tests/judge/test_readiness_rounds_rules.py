@@ -95,6 +95,27 @@ def test_client_early_requests(
         assert "tools/list" in check["observed"]
 
 
+@pytest.mark.parametrize(
+    ("second", "outcome"),
+    [
+        (["init", "answer", "ready", "list"], "waited"),
+        (["init", "list", "answer", "ready"], "before-answer"),
+        (["init", "answer", "list", "ready"], "before-initialized"),
+    ],
+)
+def test_a_host_that_reconnects_is_read_session_by_session(
+    tmp_path: Path, scenarios: dict[str, Scenario], second: list[str], outcome: str
+) -> None:
+    """A host that opens a second session in the same cell (mastra-v1 does) leaves both in
+    one transcript, numbered from 1 again: the second initialize is a session's start, not
+    a request before the first session's answer, and the worst session is what is reported."""
+    first = _client(["init", "answer", "ready", "list"])
+    again = _client(second)
+    first.records += again.records  # as the harness appends a second session: n starts again
+    result = first.judge(tmp_path, scenarios["handshake"])
+    assert result["checks"]["early-requests"]["outcome"] == outcome
+
+
 def test_no_initialize_is_not_graded(tmp_path: Path, scenarios: dict[str, Scenario]) -> None:
     result = _client(["list"]).judge(tmp_path, scenarios["initialize-held"])
     assert _graded(result, "early-requests")[1] == "informational"

@@ -7,6 +7,7 @@ notifications/initialized.
 
 from __future__ import annotations
 
+from compare.judge._transcript import Line
 from compare.judge._validate import validate_line
 from compare.judge.rules._context import Context
 from compare.judge.rules._info import read_info
@@ -122,26 +123,51 @@ _ALWAYS_ALLOWED = frozenset({"ping", "server/discover"})
 def _client_early_requests(ctx: Context) -> Outcome:
     """Whether the client held its requests until the session was ready: none but pings
     before our initialize answer went out (the page's SHOULD NOT), and, recorded apart,
-    none between that answer and its own notifications/initialized."""
-    init = ctx.initialize
-    if init is None:
+    none between that answer and its own notifications/initialized.
+
+    A client may open several sessions in one cell (a host that reconnects: the transcript
+    then holds each after the other, its line numbers starting again), so the lines are cut
+    into sessions at each initialize and read in file order; the worst session is reported."""
+    lines = ctx.tx.lines
+    starts = [i for i, x in enumerate(lines) if x.dir == "in" and x.method == "initialize"]
+    if not starts:
         return Outcome("exited-before-initialize", "no initialize request in the transcript")
+    found: dict[str, Outcome] = {}
+    before = [x for x in lines[: starts[0]] if _asks(x)]
+    if before:
+        names = ", ".join(sorted({str(x.method) for x in before}))
+        found["before-answer"] = Outcome(
+            "before-answer", f"{len(before)} request(s) before initialize: {names}", _ev(before[0])
+        )
+    for k, start in enumerate(starts):
+        session = lines[start : starts[k + 1] if k + 1 < len(starts) else len(lines)]
+        outcome = _session_order(session)
+        found.setdefault(outcome.name, outcome)
+    for name in ("before-answer", "before-initialized", "waited"):
+        if name in found:
+            return found[name]
+    raise AssertionError("a session always reads one of the three")  # pragma: no cover
+
+
+def _asks(line: Line) -> bool:
+    return line.dir == "in" and line.is_request and line.method not in _ALWAYS_ALLOWED
+
+
+def _session_order(session: list[Line]) -> Outcome:
+    """One session's order: its initialize first, then our answer, its initialized and its
+    requests, by position in the file."""
+    init = session[0]
     rid = init.obj.get("id") if isinstance(init.obj, dict) else None
+    at = {id(x): i for i, x in enumerate(session)}
     answer = next(
-        (
-            x
-            for x in ctx.tx.lines
-            if x.dir == "out" and x.is_response and x.obj.get("id") == rid and x.n > init.n
-        ),
+        (x for x in session[1:] if x.dir == "out" and x.is_response and x.obj.get("id") == rid),
         None,
     )
-    ready = next((x for x in ctx.tx.incoming() if x.method == "notifications/initialized"), None)
-    asked = [
-        x
-        for x in ctx.tx.incoming()
-        if x.is_request and x.method not in _ALWAYS_ALLOWED and x is not init
-    ]
-    early = [x for x in asked if answer is None or x.n < answer.n]
+    ready = next(
+        (x for x in session if x.dir == "in" and x.method == "notifications/initialized"), None
+    )
+    asked = [x for x in session[1:] if _asks(x)]
+    early = [x for x in asked if answer is None or at[id(x)] < at[id(answer)]]
     if early:
         names = ", ".join(sorted({str(x.method) for x in early}))
         when = "before initialize was answered" if answer else "while initialize went unanswered"
@@ -149,8 +175,7 @@ def _client_early_requests(ctx: Context) -> Outcome:
             "before-answer", f"{len(early)} request(s) {when}: {names}", _ev(early[0], answer)
         )
     if answer is not None:
-        limit = ready.n if ready is not None else None
-        unready = [x for x in asked if x.n > answer.n and (limit is None or x.n < limit)]
+        unready = [x for x in asked if ready is None or at[id(x)] < at[id(ready)]]
         if unready:
             names = ", ".join(sorted({str(x.method) for x in unready}))
             said = (

@@ -90,13 +90,15 @@ def _chain(ctx: Context) -> list[tuple[Line, Line | None, str | None]]:
     """Every retry of a 2026-07-28 tools/call, in order, with the InputRequiredResult just
     before it and the state that one carried (a retry answers the latest one it was given)."""
     asked = _asked(ctx)
+    # by position in the file: a transcript of several sessions numbers each from 1 again
+    at = {id(x): i for i, x in enumerate(ctx.tx.lines)}
     chain = []
     for line in ctx.modern_requests():
         if line.method != "tools/call":
             continue
         if "inputResponses" not in line.params and "requestState" not in line.params:
             continue
-        before = [a for a in asked if a[0].n < line.n]
+        before = [a for a in asked if at[id(a[0])] < at[id(line)]]
         irr, state = before[-1] if before else (None, ctx.plan.get("mrtr", {}).get("request_state"))
         chain.append((line, irr, state))
     return chain
