@@ -1,6 +1,7 @@
 """The elicitation, lifecycle, logging and sampling areas (issue 24) are data: client and
-server scenarios, host variants and the generic rules. Each is held to what the issue asks of an area: at least ten
-rows, at least 70 % of them computed from cells that at least five run implementations play
+server scenarios, host variants and the generic rules. Each is held to what the issue asks of
+an area: at least ten rows, at least 70 % of them computed from cells that at least five run
+implementations play
 (the rest cited from the spec), a diff section of its own whose items appear where the spec
 says, and a column per run implementation that says "not run, because …" when there are no
 results."""
