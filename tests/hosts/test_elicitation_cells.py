@@ -14,43 +14,26 @@ form handler, py-sdk declares URL mode by itself) are asserted, so a change show
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compare import _paths
-from compare.exchange._scenarios import load_scenarios
 from compare.judge._transcript import Line, read_transcript
 from compare.models import validate_as
 from compare.play._cells import Cell
-from compare.play._harness import RunSettings, run_cells
-from compare.play._run import select
+
+from ._area_cells import TARGETS, Played, area_scenarios, outcomes, play
 
 pytestmark = pytest.mark.clients
 
-TARGETS = ["ts-sdk", "py-sdk", "go-sdk", "rust-sdk"]
 #: Every shipped elicitation scenario (the area's own: their ids start with its name).
-SCENARIOS = sorted(s.id for s in load_scenarios() if s.id.startswith("elicitation-"))
-REVISIONS = ["2025-11-25", "2026-07-28"]
+SCENARIOS = area_scenarios("elicitation-")
 
 
 @pytest.fixture(scope="module")
-def played(
-    pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[list[tuple[Cell, dict[str, Any], Path]]]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-        cells, commit, known = select(targets=TARGETS, scenarios=SCENARIOS, revisions=REVISIONS)
-        results = tmp_path_factory.mktemp("elicitation-results")
-        settings = RunSettings(results, commit, known, tools=_paths.tools_dir())
-        found = run_cells(cells, settings, jobs=2)
-    by_key = {(v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found}
-    yield [
-        (c, by_key[(c.target.id, c.variant, c.scenario.id, c.revision)], c.folder(results))
-        for c in cells
-    ]
+def played(pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    return play(pinned_spec, tmp_path_factory.mktemp("elicitation-results"), SCENARIOS)
 
 
 def _check(verdict: dict[str, Any], check: str) -> dict[str, Any]:
@@ -151,11 +134,7 @@ def test_each_outcome_is_what_its_evidence_line_says(
 def test_what_these_sdks_do_with_a_url_request_they_did_not_declare(
     played: list[tuple[Cell, dict[str, Any], Path]],
 ) -> None:
-    refused = {
-        c.target.id: _check(v, "refused")["outcome"]
-        for c, v, _ in played
-        if c.scenario.id == "elicitation-url-undeclared" and v["verdict"] != "not-run"
-    }
+    refused = outcomes(played, "elicitation-url-undeclared", "refused")
     # ts-sdk checks the mode against what it declared; go-sdk and rust-sdk give the request to
     # the form handler, which accepts; py-sdk declares url itself once a callback is set.
     assert refused == {

@@ -11,44 +11,26 @@ handler gave, a refusal is an error, and the tool-enabled request really carried
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from compare import _paths
-from compare.exchange._scenarios import load_scenarios
 from compare.judge._transcript import Line, read_transcript
 from compare.models import validate_as
 from compare.play._cells import Cell
-from compare.play._harness import RunSettings, run_cells
-from compare.play._run import select
 
-from .test_elicitation_cells import _check, _initialize
+from ._area_cells import TARGETS, Played, area_scenarios, outcomes, play
+from .test_elicitation_cells import _initialize
 
 pytestmark = pytest.mark.clients
 
-TARGETS = ["ts-sdk", "py-sdk", "go-sdk", "rust-sdk"]
-SCENARIOS = sorted(s.id for s in load_scenarios() if s.id.startswith("sampling-"))
-REVISIONS = ["2025-11-25", "2026-07-28"]
+SCENARIOS = area_scenarios("sampling-")
 
 
 @pytest.fixture(scope="module")
-def played(
-    pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[list[tuple[Cell, dict[str, Any], Path]]]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-        cells, commit, known = select(targets=TARGETS, scenarios=SCENARIOS, revisions=REVISIONS)
-        results = tmp_path_factory.mktemp("sampling-results")
-        settings = RunSettings(results, commit, known, tools=_paths.tools_dir())
-        found = run_cells(cells, settings, jobs=2)
-    by_key = {(v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found}
-    yield [
-        (c, by_key[(c.target.id, c.variant, c.scenario.id, c.revision)], c.folder(results))
-        for c in cells
-    ]
+def played(pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+    return play(pinned_spec, tmp_path_factory.mktemp("sampling-results"), SCENARIOS)
 
 
 def _asked(lines: list[Line]) -> Line:
@@ -127,12 +109,7 @@ def test_each_outcome_is_what_its_evidence_line_says(
 def test_the_embedded_answer_comes_from_the_sdks_that_speak_2026_07_28(
     played: list[tuple[Cell, dict[str, Any], Path]],
 ) -> None:
-    speaks = {
-        c.target.id: _check(v, "speaks-modern")["outcome"]
-        for c, v, _ in played
-        if c.scenario.id == "sampling-retry" and v["verdict"] != "not-run"
-    }
-    assert speaks == {
+    assert outcomes(played, "sampling-retry", "speaks-modern") == {
         "ts-sdk": "legacy",
         "py-sdk": "modern",
         "go-sdk": "modern",
