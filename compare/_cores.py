@@ -18,3 +18,19 @@ def usable_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+#: Cells in flight per core by default (``--jobs``). Most of a cell's wall time is waiting
+#: (``compare.play._schedule`` lets only as many cells *start* at once as there are cores),
+#: so four per core overlap the matrix's waits without crowding memory.
+IN_FLIGHT_PER_CORE = 4
+#: What ``--jobs`` means, for every command that plays cells.
+JOBS_HELP = (
+    "Cells in flight at once (default: 4 per usable core); as many start at once as there "
+    "are cores."
+)
+
+
+def default_jobs() -> int:
+    """Cells in flight when ``--jobs`` is not given."""
+    return IN_FLIGHT_PER_CORE * usable_cores()

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from compare._cores import JOBS_HELP
+
 RUN_HELP = "Drive MCP clients against the scripted peer; write transcripts and verdicts."
 
 
@@ -39,7 +41,7 @@ def run(
     import sys
 
     from compare._console import make_console
-    from compare._cores import usable_cores
+    from compare._cores import default_jobs
     from compare._progress import CellProgress
     from compare.play._run import errors, select, summary
     from compare.play._run import run as play
@@ -60,7 +62,7 @@ def run(
             commit,
             revisions,
             results=results,
-            jobs=usable_cores() if jobs is None else jobs,
+            jobs=default_jobs() if jobs is None else jobs,
             force=force,
             rejudge=rejudge,
             on_done=progress.on_done,
@@ -111,7 +113,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         jobs: Annotated[
             int | None,
-            typer.Option("--jobs", "-j", help="Cells run at once (default: usable cores)."),
+            typer.Option("--jobs", "-j", help=JOBS_HELP),
         ] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
         force: Annotated[bool, typer.Option("--force", help="Re-run cached cells.")] = False,

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from compare._cores import JOBS_HELP
+
 
 def register(app: typer.Typer) -> None:
     """Add ``compare`` to ``app``."""
@@ -31,7 +33,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
         jobs: Annotated[
             int | None,
-            typer.Option("--jobs", "-j", help="Cells run at once (default: usable cores)."),
+            typer.Option("--jobs", "-j", help=JOBS_HELP),
         ] = None,
         target: Annotated[
             list[str] | None,
@@ -60,7 +62,7 @@ def register(app: typer.Typer) -> None:
         """pin verify, models, diff, run, rows, cite --check, render, export, site — each
         skipped while its inputs and outputs are what it last saw (build/stamps/)."""
         from compare import _atomic
-        from compare._cores import usable_cores
+        from compare._cores import default_jobs
         from compare._exit import exit_with
         from compare.pipeline._stages import Selection, run_pipeline
 
@@ -71,7 +73,7 @@ def register(app: typer.Typer) -> None:
             tuple(target or ()), tuple(scenario or ()), tuple(revision or ()), replay=replay
         )
         outcomes, code = run_pipeline(
-            jobs=jobs or usable_cores(), force=force, chosen=chosen, say=say, wait=not no_wait
+            jobs=jobs or default_jobs(), force=force, chosen=chosen, say=say, wait=not no_wait
         )
         if timings is not None:
             _atomic.write_json(

@@ -19,12 +19,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from compare import _atomic, _guard
+from compare._cores import usable_cores
 from compare._errors import CompareError
 from compare._paths import tools_dir
 from compare.exchange._host_plan import host_refusal, write_host_plan
@@ -34,11 +35,12 @@ from compare.judge._judge import judge_checks, overall, read_done
 from compare.models import first_modern
 from compare.peer import is_modern
 from compare.pin import release_order
-from compare.play import _integrity, _plays
+from compare.play import _integrity, _plays, _schedule
 from compare.play._cellenv import cell_env, write_files
 from compare.play._cells import Cell
 from compare.play._proc import Ended, run_process
 from compare.play._proxy import (
+    HOST_TRANSCRIPT,
     UPSTREAM_PLAN,
     host_plan,
     merge_legs,
@@ -77,6 +79,8 @@ class RunSettings:
     #: ``--settle N``: a newly played fail, non-strict or unstable cell is played until it
     #: has N plays (``mcp-compare compare`` asks for ``_plays.SETTLE``).
     settle: int = 1
+    #: Cells that may be starting at once, machine-wide (``_schedule``); None: every core.
+    starts: int | None = None
 
 
 def peer_argv(plan_path: Path) -> list[str]:
@@ -190,8 +194,11 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
 HARNESS_PEER_VERSION = "0.1.0"
 
 
-def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any]:
-    """Play one cell into ``stage``; returns the process facts for the verdict."""
+def _run_client(
+    cell: Cell, stage: Path, settings: RunSettings, slot: _schedule.StartSlot
+) -> dict[str, Any]:
+    """Play one cell into ``stage`` (holding its start ``slot`` until the client has
+    started); returns the process facts for the verdict."""
     target = cell.target
     token = "mcpc-" + secrets.token_hex(8)
     tmp = Path(tempfile.mkdtemp(prefix=f"{token}-"))
@@ -276,7 +283,7 @@ def _run_client(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, Any
             stderr=stage / "client.stderr",
             timeout_s=target.timeout_s,
             markers=markers,
-            should_end=done.exists,
+            should_end=slot.watching(done.exists),
             ends_self=target.ends == "self",
             drain_s=target.exit_s,
         )
@@ -412,10 +419,23 @@ def _play(
 def _play_once(
     cell: Cell, settings: RunSettings, verdict: dict[str, Any], folder: Path
 ) -> dict[str, Any]:
-    """One play of the cell into ``folder``: the client run, its facts and its judgement."""
+    """One play of the cell into ``folder``: the client run, its facts and its judgement.
+
+    The play waits for a start slot first (``_schedule``); its time starts once it has one.
+    The cell's first exchange is in its recording once the client has started (a proxy's
+    is the host leg): from then on it only waits, and the slot goes to the next cell."""
+    side = cell.target.side
+    recording = folder / (HOST_TRANSCRIPT if side == "proxy" else "transcript.jsonl")
+    slot = _schedule.StartSlot(
+        _schedule.recording_spoke(recording),
+        whole=cell.target.kind == "cli",
+        limit_s=_schedule.START_LIMIT_S,
+    )
+    slot.take(settings.starts or usable_cores())
     started = time.monotonic()
     try:
-        verdict["process"] = _run_client(cell, folder, settings)
+        verdict["process"] = _run_client(cell, folder, settings, slot)
+        slot.release()
         verdict["duration_s"] = round(time.monotonic() - started, 3)
         facts = {k: verdict[k] for k in _integrity.PLAY_FACTS}
         _atomic.write_json(folder / _integrity.FACTS, facts)
@@ -426,6 +446,8 @@ def _play_once(
             reason=f"harness error in this cell: {type(err).__name__}: {err}",
             duration_s=round(time.monotonic() - started, 3),
         )
+    finally:
+        slot.release()
     return verdict
 
 
@@ -487,8 +509,11 @@ def run_cells(
     jobs: int = 1,
     on_done: Callable[[Cell, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every cell (``jobs`` at a time); returns the verdicts in the order of ``cells``."""
+    """Run every cell, ``jobs`` in flight at once, of which at most one per core (never more
+    than ``jobs``) is starting (``_schedule``); returns the verdicts in the order of
+    ``cells``. ``jobs`` 1 plays them one after another."""
     results: list[dict[str, Any] | None] = [None] * len(cells)
+    settings = replace(settings, starts=min(jobs, settings.starts or usable_cores()))
 
     def one(index: int) -> None:
         verdict = run_cell(cells[index], settings)

@@ -17,7 +17,7 @@ from compare.pin import release_order
 from compare.play import _plays
 from compare.play._cells import DEFAULT_VARIANT, Cell, plan_cells
 from compare.play._harness import RunSettings, run_cells
-from compare.play._shard import declared_waits
+from compare.play._schedule import expected_s
 from compare.play._swap import sweep
 
 #: The targets ``--command`` makes (they need no file of their own to be named).
@@ -154,9 +154,10 @@ def _run_locked(
     out: dict[int, dict[str, Any]] = {}
     for picked, how in groups:
         if jobs > 1:
-            # Longest declared waits first, so no long cell starts last while the other
-            # workers idle; the verdicts still come back in the order of ``cells``.
-            picked = sorted(picked, key=lambda i: -declared_waits(cells[i]))
+            # Longest expected first, so no long cell starts last while the rest of the run
+            # has ended; the verdicts still come back in the order of ``cells``.
+            cost = {i: expected_s(cells[i], settings.results) for i in picked}
+            picked = sorted(picked, key=lambda i: -cost[i])
         verdicts = run_cells([cells[i] for i in picked], how, jobs=jobs, on_done=on_done)
         out |= dict(zip(picked, verdicts, strict=True))
     return [out[i] for i in everything]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from compare import _paths
+from compare._cores import default_jobs
 from compare.exchange._scenarios import load_scenarios
 from compare.play._cells import Cell
 from compare.play._harness import RunSettings, run_cells
@@ -33,7 +34,7 @@ def play(pinned_spec: Path, results: Path, scenarios: list[str]) -> Played:
         patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
         cells, commit, known = select(targets=TARGETS, scenarios=scenarios, revisions=REVISIONS)
         settings = RunSettings(results, commit, known, tools=_paths.tools_dir())
-        found = run_cells(cells, settings, jobs=2)
+        found = run_cells(cells, settings, jobs=default_jobs())
     by_key = {(v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found}
     return [
         (c, by_key[(c.target.id, c.variant, c.scenario.id, c.revision)], c.folder(results))

@@ -18,6 +18,7 @@ from _golden import GoldenFile
 from _revisions import after_initialize, initialize_era
 
 from compare import _paths
+from compare._cores import default_jobs
 from compare.exchange._targets import load_targets
 from compare.play._harness import RunSettings, run_cells
 from compare.play._run import select
@@ -64,7 +65,7 @@ def played(
                     known,
                     tools=_paths.tools_dir(),
                 )
-                found = run_cells(cells, settings, jobs=2)
+                found = run_cells(cells, settings, jobs=default_jobs())
             runs[target] = {
                 (v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found
             }

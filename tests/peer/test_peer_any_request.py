@@ -16,6 +16,7 @@ from _revisions import first_after_initialize, revisions
 from play.fakes import fake_target
 from play.test_faults import _marked_processes
 
+from compare._cores import default_jobs
 from compare._errors import CompareError
 from compare.exchange._scenarios import SCENARIO_SCHEMA, load_scenario_file
 from compare.play._cells import Cell
@@ -226,7 +227,7 @@ def elicited(tmp_path_factory: pytest.TempPathFactory, pinned_spec: Path) -> dic
         for mode in ("modern-elicit", "modern-elicit-garbage")
     ]
     settings = RunSettings(base / "results", spec_commit="test", known_revisions=revisions())
-    verdicts = run_cells(cells, settings, jobs=2)
+    verdicts = run_cells(cells, settings, jobs=default_jobs())
     mp.undo()
     return {
         "leftovers": _marked_processes(base / "results"),

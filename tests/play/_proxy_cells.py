@@ -14,6 +14,7 @@ import pytest
 from _revisions import revisions
 
 from compare import _paths
+from compare._cores import default_jobs
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import load_targets
 from compare.judge._transcript import Line, Transcript
@@ -40,7 +41,7 @@ def play_proxy_cells(pinned_spec: Path, results: Path, keys: list[Key]) -> dict[
         results, spec_commit="test", known_revisions=revisions(), tools=_paths.tools_dir()
     )
     try:
-        verdicts = run_cells(cells, settings, jobs=2)
+        verdicts = run_cells(cells, settings, jobs=default_jobs())
     finally:
         mp.undo()
     return {

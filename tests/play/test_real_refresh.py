@@ -15,6 +15,7 @@ import pytest
 from _revisions import revisions
 
 from compare import _paths
+from compare._cores import default_jobs
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import load_targets
 from compare.judge._transcript import Line, Transcript, read_transcript
@@ -67,7 +68,7 @@ def refresh_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     scenarios = [s for s in load_scenarios() if s.id in SCENARIOS]
     cells = [Cell(t, "default", s, r) for t in targets for s in scenarios for r in REVISIONS]
     settings = RunSettings(results, spec_commit="test", known_revisions=revisions(), tools=tools)
-    verdicts = run_cells(cells, settings, jobs=2)
+    verdicts = run_cells(cells, settings, jobs=default_jobs())
     mp.undo()
     return {
         "results": results,

@@ -22,6 +22,7 @@ import pytest
 from _revisions import revisions
 
 from compare import _paths
+from compare._cores import default_jobs
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import load_targets, parse_target
 from compare.judge._transcript import read_transcript
@@ -131,7 +132,7 @@ def server_run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> d
         if s.plays(r)
     ]
     settings = RunSettings(results, spec_commit="test", known_revisions=revisions(), tools=tools)
-    verdicts = run_cells(cells, settings, jobs=2)
+    verdicts = run_cells(cells, settings, jobs=default_jobs())
     mp.undo()
     return {
         "results": results,

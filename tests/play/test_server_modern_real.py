@@ -19,6 +19,7 @@ import pytest
 from _revisions import revisions
 
 from compare import _paths
+from compare._cores import default_jobs
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import load_targets
 from compare.judge._transcript import read_transcript
@@ -70,7 +71,7 @@ def run(pinned_spec: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     # the per-request _meta a modern server must refuse exists only from the boundary on
     cells += [Cell(shipped["py-sdk-server"], "default", scenarios["server-modern-meta"], BOUNDARY)]
     settings = RunSettings(results, spec_commit="test", known_revisions=revisions(), tools=tools)
-    verdicts = run_cells(cells + generic, settings, jobs=2)
+    verdicts = run_cells(cells + generic, settings, jobs=default_jobs())
     mp.undo()
     return {
         "results": results,
