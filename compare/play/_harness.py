@@ -447,7 +447,7 @@ def _play_once(
             duration_s=round(time.monotonic() - started, 3),
         )
     finally:
-        slot.release()
+        slot.finish()
     return verdict
 
 

@@ -14,6 +14,14 @@ and the next cell starts. A command-line client (target kind ``cli``) holds its 
 the whole cell: those run a model turn and timers of their own (a bridge start, a
 request timeout) that a loaded machine overran, so they keep a core each as before.
 
+Some clients stay busy after they have spoken (a Python agent framework importing the rest
+of itself, a JVM compiling), and other work may share the machine. So a free slot is not
+enough: a cell also starts only while the machine has at least ``IDLE_CORES`` of a core
+idle (``/proc/stat``, over the last quarter second), unless no other cell of the run is
+playing: a busy machine slows a run down, never stops it. Measured on the 2-core machine,
+a replay with slots alone overloaded it with Python agent hosts (30 s timeouts, a proxy
+that never answered initialize); every cell of that run was played again.
+
 The slots are lock files shared by every mcp-compare process of this user on the machine
 (``flock``, released by the kernel when a process dies): two runs at once (shards, a test
 suite's workers, a maintainer's second terminal) share the cores instead of each assuming
@@ -26,6 +34,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,6 +48,62 @@ from compare.play._shard import declared_waits
 START_LIMIT_S = 10.0
 #: How often a held slot looks for a free one, and a starting cell at its recording.
 POLL_S = 0.02
+#: Idle CPU (in cores) the machine must have for one more cell to start.
+IDLE_CORES = 0.5
+#: The window the idle CPU is measured over.
+IDLE_WINDOW_S = 0.25
+
+
+class _Meter:
+    """Idle cores of the machine over the last ``IDLE_WINDOW_S``, from ``/proc/stat`` (shared
+    by the threads of a run; None where the file cannot be read: no gate then)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._last: tuple[float, int, int] | None = None
+        self._idle: float | None = None
+        self._cores = os.cpu_count() or 1
+
+    @staticmethod
+    def _read() -> tuple[int, int] | None:
+        try:
+            with open("/proc/stat", encoding="ascii") as handle:
+                fields = handle.readline().split()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if len(fields) < 6 or fields[0] != "cpu":
+            return None
+        ticks = [int(f) for f in fields[1:9] if f.isdigit()]
+        return sum(ticks), ticks[3] + ticks[4]  # all, idle + iowait
+
+    def idle_cores(self) -> float | None:
+        with self._lock:
+            now = time.monotonic()
+            if self._last is not None and now - self._last[0] < IDLE_WINDOW_S:
+                return self._idle
+            reading = self._read()
+            if reading is None:
+                return None
+            if self._last is not None and reading[0] > self._last[1]:
+                spent, idle = reading[0] - self._last[1], reading[1] - self._last[2]
+                self._idle = self._cores * idle / spent
+            self._last = (now, *reading)
+            return self._idle
+
+
+_METER = _Meter()
+#: Cells of this process between a taken slot and the end of their play.
+_playing = 0
+_playing_lock = threading.Lock()
+
+
+def _room() -> bool:
+    """Whether one more cell may start now: the machine has idle CPU, or it cannot be
+    measured, or no other cell of this process is playing."""
+    with _playing_lock:
+        alone = _playing == 0
+    idle = _METER.idle_cores()
+    return alone or idle is None or idle >= IDLE_CORES
 
 
 def slots_dir() -> Path:
@@ -65,22 +130,29 @@ class StartSlot:
         self._fd: int | None = None
         self._taken_at = 0.0
         self._looked_at = 0.0
+        self._playing = False
 
     def take(self, count: int) -> None:
-        """Wait until one of ``count`` slots is free and hold it."""
+        """Wait until one of ``count`` slots is free and the machine has room for a start
+        (``_room``), and hold the slot; the cell counts as playing until ``finish``."""
+        global _playing
         folder = slots_dir()
         folder.mkdir(parents=True, exist_ok=True)
         paths = [folder / f"slot-{n}.lock" for n in range(count)]
         while True:
-            for path in paths:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    continue
-                self._fd, self._taken_at = fd, time.monotonic()
-                return
+            if _room():
+                for path in paths:
+                    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        os.close(fd)
+                        continue
+                    self._fd, self._taken_at = fd, time.monotonic()
+                    with _playing_lock:
+                        _playing += 1
+                    self._playing = True
+                    return
             _guard.check()  # a stopped run does not sit in the queue
             time.sleep(POLL_S)
 
@@ -107,9 +179,19 @@ class StartSlot:
         return check
 
     def release(self) -> None:
+        """Give the slot back (the cell goes on playing)."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)  # closing the descriptor drops the flock
+
+    def finish(self) -> None:
+        """The play has ended: give the slot back if still held, and stop counting it."""
+        global _playing
+        self.release()
+        if self._playing:
+            self._playing = False
+            with _playing_lock:
+                _playing -= 1
 
 
 def recording_spoke(path: Path) -> Callable[[], bool]:

@@ -9,6 +9,7 @@ folder of its own, so that the suite's other workers do not take part.
 from __future__ import annotations
 
 import itertools
+import os
 import subprocess
 import sys
 import threading
@@ -30,6 +31,10 @@ from .fakes import fake_target
 def _own_slots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pinned_spec: Path) -> None:
     monkeypatch.setenv("MCP_COMPARE_SLOTS", str(tmp_path / "slots"))
     monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+    monkeypatch.setattr(_schedule, "_playing", 0)
+    # The machine's own load is not what these tests are about (the busy-machine test sets
+    # its own reading).
+    monkeypatch.setattr(_schedule._METER, "idle_cores", lambda: 99.0)
 
 
 def _slot(spoke: bool = False, *, whole: bool = False, limit_s: float = 60) -> _schedule.StartSlot:
@@ -52,20 +57,20 @@ def test_a_second_cell_waits_for_the_one_slot_and_gets_it_when_it_is_given_back(
     first.take(1)
     got = _taken_in_thread(second, 1)
     assert not got.wait(0.3)  # the only slot is held
-    first.release()
+    first.finish()
     assert got.wait(10)
-    second.release()
+    second.finish()
     third = _slot()
     third.take(1)  # free again once released
-    third.release()
+    third.finish()
 
 
 def test_two_slots_let_two_cells_start_at_once() -> None:
     first, second = _slot(), _slot()
     first.take(2)
     assert _taken_in_thread(second, 2).wait(10)
-    first.release()
-    second.release()
+    first.finish()
+    second.finish()
 
 
 def test_a_slot_held_by_a_process_that_dies_is_free_again(tmp_path: Path) -> None:
@@ -92,7 +97,7 @@ def test_a_slot_held_by_a_process_that_dies_is_free_again(tmp_path: Path) -> Non
         assert not got.wait(0.3)
         holder.kill()
         assert got.wait(10)
-        mine.release()
+        mine.finish()
     finally:
         holder.kill()
         holder.wait()
@@ -118,7 +123,7 @@ def test_a_command_line_client_holds_its_slot_for_the_whole_cell() -> None:
     cli.take(1)
     cli.poll()
     assert not _slot_is_free()
-    cli.release()
+    cli.finish()
     assert _slot_is_free()
 
 
@@ -127,7 +132,7 @@ def _slot_is_free() -> bool:
     got = _taken_in_thread(probe, 1)
     free = got.wait(0.3)
     if free:
-        probe.release()
+        probe.finish()
     return free
 
 
@@ -193,3 +198,30 @@ def test_cells_in_flight_overlap_their_waits_but_start_one_slot_at_a_time(
     serial = run_cells(cells, settings("serial", None), jobs=1)
     assert [v["verdict"] for v in overlapped] == [v["verdict"] for v in serial]
     assert {v["verdict"] for v in serial} - {"not-run"}, serial
+
+
+def test_a_cell_starts_on_a_busy_machine_only_when_no_other_cell_of_the_run_plays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A free slot is not enough while the machine has no idle CPU, unless the run would
+    otherwise stop: then one cell plays at a time."""
+    idle = {"cores": 0.1}
+    monkeypatch.setattr(_schedule._METER, "idle_cores", lambda: idle["cores"])
+    first = _slot()
+    first.take(2)  # alone: starts although the machine is busy
+    second = _slot()
+    got = _taken_in_thread(second, 2)
+    assert not got.wait(0.3)  # a slot is free, but the machine is busy and a cell plays
+    idle["cores"] = 1.5
+    assert got.wait(10)
+    first.finish()
+    second.finish()
+    assert _schedule._playing == 0
+
+
+def test_the_meter_reads_idle_cores_from_the_machine() -> None:
+    meter = _schedule._Meter()
+    assert meter.idle_cores() is None  # one reading is no window yet
+    time.sleep(_schedule.IDLE_WINDOW_S + 0.05)
+    idle = meter.idle_cores()
+    assert idle is not None and 0 <= idle <= (os.cpu_count() or 1)
