@@ -50,7 +50,7 @@ class Common:
 def common() -> Common:
     """The common variants (validated; read once per process)."""
     data = load_yaml(VARIANTS_FILE)
-    check_schema(data, VARIANTS_SCHEMA, VARIANTS_FILE)
+    check_schema(data, VARIANTS_SCHEMA, VARIANTS_FILE, remember=True)
     assert isinstance(data, dict)
     name_of_added = str(data["added_root"])
     # The added root's name goes into the fragments now, so a renamed folder changes every
@@ -146,6 +146,10 @@ def _expand(value: Any, marks: dict[str, str]) -> Any:
     return value
 
 
+#: Folders the schema check sees in place of a cell's own (``host_plan``).
+_STAND_IN = (Path("/cell/workspace"), Path("/cell/control"))
+
+
 def host_plan(
     fragment: dict[str, Any],
     workspace: Path,
@@ -154,8 +158,22 @@ def host_plan(
     where: str | None = None,
 ) -> dict[str, Any]:
     """The host plan of one cell: the fragment's templates expanded for its folders, checked
-    against ``host-plan.schema.json`` (a failure names ``where``, or the schema's key)."""
-    plan: dict[str, Any] = {
+    against ``host-plan.schema.json`` (a failure names ``where``, or the schema's key).
+
+    The schema sees the plan expanded at stand-in folders, so that one check holds for every
+    cell of a variant (``remember``): a cell's own folders only differ in their text, and the
+    schema asks of a folder only that it is absolute, which each is checked to be."""
+    for folder in (workspace, control):
+        if not folder.is_absolute():
+            raise CompareError(f"{where or HOST_PLAN}: {folder} is not an absolute path", None)
+    check_schema(
+        _plan(fragment, *_STAND_IN), HOST_PLAN_SCHEMA, Path(where or HOST_PLAN), remember=True
+    )
+    return _plan(fragment, workspace, control)
+
+
+def _plan(fragment: dict[str, Any], workspace: Path, control: Path) -> dict[str, Any]:
+    return {
         "format": 1,
         "workspace": str(workspace),
         "control": str(control),
@@ -163,8 +181,6 @@ def host_plan(
         "session": {**DEFAULT_SESSION, **(fragment.get("session") or {})},
         "options": copy.deepcopy(fragment.get("options") or {}),
     }
-    check_schema(plan, HOST_PLAN_SCHEMA, Path(where or HOST_PLAN))
-    return plan
 
 
 def write_host_plan(

@@ -44,7 +44,7 @@ def load_operations(path: Path = OPERATIONS_FILE) -> dict[str, dict[str, Any]]:
 @cache
 def _load(path: Path, _mtime: int, _size: int) -> dict[str, dict[str, Any]]:
     data = load_yaml(path)
-    check_schema(data, OPERATIONS_SCHEMA, path)
+    check_schema(data, OPERATIONS_SCHEMA, path, remember=True)
     assert isinstance(data, dict)
     return dict(data["operations"])
 

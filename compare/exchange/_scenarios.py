@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from compare import _proofs
 from compare._errors import CompareError
 from compare.exchange._operations import expand_probe
 from compare.exchange._params import check_params, step_requests
@@ -100,8 +101,9 @@ class Scenario:
 
 def parse_scenario(data: object, source: Path, *, expected_id: str | None = None) -> Scenario:
     """Validate one scenario (schema, then semantics) and build a :class:`Scenario`."""
-    check_schema(data, SCENARIO_SCHEMA, source)
+    check_schema(data, SCENARIO_SCHEMA, source, remember=True)
     assert isinstance(data, dict)
+    grounds_proof = _grounds_proof(data, source)
     data = expand_probe(data, source)
     sid = str(data["id"])
     if expected_id is not None and sid != expected_id:
@@ -157,7 +159,10 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
                 raw, f"checks.{i}", source, labels, side, plays, sentences, requests, answer
             )
         )
-    _lint_grounds(checks, data["revisions"], source, side)
+    if grounds_proof is None or not _proofs.holds("grounds", grounds_proof):
+        _lint_grounds(checks, data["revisions"], source, side)
+        if grounds_proof is not None:
+            _proofs.record("grounds", grounds_proof)
     return Scenario(
         id=sid,
         title=data["title"],
@@ -313,7 +318,7 @@ def _meet(a: dict[str, Any], b: dict[str, Any] | None) -> dict[str, Any]:
 def gates(side: str) -> dict[str, dict[str, str]]:
     """The default grade of each gate outcome of ``side`` (``scenarios/_gates.yaml``)."""
     data = load_yaml(GATES_FILE)
-    check_schema(data, GATES_SCHEMA, GATES_FILE)
+    check_schema(data, GATES_SCHEMA, GATES_FILE, remember=True)
     assert isinstance(data, dict)
     return dict(data.get(side) or {})
 
@@ -396,6 +401,46 @@ def _played_at(plays: dict[str, Any] | None, answer_revision: str | None) -> lis
     return played
 
 
+def _grounds_proof(data: dict[str, Any], source: Path) -> str | None:
+    """The proof key of a scenario's grounds (``_lint_grounds``): what the lint reads — the
+    scenario, the shared files of its folder and of the shipped one (gates, sentences, common
+    checks, operations), the pins and the state of each fetched spec page (a page fetched,
+    replaced or removed later is a new key) — and the code that reads it. None when the
+    scenario holds a value JSON cannot carry exactly: linted every time."""
+    from compare.pin import load_pins, spec_cache
+
+    try:
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    here = Path(__file__).resolve()
+    code = _proofs.code_identity(
+        here,
+        here.parent.parent / "judge" / "_grounds.py",
+        here.parent.parent / "judge" / "_sentences.py",
+        here.parent.parent / "cite" / "_clause.py",
+        here.parent.parent / "cite" / "_text.py",
+    )
+    parts = [code, str(source.stem).encode(), text.encode("utf-8", "surrogatepass")]
+    shared = {p for folder in (SCENARIOS_DIR, source.parent) for p in folder.glob("_*.yaml")}
+    for path in sorted(shared):
+        try:
+            parts.append(str(path).encode() + b"\0" + path.read_bytes())
+        except OSError:
+            return None
+    pins = load_pins()
+    parts.append(pins.origin.read_bytes())
+    cache = spec_cache(pins.commit)
+    for pinned in pins.files:
+        try:
+            stat = (cache / pinned.path).stat()
+            state = f"{pinned.path} {stat.st_ino} {stat.st_size} {stat.st_mtime_ns}"
+        except OSError:
+            state = f"{pinned.path} absent"
+        parts.append(state.encode())
+    return _proofs.key("grounds", parts)
+
+
 def _lint_grounds(
     checks: list[Check], window: dict[str, Any], source: Path, side: str = "client"
 ) -> None:
@@ -455,7 +500,7 @@ def common_checks(side: str = "client") -> list[Check]:
         "properties": {"checks": {"type": "array", "items": {"$ref": "#/$defs/check"}}},
         "$defs": schema["$defs"],
     }
-    check_schema_value(data, wrapper, path)
+    check_schema_value(data, wrapper, path, remember=True)
     sentences = load_sentences()
     return [
         _build_check(raw, f"checks.{i}", path, set(), side, raw.get("revisions"), sentences)

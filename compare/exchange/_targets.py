@@ -227,7 +227,7 @@ def _walk_strings(value: object, where: str) -> list[tuple[str, str]]:
 
 def parse_target(data: object, source: Path, *, expected_id: str | None = None) -> Target:
     """Validate one target entry (schema, then semantics) and build a :class:`Target`."""
-    check_schema(data, TARGET_SCHEMA, source)
+    check_schema(data, TARGET_SCHEMA, source, remember=True)
     assert isinstance(data, dict)
     tid = str(data["id"])
     if expected_id is not None and tid != expected_id:

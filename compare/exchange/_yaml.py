@@ -1,17 +1,20 @@
 """Checking the exchange stage's data files (targets, scenarios) against their JSON Schemas.
 
-The files are read with the project's one YAML 1.2 loader (:mod:`compare._yaml`).
+The files are read with the project's one YAML 1.2 loader (:mod:`compare._yaml`). A data
+file's value that passed its schema once is not checked again while the value, the schema
+and the validator are the same (``remember``, :mod:`compare._proofs`): a command that plays
+one cell then needs neither the validation nor the import of ``jsonschema``.
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
+from compare import _proofs
 from compare._errors import CompareError
 from compare._yaml import load_yaml
 
@@ -24,15 +27,45 @@ def _schema(path: Path) -> dict[str, Any]:
     return value
 
 
-def check_schema(value: object, schema_path: Path, source: Path) -> None:
-    """Validate ``value`` against a JSON Schema file; the error names the file and the key."""
-    check_schema_value(value, _schema(schema_path), source, schema_path.name)
+def check_schema(value: object, schema_path: Path, source: Path, *, remember: bool = False) -> None:
+    """Validate ``value`` against a JSON Schema file; the error names the file and the key.
+    ``remember``: a data file's value, checked once per value, schema and validator."""
+    check_schema_value(value, _schema(schema_path), source, schema_path.name, remember=remember)
+
+
+@cache
+def _validator_identity() -> bytes:
+    try:
+        version = metadata.version("jsonschema")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return _proofs.code_identity(Path(__file__)) + version.encode()
+
+
+def _proof(value: object, schema: dict[str, Any]) -> str | None:
+    """The proof key of ``value`` under ``schema`` (None for a value JSON cannot hold
+    exactly, which is then checked every time)."""
+    try:
+        text = json.dumps([value, schema], sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return _proofs.key("schema", [_validator_identity(), text.encode("utf-8", "surrogatepass")])
 
 
 def check_schema_value(
-    value: object, schema: dict[str, Any], source: Path, schema_name: str = "the JSON Schema"
+    value: object,
+    schema: dict[str, Any],
+    source: Path,
+    schema_name: str = "the JSON Schema",
+    *,
+    remember: bool = False,
 ) -> None:
     """Validate ``value`` against ``schema``; the error names the file and the key."""
+    proof = _proof(value, schema) if remember else None
+    if proof is not None and _proofs.holds("schema", proof):
+        return
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
@@ -43,3 +76,5 @@ def check_schema_value(
             f"{source}: key {where}: {first.message}{more}",
             f"see {schema_name} for the format",
         )
+    if proof is not None:
+        _proofs.record("schema", proof)

@@ -71,7 +71,7 @@ def load_sentences(path: Path = SENTENCES_FILE) -> dict[str, Sentence]:
 @cache
 def _load(path: Path, _mtime: int, _size: int) -> dict[str, Sentence]:
     data = load_yaml(path)
-    check_schema(data, SENTENCES_SCHEMA, path)
+    check_schema(data, SENTENCES_SCHEMA, path, remember=True)
     assert isinstance(data, dict)
     found: dict[str, Sentence] = {}
     for name, raw in data.items():
