@@ -12,7 +12,8 @@ from compare._lazy import exports
 
 if TYPE_CHECKING:  # imported on first use at run time (compare._lazy)
     from compare.models._era import first_modern, has_initialize
-    from compare.models._generate import ModelsReport, generate_models, models_dir, module_path
+    from compare.models._files import models_dir, module_path
+    from compare.models._generate import ModelsReport, generate_models
     from compare.models._load import SchemaIndex, model_class, models_module, schema_index
     from compare.models._schema import definitions, refs
     from compare.models._validate import Issue, Kind, Validation, validate_as, validate_line

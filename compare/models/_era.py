@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from compare.models._generate import existing_module
+from compare.models._files import existing_module
 from compare.pin._pins import release_order
 
 #: How a generated module spells the handshake request's class (datamodel-code-generator).

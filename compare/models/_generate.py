@@ -9,59 +9,20 @@ folder and compares byte for byte.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare import _atomic, _paths
+from compare import _atomic
 from compare._errors import CompareError
+from compare.models._files import load_schema, models_dir, module_path
 from compare.models._prepatch import prepare
-from compare.pin import load_pins, pinned_text
+from compare.pin import load_pins
 from compare.pin._pins import Pins, Revision
 
 GENERATOR = "datamodel-code-generator"
-
-
-def models_dir() -> Path:
-    """``schemas/models/``: the committed generated modules."""
-    return _paths.schemas_dir() / "models"
-
-
-def module_name(revision: str) -> str:
-    """``2025-06-18`` → ``rev_2025_06_18``; ``draft`` → ``rev_draft``."""
-    return "rev_" + revision.replace("-", "_")
-
-
-def module_path(revision: str, folder: Path | None = None) -> Path:
-    """Where the generated module of ``revision`` lives."""
-    return (folder or models_dir()) / f"{module_name(revision)}.py"
-
-
-def existing_module(revision: str) -> tuple[Path, os.stat_result]:
-    """The committed generated module of ``revision`` and its stat (readers cache by it); a
-    missing module is a clear error naming the command that makes it."""
-    path = module_path(revision)
-    try:
-        return path, path.stat()
-    except FileNotFoundError:
-        raise CompareError(
-            f"no generated models for {revision}: {path} is missing",
-            hint="run `mcp-compare models`",
-        ) from None
-
-
-def load_schema(revision: Revision) -> dict[str, Any]:
-    """The pinned, verified schema of a revision, parsed."""
-    try:
-        data = json.loads(pinned_text(revision.schema))
-    except json.JSONDecodeError as err:
-        raise CompareError(f"{revision.schema} is not valid JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise CompareError(f"{revision.schema} is not a JSON object")
-    return data
 
 
 def _header(pins: Pins, revision: Revision, patches: list[str]) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compare._errors import CompareError
-from compare.models._generate import existing_module, load_schema, module_name
+from compare.models._files import existing_module, load_schema, module_name
 from compare.models._schema import definitions, refs
 from compare.pin._access import current_pins
 

@@ -30,7 +30,6 @@ from compare._errors import CompareError
 from compare._paths import tools_dir
 from compare.exchange._host_plan import host_refusal, write_host_plan
 from compare.exchange._targets import Expansion
-from compare.hosts.model_endpoint import serving as serve_model
 from compare.judge._judge import judge_checks, overall, read_done
 from compare.models import first_modern
 from compare.peer import is_modern
@@ -207,9 +206,11 @@ def _run_client(
     # stopped when the cell ends, however it ends: it cannot outlive the cell.
     serving = contextlib.ExitStack()
     try:
-        model = (
-            serving.enter_context(serve_model(stage / MODEL_LOG)) if target.model_endpoint else None
-        )
+        model = None
+        if target.model_endpoint:
+            from compare.hosts.model_endpoint import serving as serve_model
+
+            model = serving.enter_context(serve_model(stage / MODEL_LOG))
         home, workspace, control = tmp / "home", tmp / WORKSPACE_NAME, tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
             folder.mkdir(parents=True)

@@ -196,7 +196,7 @@ def test_the_method_lists_are_the_pinned_schemas_unions(
     pinned_spec: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """scenario.schema.json's lists hold what the pinned schemas say, no more, no less."""
-    from compare.models._generate import load_schema
+    from compare.models._files import load_schema
     from compare.models._schema import definitions
     from compare.pin import load_pins
 
