@@ -88,12 +88,20 @@ datacheck: venv tools
 # TEST_WORKERS=0 runs the rest in one process too.
 TEST_WORKERS ?= 3
 CLI_TESTS := tests/play/clients/test_clients.py
+PHASE := $(PYTHON) bench/phase.py
 pytest: venv tools sysdeps testdeps
-	$(BIN)/pytest $(CLI_TESTS); cli=$$?; \
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --ignore=$(CLI_TESTS); rest=$$?; \
-	exit $$(( cli || rest ))
+	$(PHASE) pytest-cli -- $(BIN)/pytest $(CLI_TESTS); cli=$$?; \
+	$(PHASE) pytest-rest -- $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --ignore=$(CLI_TESTS); \
+	rest=$$?; exit $$(( cli || rest ))
 
-test: lint typecheck datacheck pytest
+# Each part records its wall time in build/phases.jsonl (bench/phase.py; bench/ci.py reads
+# it). Lint and the type check need only the virtual environment, so they run while the
+# clients are installed and built (network and compilers); the data check needs the clients.
+test: venv
+	@rm -f build/phases.jsonl
+	$(PHASE) prep -- $(MAKE) -j4 --output-sync=target lint typecheck tools sysdeps testdeps
+	$(PHASE) datacheck -- $(MAKE) datacheck
+	$(MAKE) pytest
 
 # The tests that compare real clients with tests/golden/*.json, run so that they write what
 # they observe instead (atomic, sorted: no change in behaviour, no diff). Review with

@@ -1,16 +1,22 @@
-"""The whole matrix's wall time next to the bound of issue 11, target 3.
+"""The whole matrix's wall time next to the bound of issue 11, target 3, and next to the
+scheduling before issue 26 (target 2: at most half its wall time, at equal verdicts).
 
     .venv/bin/python bench/matrix.py [--targets ts-sdk,py-sdk] [--scenarios handshake]
                                      [--revisions 2025-11-25] [--jobs N] [--identity]
+                                     [--before]
 
 Runs the selected cells (default: every target × scenario × revision) with ``--force`` into a
-temporary results folder, ``--jobs`` = the usable cores, and prints one JSON object:
+temporary results folder, ``--jobs`` as ``mcp-compare run`` has it (four cells in flight per
+core, as many starting at once as there are cores), and prints one JSON object:
 
 - ``wall_s``: that run's wall time;
 - ``bound_s`` = 1.2 × (sum over the cells that ran of the cell's bare client time) / cores,
   where a cell's bare client time is its target's bare time plus its scenario's absence
   windows (``definition`` in the output says exactly how each is measured);
 - ``ratio`` = wall / bound (target: at most 1);
+- with ``--before``, the same cells first played one per core (``--jobs`` = the cores: no
+  more cells in flight than cores, as every run was before issue 26), that run's wall time,
+  the ratio of the two and whether every cell got the same key and verdict;
 - with ``--identity``, the same cells again with ``--jobs 1``, and whether every cell got the
   same key and verdict (and the serial wall time).
 
@@ -36,18 +42,15 @@ from typing import Any
 
 from harness_overhead import INIT, TRIVIAL, _median
 
-from compare._cores import usable_cores
+from compare._cores import default_jobs, usable_cores
 from compare._paths import tools_dir
 from compare.exchange._host_plan import write_host_plan
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Expansion, Target
+from compare.play._cellenv import cell_env as _env
+from compare.play._cellenv import write_files as _write_files
 from compare.play._cells import Cell
-from compare.play._harness import (
-    HOSTS_DIR,
-    WORKSPACE_NAME,
-    _env,
-    _write_files,
-)
+from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME
 from compare.play._proc import run_process
 from compare.play._run import run, select
 
@@ -232,7 +235,12 @@ def main() -> None:
     parser.add_argument("--targets", help="comma-separated target ids (default: all)")
     parser.add_argument("--scenarios", help="comma-separated scenario ids (default: all)")
     parser.add_argument("--revisions", help="comma-separated revisions (default: all pinned)")
-    parser.add_argument("--jobs", type=int, default=None, help="default: the usable cores")
+    parser.add_argument("--jobs", type=int, default=None, help="default: run's (4 per core)")
+    parser.add_argument(
+        "--before",
+        action="store_true",
+        help="also play the cells one per core (the scheduling before issue 26) and compare",
+    )
     parser.add_argument("--runs", type=int, default=3, help="bare runs per target (median)")
     parser.add_argument("--identity", action="store_true", help="also run serially, compare")
     args = parser.parse_args()
@@ -242,12 +250,22 @@ def main() -> None:
 
     cells, commit, known = select(split(args.targets), split(args.scenarios), split(args.revisions))
     cores = usable_cores()
-    jobs = args.jobs or cores
+    jobs = args.jobs or default_jobs()
     with tempfile.TemporaryDirectory(prefix="mcpc-matrix-") as tmp_name:
         tmp = Path(tmp_name)
+        before: dict[str, Any] | None = None
+        if args.before:
+            start = time.perf_counter()
+            old = run(cells, commit, known, results=tmp / "before", jobs=cores, force=True)
+            before = {"jobs": cores, "wall_s": round(time.perf_counter() - start, 3)}
         start = time.perf_counter()
         verdicts = run(cells, commit, known, results=tmp / "parallel", jobs=jobs, force=True)
         wall = time.perf_counter() - start
+        if before is not None:
+            before |= _identity(old, verdicts) | {
+                "ratio": round(wall / before["wall_s"], 3) if before["wall_s"] else None,
+                "target_ratio": 0.5,
+            }
         identity: dict[str, Any] | None = None
         if args.identity:
             start = time.perf_counter()
@@ -286,6 +304,7 @@ def main() -> None:
                 "target_bare_s": {k: round(v, 3) for k, v in sorted(bare.items())},
                 "scenario_absence_s": dict(sorted(absence.items())),
                 "identity": identity,
+                "one_cell_per_core": before,
                 "definition": DEFINITION,
             },
             indent=2,
