@@ -33,11 +33,10 @@ def folder() -> Path:
     return _paths.yaml_cache_dir() / "proofs"
 
 
-@cache
-def code_identity(*sources: Path) -> bytes:
-    """The sha256 of the checking code (memoised per process: it does not change while a
-    command runs)."""
-    digest = hashlib.sha256(f"mcp-compare proof {FORMAT}\0".encode())
+def sources_digest(label: str, sources: Iterable[Path]) -> bytes:
+    """The sha256 of ``label`` and the files ``sources`` (an unreadable one by its name):
+    the identity of the code a stored result came from."""
+    digest = hashlib.sha256(f"{label}\0".encode())
     for source in sources:
         try:
             digest.update(source.read_bytes())
@@ -45,6 +44,13 @@ def code_identity(*sources: Path) -> bytes:
             digest.update(f"unreadable {source}".encode())
         digest.update(b"\0")
     return digest.digest()
+
+
+@cache
+def code_identity(*sources: Path) -> bytes:
+    """The sha256 of the checking code (memoised per process: it does not change while a
+    command runs)."""
+    return sources_digest(f"mcp-compare proof {FORMAT}", sources)
 
 
 def key(kind: str, parts: Iterable[bytes]) -> str:

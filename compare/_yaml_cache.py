@@ -38,7 +38,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from compare import _paths
+from compare import _paths, _proofs
 
 #: The layout of an entry; raise it when the layout changes.
 FORMAT = 1
@@ -55,19 +55,12 @@ def folder() -> Path:
 
 @cache
 def _loader_identity() -> bytes:
-    digest = hashlib.sha256(f"mcp-compare yaml cache {FORMAT}\0".encode())
     here = Path(__file__).resolve().parent
     sources = [here / "_yaml.py", here / "_yaml_cache.py"]
     spec = find_spec("ruamel.yaml")
     if spec is not None and spec.origin:
         sources.append(Path(spec.origin))
-    for source in sources:
-        try:
-            digest.update(source.read_bytes())
-        except OSError:
-            digest.update(f"unreadable {source}".encode())
-        digest.update(b"\0")
-    return digest.digest()
+    return _proofs.sources_digest(f"mcp-compare yaml cache {FORMAT}", sources)
 
 
 def key(text: str) -> str:
