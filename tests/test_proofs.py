@@ -65,7 +65,7 @@ def test_a_valid_value_is_checked_once_and_an_invalid_one_every_time(
         check_schema_value({"id": "a"}, SCHEMA, Path("a.yaml"), remember=True)
     assert len(calls) == 1
     for _ in range(2):
-        with pytest.raises(CompareError, match="b.yaml: key id"):
+        with pytest.raises(CompareError, match=r"b\.yaml: key id"):
             check_schema_value({"id": 1}, SCHEMA, Path("b.yaml"), remember=True)
     assert len(calls) == 3
     check_schema_value({"id": "a"}, {**SCHEMA, "maxProperties": 1}, Path("a.yaml"), remember=True)
