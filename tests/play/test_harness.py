@@ -14,7 +14,7 @@ import pytest
 from _revisions import initialize_era, revisions
 
 from compare.exchange._scenarios import Scenario, load_scenarios
-from compare.play import _cells, _harness, _integrity
+from compare.play import _cells, _harness, _integrity, _schedule
 from compare.play._cells import Cell, load_cells, plan_cells
 from compare.play._harness import RunSettings, run_cells
 
@@ -112,10 +112,12 @@ def test_a_crash_in_one_cell_loses_no_other_result(
     stored = (good.folder(tmp_path / "results") / "verdict.json").read_bytes()
     real = _harness._run_client
 
-    def explode(cell: Cell, stage: Path, settings: RunSettings) -> dict[str, object]:
+    def explode(
+        cell: Cell, stage: Path, settings: RunSettings, slot: _schedule.StartSlot
+    ) -> dict[str, object]:
         if cell.scenario.id == "unknown-notification":
             raise RuntimeError("injected fault")
-        return real(cell, stage, settings)
+        return real(cell, stage, settings, slot)
 
     monkeypatch.setattr(_harness, "_run_client", explode)
     other = Cell(fake_target("good"), "default", _scenario("unknown-notification"), "2025-11-25")

@@ -24,7 +24,7 @@ from compare._paths import PROJECT_ROOT
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import Target
 from compare.pipeline import _stages
-from compare.play import _harness
+from compare.play import _harness, _schedule
 from compare.play._cells import Cell, scan_cells
 from compare.play._harness import RunSettings
 from compare.play._integrity import inspect, seal_of
@@ -305,11 +305,13 @@ def test_an_interrupted_repeat_leaves_the_stored_cell_as_it_was(
     real = _harness._run_client
     calls: list[Path] = []
 
-    def stop_on_the_third_play(c: Cell, folder: Path, settings: RunSettings) -> dict[str, Any]:
+    def stop_on_the_third_play(
+        c: Cell, folder: Path, settings: RunSettings, slot: _schedule.StartSlot
+    ) -> dict[str, Any]:
         calls.append(folder)
         if len(calls) == 2:  # plays 2 and 3 are added; the signal comes during play 3
             raise Interrupted(signal.SIGTERM)
-        return real(c, folder, settings)
+        return real(c, folder, settings, slot)
 
     monkeypatch.setattr(_harness, "_run_client", stop_on_the_third_play)
     with pytest.raises(Interrupted):

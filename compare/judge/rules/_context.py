@@ -119,7 +119,8 @@ class Context:
             sent = self._sent_after(trace.start_n if trace else None, trace)
             if sent is None:
                 return "not-asked", None
-            rid = sent.obj.get("id")
+            # A damaged line may hold null or a list, not a message: it carries no id.
+            rid = sent.obj.get("id") if isinstance(sent.obj, dict) else None
         else:
             rid = trace.id
         line = self.tx.response_to(rid)
