@@ -10,20 +10,19 @@ is a new key; a failing check is never recorded, so it fails (and says why) ever
 
 A proof is a file ``<kind>-<key>.ok`` in ``proofs/`` beside the parsed-data cache
 (:func:`compare._paths.yaml_cache_dir`) holding its own key: a file renamed from another
-key, emptied or edited does not count. Writes are atomic (a temporary file renamed into
-place); a folder that cannot be written costs the next command the check, nothing else.
+key, emptied or edited does not count. Writes are atomic (:mod:`compare._atomic`); a folder
+that cannot be written costs the next command the check, nothing else.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-from compare import _paths
+from compare import _atomic, _paths
+from compare._errors import CompareError
 
 #: Raise when what a proof means changes.
 FORMAT = 1
@@ -76,16 +75,7 @@ def holds(kind: str, proof: str) -> bool:
 
 def record(kind: str, proof: str) -> None:
     """Record that the check ``kind`` passed on the inputs of ``proof`` (best effort)."""
-    target = _path(kind, proof)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".proof-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="ascii") as handle:
-                handle.write(proof)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        return
+        _atomic.write_text(_path(kind, proof), proof)
+    except CompareError:
+        return  # a folder that cannot be written: the next command checks again

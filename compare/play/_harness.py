@@ -39,7 +39,6 @@ from compare.play._cellenv import cell_env, write_files
 from compare.play._cells import Cell
 from compare.play._proc import Ended, run_process
 from compare.play._proxy import (
-    HOST_TRANSCRIPT,
     UPSTREAM_PLAN,
     host_plan,
     merge_legs,
@@ -422,16 +421,9 @@ def _play_once(
 ) -> dict[str, Any]:
     """One play of the cell into ``folder``: the client run, its facts and its judgement.
 
-    The play waits for a start slot first (``_schedule``); its time starts once it has one.
-    The cell's first exchange is in its recording once the client has started (a proxy's
-    is the host leg): from then on it only waits, and the slot goes to the next cell."""
-    side = cell.target.side
-    recording = folder / (HOST_TRANSCRIPT if side == "proxy" else "transcript.jsonl")
-    slot = _schedule.StartSlot(
-        _schedule.recording_spoke(recording),
-        whole=cell.target.kind == "cli",
-        limit_s=_schedule.START_LIMIT_S,
-    )
+    The play waits for a start slot first (``_schedule``); its time starts once it has one,
+    and the slot goes to the next cell once the client has spoken."""
+    slot = _schedule.cell_slot(cell, folder)
     slot.take(settings.starts or usable_cores())
     started = time.monotonic()
     try:

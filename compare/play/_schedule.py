@@ -41,6 +41,7 @@ from pathlib import Path
 
 from compare import _guard
 from compare.play._cells import Cell
+from compare.play._proxy import HOST_TRANSCRIPT
 from compare.play._shard import declared_waits
 
 #: A client that has not spoken after this long is waiting on something (or stuck): it gives
@@ -123,7 +124,9 @@ class StartSlot:
     """One cell's start slot: taken before the cell's first process starts, given back
     once the client has spoken (``spoke()``), or its time is up, or the cell ends."""
 
-    def __init__(self, spoke: Callable[[], bool], *, whole: bool, limit_s: float) -> None:
+    def __init__(
+        self, spoke: Callable[[], bool], *, whole: bool, limit_s: float = START_LIMIT_S
+    ) -> None:
         self._spoke = spoke
         self._whole = whole
         self._limit_s = limit_s
@@ -192,6 +195,14 @@ class StartSlot:
             self._playing = False
             with _playing_lock:
                 _playing -= 1
+
+
+def cell_slot(cell: Cell, folder: Path) -> StartSlot:
+    """The start slot of one play of ``cell`` into ``folder``: given back once the cell's
+    recording (a proxy's host leg) holds its first exchange; a command-line client keeps it
+    for the whole cell."""
+    name = HOST_TRANSCRIPT if cell.target.side == "proxy" else "transcript.jsonl"
+    return StartSlot(recording_spoke(folder / name), whole=cell.target.kind == "cli")
 
 
 def recording_spoke(path: Path) -> Callable[[], bool]:
