@@ -13,8 +13,8 @@ each part separately:
 - ``tools``: ``make tools`` (npm and PyPI clients from their locks, host programs compiled);
 - ``pipeline``: the stages before and after the cells (pin verify with an empty spec cache,
   models, diff, then rows, cite --check, render, export), summed and listed one by one;
-- ``cells``: ``mcp-compare run`` of the whole matrix (or ``--target`` subset) with
-  ``--jobs`` (default: every core);
+- ``cells``: ``mcp-compare run`` of the whole matrix (or ``--target`` subset), with the
+  tool's own scheduling unless ``--jobs`` is given;
 - ``site``: ``mkdocs build --strict`` through ``mcp-compare site``.
 
 Machine-wide download caches are what a real fresh clone on this machine sees, so they are
@@ -93,7 +93,9 @@ def _caches() -> dict[str, bool]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC, help="offline spec source")
-    parser.add_argument("--jobs", type=int, default=_cores(), help="cells at once (default: cores)")
+    parser.add_argument(
+        "--jobs", type=int, help="cells in flight (default: mcp-compare's own, 4 per core)"
+    )
     parser.add_argument("--target", action="append", default=[], help="only these targets' cells")
     parser.add_argument("--keep", action="store_true", help="keep the temporary clone")
     parser.add_argument("--json-out", type=Path, help="also write the JSON here")
@@ -109,7 +111,7 @@ def main() -> int:
     report: dict[str, Any] = {
         "bench": "cold start of make compare",
         "cores": _cores(),
-        "jobs": opts.jobs,
+        "jobs": opts.jobs or "mcp-compare's default (4 per core)",
         "targets": opts.target or "all",
         "caches_already_filled": _caches(),
         "parts": {},
@@ -124,7 +126,8 @@ def main() -> int:
         for args in BEFORE:
             stages[" ".join(args)] = _timed([*mc, *args], clone, env)
         only = [a for t in opts.target for a in ("--target", t)]
-        parts["cells"] = _timed([*mc, "run", "--jobs", str(opts.jobs), *only], clone, env)
+        jobs = ["--jobs", str(opts.jobs)] if opts.jobs else []
+        parts["cells"] = _timed([*mc, "run", *jobs, *only], clone, env)
         for args in AFTER:
             stages[" ".join(args)] = _timed([*mc, *args], clone, env)
         parts["pipeline"] = {
