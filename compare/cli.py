@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from compare import __version__
-from compare._console import labelled, make_console
+from compare._console import HELP_MARKUP, labelled, make_console
 from compare._errors import CompareError
 
 app = typer.Typer(
@@ -22,6 +22,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=HELP_MARKUP,
+    # Plain help stops at 80 columns by default, cutting each command's summary short even
+    # in a wide terminal; it still fits a narrow one.
+    context_settings={"max_content_width": 120},
 )
 
 

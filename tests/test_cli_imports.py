@@ -67,6 +67,8 @@ def test_help_mounts_every_command_without_importing_a_stage() -> None:
     )
     assert [m for m in loaded if not _allowed_for_help(m)] == []
     assert [m for m in loaded if m.split(".")[0] in HEAVY] == []
+    # Plain help: typer's boxed one would load the Markdown parser on every --help.
+    assert [m for m in loaded if m in ("typer.rich_utils", "rich.markdown")] == []
     # Every stage's command module was mounted.
     assert {f"compare.{s}.cli" for s in (*LAZY, "exchange")} <= set(loaded)
 

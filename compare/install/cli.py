@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from compare._console import make_console
+from compare._console import HELP_MARKUP, make_console
 
 if TYPE_CHECKING:
     from compare.install._tools import InstallReport
@@ -43,7 +43,9 @@ def _print_report(report: InstallReport, as_json: bool) -> None:
 def register(app: typer.Typer) -> None:
     """Add ``tools install``, ``tools lock`` and ``tools list`` to ``app``."""
     tools = typer.Typer(
-        help="Install the real MCP clients the target files pin.", no_args_is_help=True
+        help="Install the real MCP clients the target files pin.",
+        no_args_is_help=True,
+        rich_markup_mode=HELP_MARKUP,
     )
 
     @tools.command("install")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from compare._console import labelled, make_console
+from compare._console import HELP_MARKUP, labelled, make_console
 
 if TYPE_CHECKING:
     from compare.pin import AddReport, BumpReport, PinReport
@@ -100,6 +100,7 @@ def register(app: typer.Typer) -> None:
         help="Fetch the pinned spec files into the cache and verify every sha256.",
         invoke_without_command=True,
         no_args_is_help=False,
+        rich_markup_mode=HELP_MARKUP,
     )
 
     @pin_app.callback()
