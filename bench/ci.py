@@ -13,6 +13,9 @@ the same in a temporary clone of the committed tree: it times ``make venv`` and 
 - ``pytest-cli``: the command-line clients' module, alone;
 - ``pytest-rest``: the rest of the suite in ``TEST_WORKERS`` workers.
 
+Each part also has its CPU time (``cpu_s``, see ``bench/phase.py``) and ``least_wall_s``, that
+time spread over every core: the floor no scheduling can go under without cutting the work.
+
 With ``--here`` the checkout itself is timed as it is (its virtual environment and installed
 clients reused): what a maintainer pays to run the suite again. Machine-wide download caches
 (npm's, pip's, Go's, Cargo's, Maven's) are what a fresh clone on this machine sees; the JSON
@@ -104,7 +107,16 @@ def main() -> int:
         started = time.monotonic()
         ci = _timed([str(tree / ".ci" / "run")], tree, log)
         result["ci_run"] = ci
-        result["phases"] = _phases(tree / "build" / "phases.jsonl")
+        result["phases"] = phases = _phases(tree / "build" / "phases.jsonl")
+        cores = result["cores"] or 1
+        for phase in phases:
+            if isinstance(phase.get("cpu_s"), (int, float)):
+                # The least wall time this part could take on these cores doing the same work.
+                phase["least_wall_s"] = round(phase["cpu_s"] / cores, 1)
+        cpu = [p["cpu_s"] for p in phases if isinstance(p.get("cpu_s"), (int, float))]
+        if cpu:
+            result["cpu_s"] = round(sum(cpu), 1)
+            result["least_wall_s"] = round(sum(cpu) / cores, 1)
         total = ci["seconds"] + float(result.get("venv", {}).get("seconds", 0))
         result["total_s"] = round(total, 1)
         result["met"] = ci["exit"] == 0 and total <= TARGET_S
