@@ -97,3 +97,32 @@ def test_a_scenarios_grounds_are_linted_once_per_state_of_what_they_read(
     os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     load_scenario_file(path)
     assert linted == ["handshake", "handshake"]
+
+
+def test_a_schema_proof_names_the_validators_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A jsonschema whose checking code differs is another identity, so a value proven under
+    one is checked again under the other."""
+    from importlib.machinery import ModuleSpec
+
+    from compare.exchange import _yaml
+
+    library = tmp_path / "jsonschema"
+    library.mkdir()
+    (library / "__init__.py").write_text("", encoding="utf-8")
+    (library / "validators.py").write_text("RULES = 1\n", encoding="utf-8")
+    spec = ModuleSpec("jsonschema", None, origin=str(library / "__init__.py"))
+    monkeypatch.setattr(_yaml, "find_spec", lambda _name: spec)
+
+    def identity() -> bytes:
+        _yaml._validator_identity.cache_clear()
+        _proofs.code_identity.cache_clear()
+        return _yaml._validator_identity()
+
+    first = identity()
+    assert identity() == first
+    (library / "validators.py").write_text("RULES = 2\n", encoding="utf-8")
+    assert identity() != first
+    _yaml._validator_identity.cache_clear()
+    _proofs.code_identity.cache_clear()
