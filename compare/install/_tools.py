@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare import _lock, _paths
@@ -44,6 +44,8 @@ class InstallReport:
     seconds: float
     size_bytes: int
     tools: Path
+    #: Each step's own wall time, in the order of ``steps`` (empty: not timed one by one).
+    step_seconds: list[float] = field(default_factory=list)
 
 
 def folder_size(path: Path) -> int:
@@ -89,9 +91,10 @@ def install_tools(targets_dir: Path | None = None, tools: Path | None = None) ->
     jobs += [functools.partial(HOST_BUILDERS[pin.registry].install, pin, folder) for pin in hosts]
     if crates:
         jobs.append(functools.partial(_cargo.install_binaries, crates, folder))
+    took: list[float] = []
     with _exclusive(folder):
-        steps = _in_parallel(jobs)
-    return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder)
+        steps = _in_parallel(jobs, took)
+    return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder, took)
 
 
 #: Installs at once: npm and pip mostly wait on the network, a host build on the CPU, so a
@@ -99,12 +102,25 @@ def install_tools(targets_dir: Path | None = None, tools: Path | None = None) ->
 PARALLEL_INSTALLS = 3
 
 
-def _in_parallel(jobs: list[Callable[[], str]]) -> list[str]:
+def _in_parallel(jobs: list[Callable[[], str]], seconds: list[float] | None = None) -> list[str]:
     """Run independent installs side by side (each writes only its own folder under tools/);
-    results keep the jobs' order, and the first failure is raised once all have ended."""
+    results keep the jobs' order, and the first failure is raised once all have ended.
+    ``seconds`` receives each job's wall time, in the same order: what a cold start is made of.
+    """
+    took = [0.0] * len(jobs)
+
+    def timed(index: int) -> str:
+        start = time.monotonic()
+        try:
+            return jobs[index]()
+        finally:
+            took[index] = round(time.monotonic() - start, 1)
+
     with ThreadPoolExecutor(max_workers=PARALLEL_INSTALLS) as pool:
-        futures = [pool.submit(job) for job in jobs]
+        futures = [pool.submit(timed, i) for i in range(len(jobs))]
         wait(futures)
+    if seconds is not None:
+        seconds[:] = took
     return [f.result() for f in futures]
 
 

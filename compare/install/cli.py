@@ -24,6 +24,7 @@ def _print_report(report: InstallReport, as_json: bool) -> None:
     if as_json:
         value = {
             "steps": report.steps,
+            "step_seconds": report.step_seconds,
             "seconds": round(report.seconds, 2),
             "size_bytes": report.size_bytes,
             "tools": str(report.tools),
@@ -31,8 +32,10 @@ def _print_report(report: InstallReport, as_json: bool) -> None:
         typer.echo(json.dumps(value, indent=2))
         return
     console = make_console()
-    for step in report.steps:
-        console.print(step, highlight=False, markup=False)
+    took = report.step_seconds if len(report.step_seconds) == len(report.steps) else []
+    for i, step in enumerate(report.steps):
+        when = f" ({took[i]:.1f} s)" if took else ""
+        console.print(f"{step}{when}", highlight=False, markup=False)
     console.print(
         f"{report.tools}: {report.size_bytes / 2**20:.1f} MiB, {report.seconds:.1f} s",
         highlight=False,

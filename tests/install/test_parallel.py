@@ -19,7 +19,11 @@ def test_results_keep_the_jobs_order_and_jobs_overlap() -> None:
         time.sleep(delay)
         return name
 
-    assert _in_parallel([lambda: job("slow", 0.2), lambda: job("fast", 0.0)]) == ["slow", "fast"]
+    took: list[float] = []
+    jobs = [lambda: job("slow", 0.2), lambda: job("fast", 0.0)]
+    assert _in_parallel(jobs, took) == ["slow", "fast"]
+    # Each job's own time, in the jobs' order: the slow one slept, the fast one did not.
+    assert len(took) == 2 and took[0] >= 0.2 > took[1]
 
 
 def test_a_failure_is_raised_after_the_other_installs_ended() -> None:
