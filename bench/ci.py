@@ -3,9 +3,10 @@
     .venv/bin/python bench/ci.py [--here] [--keep] [--json-out FILE]
 
 CI runs ``.ci/run`` (``make test``) on a clean clone, with nothing installed. This bench does
-the same in a temporary clone of the committed tree: it times ``make venv`` and then
-``.ci/run`` as a whole, and reads the parts ``make test`` records as it goes
-(``build/phases.jsonl``, written by ``bench/phase.py``):
+the same in a temporary clone of the committed tree, made beside this checkout as CI's is
+(the tests read the offline spec source at ``../shared/mcp-spec`` from their own tree): it
+times ``make venv`` and then ``.ci/run`` as a whole, and reads the parts ``make test``
+records as it goes (``build/phases.jsonl``, written by ``bench/phase.py``):
 
 - ``prep``: lint, the type check, the clients' install and build, Debian's packages and the
   browser tests' npm packages, side by side;
@@ -85,6 +86,10 @@ def main() -> int:
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="mcp-compare-ci-"))
     log = scratch / "ci.log"
+    # The clone sits beside this checkout, as CI's does: the tests read the offline spec
+    # source at ../shared/mcp-spec from the tree they run in, and `pin verify` falls back to
+    # it when upstream cannot be reached.
+    sibling = ROOT.parent / f".{scratch.name}"
     result: dict[str, Any] = {
         "bench": "CI (.ci/run = make test), part by part (issue 26, target 3)",
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
@@ -96,7 +101,7 @@ def main() -> int:
             tree = ROOT
             result["tree"] = "this checkout, as installed"
         else:
-            tree = scratch / "clone"
+            tree = sibling
             clone = _timed(["git", "clone", "-q", str(ROOT), str(tree)], scratch, log)
             result["clone"] = clone
             if clone["exit"] != 0:
@@ -124,9 +129,10 @@ def main() -> int:
         return _emit(result, args.json_out, log)
     finally:
         if args.keep or args.here:
-            result.setdefault("kept", str(scratch))
+            result.setdefault("kept", [str(scratch)] + ([str(sibling)] if not args.here else []))
         else:
             shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(sibling, ignore_errors=True)
 
 
 def _emit(result: dict[str, Any], out: Path | None, log: Path) -> int:
