@@ -128,9 +128,9 @@ def main() -> None:
     from compare._guard import Interrupted, exit_interrupted, handle_signals
 
     # No pydantic plugin is part of this tool, and looking for one reads the entry points of
-    # every installed distribution: 70 ms or more in each process that builds a model (every
-    # command that checks data, every cell's peer). A maintainer who wants a plugin's hooks
-    # sets the variable to the empty string.
+    # every installed distribution: 70 ms or more in each command, since Typer builds a
+    # validator for every parameter. A maintainer who wants a plugin's hooks sets the
+    # variable to the empty string.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:2] in (["compare"], ["run"], ["merge"]) or sys.argv[1:3] == ["tools", "install"]:
         # Commands that play cells or install: a signal stops them promptly and cleanly,

@@ -121,7 +121,7 @@ class Links:
         return Md(f"{shown} “{esc(where.quote)}”") if where.quote else shown
 
     def cells_for(self, rels: list[str]) -> list[Cell]:
-        by_rel = self.data.cells_by_rel()
+        by_rel = self.data.cells_by_rel
         return [by_rel[r] for r in rels if r in by_rel]
 
     def status(self, row: Row, impl: str) -> Md:
