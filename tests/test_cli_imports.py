@@ -119,3 +119,16 @@ def test_declared_reads_type_checking_imports_relative_ones_included() -> None:
         "_c": ("compare.x", "_c"),
         "four": ("compare.y", "four"),
     }
+
+
+def test_what_a_cell_reads_before_its_client_starts_leaves_pydantic_for_later() -> None:
+    # `run` reads the scenario's checks (the schema index of the revision among them) before
+    # the client starts; pydantic and the models load on a thread while the client runs
+    # (compare.judge._validate.warm), so they must not be needed before.
+    loaded = _modules_after(
+        "from compare.play._run import select\n"
+        "cells, _, _ = select(['ts-sdk'], ['handshake'], ['2025-11-25'], 'roots')\n"
+        "assert len(cells) == 1, cells"
+    )
+    assert "compare.play._run" in loaded and "compare.models._load" in loaded
+    assert [m for m in loaded if m.split(".")[0] == "pydantic"] == []

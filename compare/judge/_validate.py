@@ -6,7 +6,12 @@ reported as not run with the reason, never as a pass.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import Any
+
+_WARMING: set[str] = set()
+_WARMING_LOCK = threading.Lock()
 
 
 class NotJudged(Exception):
@@ -22,6 +27,27 @@ def _models() -> Any:
     except (ImportError, AttributeError) as err:
         raise NotJudged(f"not run, because the models stage is unavailable ({err})") from None
     return models
+
+
+def warm(revision: str) -> None:
+    """Start importing ``revision``'s models on a background thread, once per process.
+
+    A cell's client runs for a few hundred milliseconds on another core while this process
+    only waits for it; building the revision's pydantic classes (about 0.1 s) in that wait
+    takes it off the end of a single ``mcp-compare run``. The judge's own import waits for
+    this one (``compare.models`` imports one module at a time), and any failure is left for
+    that import to report: a warm-up says nothing.
+    """
+    with _WARMING_LOCK:
+        if revision in _WARMING:
+            return
+        _WARMING.add(revision)
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the judge's own import reports it
+            _models().models_module(revision)
+
+    threading.Thread(target=load, name=f"warm-models-{revision}", daemon=True).start()
 
 
 def _summary(result: Any) -> tuple[bool, list[str]]:

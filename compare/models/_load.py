@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any
 
 from compare._errors import CompareError
 from compare.models._files import existing_module, load_schema, module_name
 from compare.models._schema import definitions, refs
 from compare.pin._access import current_pins
+
+if TYPE_CHECKING:
+    # Only for the annotations: the schema index (what a scenario's checks read before a
+    # cell starts) must not pay for importing pydantic; the models themselves do.
+    from pydantic import BaseModel
 
 #: One import at a time: ``lru_cache`` does not stop two threads (cells judged with --jobs 2)
 #: from importing the same module at once, and the second ``sys.modules`` entry then hands
@@ -59,6 +62,8 @@ def models_module(revision: str) -> ModuleType:
 
 def model_class(revision: str, definition: str) -> type[BaseModel]:
     """The generated class of schema definition ``definition`` in ``revision``."""
+    from pydantic import BaseModel
+
     index = schema_index(revision)
     if definition not in index.definitions:
         close = [d for d in index.definitions if definition.lower() in d.lower()][:8]

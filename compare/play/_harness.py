@@ -30,6 +30,7 @@ from compare._errors import CompareError
 from compare._paths import tools_dir
 from compare.exchange._host_plan import host_refusal, write_host_plan
 from compare.exchange._targets import Expansion
+from compare.judge import _validate
 from compare.judge._judge import judge_checks, overall, read_done
 from compare.models import first_modern
 from compare.peer import is_modern
@@ -286,6 +287,8 @@ def _run_client(
             should_end=slot.watching(done.exists),
             ends_self=target.ends == "self",
             drain_s=target.exit_s,
+            # The judge's models load while the client runs (it works on another core).
+            on_start=lambda: _validate.warm(cell.revision),
         )
         process.update(_process_facts(ended))
         if model:

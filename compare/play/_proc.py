@@ -106,6 +106,7 @@ def run_process(
     ends_self: bool,
     grace_s: float = 2.0,
     drain_s: float = DRAIN_S,
+    on_start: Callable[[], None] | None = None,
 ) -> Ended:
     """Run ``argv`` until it exits, ``should_end()`` says so, or ``timeout_s`` passes.
 
@@ -116,7 +117,8 @@ def run_process(
     is sent SIGTERM at once (its stdin is /dev/null from the start, so there is no stdin of
     ours to close first), then SIGKILL only if it is still there after ``grace_s``. Whatever
     remains of the group afterwards gets up to ``SETTLE_S`` to go by itself, then is killed
-    and counted.
+    and counted. ``on_start`` is called once the process has started, for work of ours that
+    can overlap its run.
     """
     start = time.monotonic()
     watch = _guard.Watch(markers)
@@ -135,6 +137,7 @@ def run_process(
             drain_s,
             start,
             watch,
+            on_start,
         )
     finally:
         watch.release()
@@ -154,6 +157,7 @@ def _supervised(
     drain_s: float,
     start: float,
     watch: _guard.Watch,
+    on_start: Callable[[], None] | None,
 ) -> Ended:
     _guard.check()
     with stdout.open("wb") as out, stderr.open("wb") as err:
@@ -173,6 +177,8 @@ def _supervised(
     pgid = proc.pid
     watch.group(pgid)
     try:
+        if on_start is not None:
+            on_start()
         return _drive(
             proc, pgid, timeout_s, markers, should_end, ends_self, grace_s, drain_s, start
         )
