@@ -2,7 +2,9 @@
 
 Rich falls back to 80 columns when it is not writing to a terminal, which folds the run's
 summary table (one column per revision) into unreadable stubs in `make compare` logs. Off a
-terminal, and unless COLUMNS says otherwise, the consoles here are 160 columns wide.
+terminal, and unless COLUMNS says otherwise, the consoles here are 160 columns wide, and they
+do not run Rich's highlighter: it only colours numbers and strings, a file or a log shows no
+colour, and compiling its patterns was a tenth of a single `mcp-compare run` off a terminal.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ HELP_MARKUP: Literal["markdown", "rich"] | None = None
 def make_console(*, stderr: bool = False, **options: Any) -> Console:
     """A Console for stdout (or stderr) with a log-friendly width off a terminal."""
     stream = sys.stderr if stderr else sys.stdout
-    if "width" not in options and not os.environ.get("COLUMNS") and not stream.isatty():
+    terminal = stream.isatty()
+    if "width" not in options and not os.environ.get("COLUMNS") and not terminal:
         options["width"] = LOG_WIDTH
+    options.setdefault("highlight", terminal)
     return Console(stderr=stderr, **options)
 
 
