@@ -6,6 +6,6 @@ import signal
 # yet); compare.cli.main() then installs the handler its command needs.
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-from compare.cli import main  # noqa: E402
+from compare.cli import script  # noqa: E402
 
-main()
+script()

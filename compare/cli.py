@@ -128,9 +128,9 @@ def main() -> None:
     from compare._guard import Interrupted, exit_interrupted, handle_signals
 
     # No pydantic plugin is part of this tool, and looking for one reads the entry points of
-    # every installed distribution: 70 ms or more in each command, since Typer builds a
-    # validator for every parameter. A maintainer who wants a plugin's hooks sets the
-    # variable to the empty string.
+    # every installed distribution: tens of milliseconds in each command that loads a
+    # revision's models. A maintainer who wants a plugin's hooks sets the variable to the
+    # empty string.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:2] in (["compare"], ["run"], ["merge"]) or sys.argv[1:3] == ["tools", "install"]:
         # Commands that play cells or install: a signal stops them promptly and cleanly,
@@ -153,3 +153,16 @@ def main() -> None:
         if err.hint:
             console.print(labelled("hint:", "yellow", err.hint), highlight=False, soft_wrap=True)
         sys.exit(err.exit_code)
+
+
+def script() -> None:
+    """The ``mcp-compare`` console script: :func:`main`, then an exit without the
+    interpreter's module teardown (``compare._exit.leave``). Tests call :func:`main`, which
+    ends the normal way."""
+    from compare._exit import leave
+
+    try:
+        main()
+    except SystemExit as ended:
+        leave(ended.code)
+    leave(0)
