@@ -36,6 +36,7 @@ from compare._paths import tools_dir
 from compare.exchange._host_plan import write_host_plan
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import Expansion, Target, load_targets
+from compare.models import first_modern
 from compare.pin import load_pins
 from compare.play._cells import Cell
 from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME, RunSettings, peer_argv, run_cells
@@ -86,6 +87,9 @@ def _peer_plan(folder: Path) -> Path:
             {
                 "revision": "2025-11-25",
                 "answer_revision": "2025-11-25",
+                # the era boundary the harness writes into every plan (the peer refuses one
+                # without it)
+                "first_modern": first_modern(list(load_pins().revision_names)),
                 # waits (bounded) for a notification the bench never sends: ends on end of input
                 "steps": [{"await": "notifications/initialized", "timeout_s": 10}],
                 "control": str(folder / "control"),
