@@ -14,6 +14,8 @@ core, as many starting at once as there are cores), and prints one JSON object:
   where a cell's bare client time is its target's bare time plus its scenario's absence
   windows (``definition`` in the output says exactly how each is measured);
 - ``ratio`` = wall / bound (target: at most 1);
+- ``cpu_s``: the CPU the run used, this process and the cells' processes alike, and
+  ``cpu_floor_s`` = cpu_s / cores, below which no schedule can bring the wall time;
 - with ``--before``, the same cells first played one per core (``--jobs`` = the cores: no
   more cells in flight than cores, as every run was before issue 26), that run's wall time,
   the ratio of the two and whether every cell got the same key and verdict;
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import secrets
 import shutil
 import subprocess
@@ -230,6 +233,16 @@ def _identity(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> dict
     return {"same": not differ, "compared": len(a), "differing": differ}
 
 
+def _cpu_s() -> float:
+    """User and system CPU seconds so far of this process and of its waited-for children
+    (a cell's client, and through it the peer and whatever else it started and reaped)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", help="comma-separated target ids (default: all)")
@@ -255,12 +268,17 @@ def main() -> None:
         tmp = Path(tmp_name)
         before: dict[str, Any] | None = None
         if args.before:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _cpu_s()
             old = run(cells, commit, known, results=tmp / "before", jobs=cores, force=True)
-            before = {"jobs": cores, "wall_s": round(time.perf_counter() - start, 3)}
-        start = time.perf_counter()
+            before = {
+                "jobs": cores,
+                "wall_s": round(time.perf_counter() - start, 3),
+                "cpu_s": round(_cpu_s() - cpu, 1),
+            }
+        start, cpu = time.perf_counter(), _cpu_s()
         verdicts = run(cells, commit, known, results=tmp / "parallel", jobs=jobs, force=True)
         wall = time.perf_counter() - start
+        cpu_s = _cpu_s() - cpu
         if before is not None:
             before |= _identity(old, verdicts) | {
                 "ratio": round(wall / before["wall_s"], 3) if before["wall_s"] else None,
@@ -298,6 +316,10 @@ def main() -> None:
                 "cells_run": len(ran),
                 "verdicts": dict(sorted(counts.items())),
                 "wall_s": round(wall, 3),
+                # user + system CPU of this process and every process of the cells: no
+                # schedule on these cores can end sooner than cpu_s / cores
+                "cpu_s": round(cpu_s, 1),
+                "cpu_floor_s": round(cpu_s / cores, 1),
                 "bound_s": round(bound, 3),
                 "ratio": round(wall / bound, 3) if bound else None,
                 "sum_bare_client_s": round(work, 3),
