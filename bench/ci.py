@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -106,7 +107,7 @@ def main() -> int:
             result["clone"] = clone
             if clone["exit"] != 0:
                 result["not_run"] = "not run, because git clone failed; see the log"
-                return _emit(result, args.json_out, log)
+                return _emit(result, args.json_out, log, args.keep or args.here)
             result["tree"] = "a fresh clone of the committed tree"
             result["venv"] = _timed(["make", "venv"], tree, log)
         started = time.monotonic()
@@ -122,11 +123,12 @@ def main() -> int:
         if cpu:
             result["cpu_s"] = round(sum(cpu), 1)
             result["least_wall_s"] = round(sum(cpu) / cores, 1)
+        result["pytest_summaries"] = _summaries(log)
         total = ci["seconds"] + float(result.get("venv", {}).get("seconds", 0))
         result["total_s"] = round(total, 1)
         result["met"] = ci["exit"] == 0 and total <= TARGET_S
         result["wall_clock_s"] = round(time.monotonic() - started, 1)
-        return _emit(result, args.json_out, log)
+        return _emit(result, args.json_out, log, args.keep or args.here)
     finally:
         if args.keep or args.here:
             result.setdefault("kept", [str(scratch)] + ([str(sibling)] if not args.here else []))
@@ -135,8 +137,18 @@ def main() -> int:
             shutil.rmtree(sibling, ignore_errors=True)
 
 
-def _emit(result: dict[str, Any], out: Path | None, log: Path) -> int:
-    result["log"] = str(log)
+def _summaries(log: Path) -> list[str]:
+    """pytest's closing line of each run in the log ("2427 passed, 4 skipped in …"): the
+    figures stand for the whole suite having run, and the log goes with the clone."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return re.findall(r"^=+ (\d+ (?:passed|failed)[^=\n]*?) =+$", text, flags=re.MULTILINE)
+
+
+def _emit(result: dict[str, Any], out: Path | None, log: Path, kept: bool) -> int:
+    result["log"] = str(log) if kept else "removed with the clone (--keep keeps it)"
     text = json.dumps(result, indent=2)
     print(text)
     if out is not None:
