@@ -87,6 +87,7 @@ def main() -> int:
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="mcp-compare-ci-"))
     log = scratch / "ci.log"
+    keep = args.keep or args.here
     # The clone sits beside this checkout, as CI's does: the tests read the offline spec
     # source at ../shared/mcp-spec from the tree they run in, and `pin verify` falls back to
     # it when upstream cannot be reached.
@@ -107,7 +108,7 @@ def main() -> int:
             result["clone"] = clone
             if clone["exit"] != 0:
                 result["not_run"] = "not run, because git clone failed; see the log"
-                return _emit(result, args.json_out, log, args.keep or args.here)
+                return _emit(result, args.json_out, log, keep)
             result["tree"] = "a fresh clone of the committed tree"
             result["venv"] = _timed(["make", "venv"], tree, log)
         started = time.monotonic()
@@ -128,9 +129,9 @@ def main() -> int:
         result["total_s"] = round(total, 1)
         result["met"] = ci["exit"] == 0 and total <= TARGET_S
         result["wall_clock_s"] = round(time.monotonic() - started, 1)
-        return _emit(result, args.json_out, log, args.keep or args.here)
+        return _emit(result, args.json_out, log, keep)
     finally:
-        if args.keep or args.here:
+        if keep:
             result.setdefault("kept", [str(scratch)] + ([str(sibling)] if not args.here else []))
         else:
             shutil.rmtree(scratch, ignore_errors=True)
