@@ -445,14 +445,15 @@ def _lint_grounds(
     checks: list[Check], window: dict[str, Any], source: Path, side: str = "client"
 ) -> None:
     """Refuse a scenario whose fail / non-strict grades lack normative text (see _grounds)."""
-    from compare.judge._grounds import pinned_clause, ungrounded
+    from compare.judge._grounds import pinned_clause, unearned_passes, ungrounded
     from compare.pin import load_pins
 
     revisions = [r.name for r in load_pins().revisions]
     clause = pinned_clause()
-    problems = [
+    every = [*checks, *common_checks(side)]
+    problems = [p for check in every for p in unearned_passes(check)] + [
         p
-        for check in [*checks, *common_checks(side)]
+        for check in every
         for p in ungrounded(check, revisions, lambda rev: in_window(rev, window), clause)
     ]
     if problems:
@@ -461,9 +462,12 @@ def _lint_grounds(
         )
         raise CompareError(
             f"{source}: {shown}",
-            "cite the MUST (for fail) or SHOULD (for non-strict) sentence of that revision in the"
-            " check's refs (its quote must hold the keyword and the whole sentence, a lead-in with"
-            " its list item; a wrapped sentence cites its line range path:L1-L2; `supports:`"
+            "grade a pass only where another outcome of the check is graded fail or non-strict"
+            " (else grade it informational, or not-exercised where what the check grades never"
+            " happened); cite the MUST (for fail) or SHOULD (for non-strict) sentence of that"
+            " revision in the check's refs (its quote must hold the keyword and the whole"
+            " sentence, a lead-in with its list item; a wrapped sentence cites its line range"
+            " path:L1-L2; `supports:`"
             " names the outcomes a ref grounds), or grade the outcome informational",
         )
 

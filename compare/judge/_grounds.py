@@ -6,6 +6,9 @@ leaves open is informational. Grading is data, so this rule is enforced on the d
 scenario whose fail or non-strict outcome has no such reference at some revision it plays
 does not load, and the message names the check, the outcome and the revision.
 
+A **pass** must be earned: a check graded pass on some outcome must grade another outcome
+fail or non-strict (:func:`unearned_passes`), or its pass is a claim nothing could refute.
+
 The quote must also hold the **whole clause** that makes the behaviour a breach: each ref
 that grounds such a grade and holds its keyword runs from the start of a sentence (or list
 item) to its end, and a lead-in ("Both parties **MUST**:") comes with the list item it
@@ -91,6 +94,28 @@ def pinned_clause() -> ClauseCheck:
         )
 
     return check
+
+
+#: Grades that can fail a check: a pass is earned only where one of these was possible.
+FAILING = ("fail", "non-strict")
+
+
+def unearned_passes(check: Check) -> list[str]:
+    """Each outcome graded pass in a check that has no outcome graded fail or non-strict.
+
+    Such a check cannot fail, so its pass would be a claim no evidence could refute: the
+    outcome is recorded behaviour (informational), or the check lacks the failing outcome and
+    the sentence that grounds it. Gate outcomes count, as the judge grades them.
+    """
+    grades = {o: str(g.get("verdict")) for o, g in check.outcomes.items()}
+    if any(v in FAILING for v in grades.values()):
+        return []
+    return [
+        f"check {check.id}: outcome {o} is graded pass, but no outcome of the check is graded"
+        " fail or non-strict, so the pass could not have failed"
+        for o, v in grades.items()
+        if v == "pass"
+    ]
 
 
 def ungrounded(

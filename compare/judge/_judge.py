@@ -13,7 +13,7 @@ from typing import Any, TypeGuard
 from compare.exchange._scenarios import COMMON_FILES, Scenario, common_checks, in_window
 from compare.judge._transcript import read_transcript
 from compare.judge._validate import NotJudged
-from compare.judge._verdicts import worst
+from compare.judge._verdicts import UNGRADED, worst
 from compare.judge.rules import RULES, Context
 from compare.judge.rules.probes import fixture_changes, read_probes
 
@@ -132,11 +132,14 @@ def overall(checks: list[dict[str, Any]], process: dict[str, Any]) -> tuple[str,
     reason = f"{culprit['id']}: {culprit['reason']}" if culprit else "no checks"
     wire = {c.id for side in COMMON_FILES for c in common_checks(side)}
     own = [c for c in checks if c["id"] not in wire]
-    if verdict == "pass" and own and all(c["verdict"] == "informational" for c in own):
-        # Nothing the scenario is about was graded (e.g. the client refused the revision or
-        # closed before the scenario's step): a clean wire alone must not read as a pass.
-        return "informational", f"{own[0]['id']}: {own[0]['reason']}"
-    if verdict in ("pass", "informational") and checks:
+    if verdict in ("pass", *UNGRADED) and own and all(c["verdict"] in UNGRADED for c in own):
+        # Nothing the scenario is about was graded (the client refused the revision, closed
+        # before the scenario's step, the server never used the feature): a clean wire alone
+        # must not read as a pass. A check whose precondition never held says why first.
+        verdict = worst([c["verdict"] for c in own])
+        culprit = next(c for c in own if c["verdict"] == verdict)
+        return verdict, f"{culprit['id']}: {culprit['reason']}"
+    if verdict in ("pass", *UNGRADED) and checks:
         reason = "; ".join(f"{c['id']}: {c.get('outcome')}" for c in checks)
     extra = []
     if process.get("sigkill"):

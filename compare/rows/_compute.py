@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._paths import results_dir
+from compare.exchange._scenarios import COMMON_FILES, common_checks
 from compare.judge._verdicts import severity
 from compare.pin import release_order
 from compare.play._cells import version_key
@@ -21,7 +22,7 @@ from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._derive import derived_column
 from compare.rows._evidence import Report
-from compare.rows._findings import lint_findings
+from compare.rows._findings import lint_earned, lint_findings
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, area_diff, query_checks, schema_issues
 from compare.rows._notes import note_issues
@@ -124,8 +125,12 @@ def _target_status(
             if cell.verdict in doubt and worst["verdict"] not in doubt:
                 entry |= {"cell_verdict": cell.verdict, "cell_reason": cell.reason}
             elif worst["verdict"] not in doubt:
+                # An informational row records behaviour; a check that was never exercised
+                # recorded none, and keeps saying so.
                 verdicts.update(
-                    "informational" if informational else str(check["verdict"])
+                    "informational"
+                    if informational and check["verdict"] != "not-exercised"
+                    else str(check["verdict"])
                     for _, check in found
                 )
         for word in doubt:
@@ -162,6 +167,11 @@ def _target_status(
     if state == "not-run":
         reasons = sorted({str(e.get("reason")) for e in agg.revisions.values()})
         out["reason"] = f"not run, because {'; '.join(reasons)}"
+    elif state == "not-exercised":
+        reasons = sorted(
+            {str(e.get("reason")) for e in agg.revisions.values() if e["verdict"] == state}
+        )
+        out["reason"] = f"not exercised: {'; '.join(reasons)}"
     return out
 
 
@@ -346,6 +356,10 @@ def compute(
         )
     # every graded failing check of a current cell shows in some row (needs the cells)
     issues += lint_findings(parsed, cells)
+    # every pass of a current cell rests on a check that could have failed
+    issues += lint_earned(
+        cells, known.grades, {c.id for side in COMMON_FILES for c in common_checks(side)}
+    )
     return {
         "format": 1,
         "generated_by": "mcp-compare rows",

@@ -68,3 +68,40 @@ def lint_findings(areas: list[tuple[str, dict[str, Any]]], cells: Cells) -> list
             )
         )
     return issues
+
+
+def lint_earned(
+    cells: Cells, grades: dict[str, dict[str, set[str]]], wire: set[str]
+) -> list[Issue]:
+    """One issue naming every current pass cell that no failable check stands behind.
+
+    A cell reads pass only when at least one of its scenario's own checks (not a common wire
+    check) passed *and* could have failed: the scenario grades some outcome of it fail or
+    non-strict (``grades``: scenario → check → the verdicts its outcomes can give). The
+    scenario loader refuses a pass in a check that cannot fail, so this fires on verdicts
+    judged by older rules or grades: re-judging (``mcp-compare run``) brings them in line.
+    """
+    hollow: list[str] = []
+    for cell in cells.cells:
+        if not cell.current or cell.verdict != "pass":
+            continue
+        own = grades.get(cell.scenario, {})
+        if not any(
+            data.get("verdict") == "pass" and FAILING & own.get(check, set())
+            for check, data in cell.checks.items()
+            if check not in wire
+        ):
+            variant = f" ({cell.variant})" if cell.variant else ""
+            hollow.append(f"{cell.target}{variant} {cell.scenario} {cell.revision}")
+    if not hollow:
+        return []
+    shown = "; ".join(hollow[:6]) + (f"; and {len(hollow) - 6} more" if len(hollow) > 6 else "")
+    return [
+        Issue(
+            "(cells)",
+            "pass",
+            f"{len(hollow)} pass cell(s) rest on no check that could have failed ({shown})",
+            "re-judge them (`mcp-compare run` re-judges a cell whose grades changed); a pass"
+            " needs a check of the scenario that grades some outcome fail or non-strict",
+        )
+    ]

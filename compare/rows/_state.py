@@ -3,14 +3,17 @@
 Each state is a promise about *every* graded check behind it, so a reader can trust the word
 without opening the cells: no error is dropped before the choice, a column that was only
 accepted non-strictly does not read "partial", and "partial" means passes *and* failures.
-Informational checks and not-run cells never stand behind a graded state (the spec leaves
-the behaviour open, or nothing was measured); they are listed in the column with their
-reasons. Cited columns use the same words for the same behaviour (``cited_state``).
+Informational and not-exercised checks and not-run cells never stand behind a graded state
+(the spec leaves the behaviour open, the check's precondition never held, or nothing was
+measured); they are listed in the column with their reasons. Cited columns use the same
+words for the same behaviour (``cited_state``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+
+from compare.judge._verdicts import UNGRADED
 
 #: state → the short word shown beside its symbol.
 STATE_LABELS = {
@@ -19,6 +22,7 @@ STATE_LABELS = {
     "partial": "partial",
     "not-supported": "not supported",
     "observed": "observed (informational)",
+    "not-exercised": "not exercised",
     "error": "harness error",
     "unstable": "unstable",
     "not-run": "not run",
@@ -37,6 +41,10 @@ STATE_PROMISES = {
     ),
     "not-supported": "every graded check behind it failed",
     "observed": "every check behind it is informational: behaviour the spec leaves open",
+    "not-exercised": (
+        "no check behind it was graded, and at least one could not be, because its "
+        "precondition never held (the feature was never used); the reason says what was missing"
+    ),
     "error": (
         "at least one cell behind it ended in a harness error, so nothing is claimed; "
         "the label counts the errors and names what the other cells show"
@@ -57,6 +65,7 @@ STATE_SYMBOLS = {
     "partial": "◐",
     "not-supported": "✘",
     "observed": "ℹ",
+    "not-exercised": "◌",
     "error": "⚠",
     "unstable": "↯",
     "not-run": "∅",
@@ -72,8 +81,10 @@ def graded_state(verdicts: Counter[str]) -> str:
 
     ``verdicts`` counts every queried check's verdict in every judged cell.
     """
-    graded = {v for v in verdicts if verdicts[v] and v != "informational"}
+    graded = {v for v in verdicts if verdicts[v] and v not in UNGRADED}
     if not graded:
+        if verdicts["not-exercised"]:
+            return "not-exercised"
         return "observed" if verdicts["informational"] else "not-run"
     if graded == {"pass"}:
         return "supported"

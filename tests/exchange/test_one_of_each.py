@@ -47,7 +47,15 @@ def test_reading_the_head_of_a_flood_still_counts_every_line(tmp_path: Path) -> 
 def test_one_severity_order() -> None:
     assert set(SEVERITY) == set(VERDICTS) - {"not-run"}
     ranked = sorted(SEVERITY, key=severity)
-    assert ranked == ["informational", "pass", "non-strict", "fail", "unstable", "error"]
+    assert ranked == [
+        "informational",
+        "not-exercised",
+        "pass",
+        "non-strict",
+        "fail",
+        "unstable",
+        "error",
+    ]
     assert worst(["pass", "informational", "non-strict"]) == "non-strict"
     assert worst(["informational"]) == "informational"
     import compare.rows._compute as compute

@@ -127,7 +127,7 @@ def _enforcement(tape: ServerTape, outside: str, inside: str = "ok") -> None:
     [
         ("tool-error", "ok", True, "refused", "pass"),
         ("ok", "ok", True, "allowed", "non-strict"),
-        ("ok", "ok", False, "never-asked", "informational"),
+        ("ok", "ok", False, "never-asked", "not-exercised"),
         ("tool-error", "tool-error", True, "unpaired", "informational"),
         ("rpc-error", "rpc-error", True, "unpaired", "informational"),
         ("none", "none", True, "no-answer", "error"),

@@ -79,7 +79,11 @@ CLIENT: dict[tuple[str, str, str], Callable[[], Tape]] = {
     ("wire-ids", "matched", "2025-11-25"): lambda: _client(ASK, ANSWER),
     ("wire-ids", "unknown-id", "2025-11-25"): lambda: _client(("in", _msg(id=99, result={}))),
     ("wire-ids", "answered-twice", "2025-11-25"): lambda: _client(ASK, ANSWER, ANSWER),
+    # the peer asked the client nothing: no answer could be wrong (issue 36, not a pass)
+    ("wire-ids", "no-requests", "2025-11-25"): lambda: _client(),
     ("wire-request-ids", "unique", "2025-11-25"): lambda: _client(),
+    # a client that never sent a request (not even initialize) reused no id by default
+    ("wire-request-ids", "no-requests", "2025-11-25"): lambda: Tape(),
     ("wire-request-ids", "reused-while-pending", "2025-11-25"): lambda: _client(
         ("in", _msg(id=5, method="tools/list")), ("in", _msg(id=5, method="tools/list"))
     ),
@@ -103,6 +107,7 @@ CLIENT: dict[tuple[str, str, str], Callable[[], Tape]] = {
     ("wire-notification-reply", "no-reply", "2025-11-25"): lambda: _client(
         ("out", _msg(method="notifications/whatever"))
     ),
+    ("wire-notification-reply", "no-notifications", "2025-11-25"): lambda: _client(ASK, ANSWER),
     ("wire-notification-reply", "replied", "2025-11-25"): lambda: _client(
         ("out", _msg(method="notifications/whatever")),
         ("in", _msg(id=None, error={"code": -32601, "message": "Method not found"})),
@@ -192,7 +197,8 @@ def test_a_reply_to_a_notification_fails_at_every_revision(
         tape = _client(("out", _msg(method="notifications/x")), ("in", _msg(id=None, result={})))
         got = tape.judge(folder, scenarios["roots-list"], revision)["checks"]
         assert got["wire-notification-reply"]["verdict"] == "fail", revision
-        assert "wire-ids" in got and got["wire-ids"]["outcome"] == "matched"  # not counted twice
+        # not counted twice: the peer asked nothing, so wire-ids has nothing to pair
+        assert "wire-ids" in got and got["wire-ids"]["outcome"] == "no-requests"
 
 
 def test_each_request_id_window_runs_only_at_its_revisions(
@@ -285,7 +291,7 @@ def test_proxy_ids_pair_per_leg(tmp_path: Path, scenarios: dict[str, Scenario]) 
     assert {k: got[k]["outcome"] for k in HYGIENE} == {
         "wire-ids": "matched",
         "wire-request-ids": "unique",
-        "wire-notification-reply": "no-reply",
+        "wire-notification-reply": "no-notifications",  # these legs carry none of ours
         "wire-progress": "no-progress",
     }
 

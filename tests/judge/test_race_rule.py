@@ -66,11 +66,11 @@ class RaceTape(ServerTape):
     [
         (True, [INSIDE, "denied: outside", INSIDE], "not-reached", "pass"),
         (True, [INSIDE, OUTSIDE, "denied: outside"], "reached", "non-strict"),
-        (False, [OUTSIDE, INSIDE], "never-asked", "informational"),
-        (False, [INSIDE, INSIDE], "never-asked", "informational"),  # no boundary to race
+        (False, [OUTSIDE, INSIDE], "never-asked", "not-exercised"),
+        (False, [INSIDE, INSIDE], "never-asked", "not-exercised"),  # no boundary to race
         (True, ["denied: outside", "denied: outside"], "unpaired", "informational"),
         (True, [None, None], "no-answer", "informational"),
-        (True, [], "no-file-tools", "informational"),
+        (True, [], "no-file-tools", "not-exercised"),
     ],
 )
 def test_every_swap_outcome(

@@ -40,7 +40,7 @@ checks:
     with: {method: elicitation/create, capability: elicitation}
     expected: a result
     outcomes:
-      result: {verdict: pass, means: answered}
+      result: {verdict: informational, means: answered}
       error: {verdict: informational, means: an error}
       silence: {verdict: informational, means: silence}
       closed: {verdict: informational, means: closed}
@@ -54,10 +54,11 @@ checks:
     expected: an ElicitResult
     outcomes:
       valid: {verdict: pass, means: validates}
-      invalid: {verdict: informational, means: does not validate}
+      invalid: {verdict: fail, means: does not validate}
       no-result: {verdict: informational, means: no result}
       undeclared: {verdict: informational, means: no elicitation capability}
-    refs: []
+    refs:
+      - client-stdin-valid-message
   - id: declares
     title: declares
     rule: capability-declared
@@ -118,8 +119,11 @@ def test_an_elicitation_answered_with_a_valid_result_passes_at_each_revision(
 ) -> None:
     tape = _elicit({"elicitation": {}}, {"result": ACCEPTED}, revision)
     checks = _judged(tmp_path, tape, revision)
-    assert (checks["answered"]["outcome"], checks["answered"]["verdict"]) == ("result", "pass")
-    assert checks["valid"]["outcome"] == "valid"
+    assert (checks["answered"]["outcome"], checks["answered"]["verdict"]) == (
+        "result",
+        "informational",
+    )
+    assert (checks["valid"]["outcome"], checks["valid"]["verdict"]) == ("valid", "pass")
     assert checks["valid"]["observed"] == f"valid ElicitResult at {revision}"
     assert checks["declares"]["outcome"] == "declared"
 

@@ -10,7 +10,10 @@ informational, when rust-mcp-filesystem showed that a server silent on ``server/
 what 2026-07-28's stdio page calls legacy; and the outcomes renamed, with the same grades,
 when checks moved onto the generic rules of issue 22 item 4: handshake ``roots-capability``
 ``roots`` → ``declared`` and ``roots-list-changed`` → ``member-declared``, list-changed
-``notification`` ``no-roots`` → ``undeclared``). The loader's expansion must give the same
+``notification`` ``no-roots`` → ``undeclared``; issue 36's earned passes: every pass in a
+check that cannot fail regraded informational, the outcomes whose precondition never held
+graded ``not-exercised``, and the wire checks' ``no-requests`` / ``no-notifications``). The
+loader's expansion must give the same
 grades and, at every
 revision a check plays at, the same refs in the same order (what a verdict stores and the
 site shows).

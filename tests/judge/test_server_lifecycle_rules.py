@@ -156,10 +156,11 @@ def test_a_server_without_logging_is_not_held_to_a_level(
     assert judged(tmp_path, scenarios["server-log-threshold"], "threshold", tape) == "undeclared"
 
 
-def elicited(asks: bool) -> ServerTape:
+def elicited(asks: bool, tool: str = "trigger-elicitation-request") -> ServerTape:
     tape = opened(LEGACY, result())
     tape.note(event="step", index=1, step={"label": "call"})
-    tape.add("out", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}})
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool}}
+    tape.add("out", call)
     if asks:
         tape.add("in", {"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {}})
     # a roots/list is not what these checks watch
@@ -170,11 +171,16 @@ def elicited(asks: bool) -> ServerTape:
 
 
 @pytest.mark.parametrize(
-    ("asks", "declared", "expected"),
+    ("asks", "declared", "tool", "expected"),
     [
-        (True, {}, "asked"),
-        (False, {}, "not-asked"),
-        (True, {"elicitation": {}}, "declared"),
+        (True, {}, "trigger-elicitation-request", "asked"),
+        (False, {}, "trigger-elicitation-request", "not-asked"),
+        (True, {"elicitation": {}}, "trigger-elicitation-request", "declared"),
+        # issue 36: a server with none of the tools known to elicit, called on its first tool,
+        # never asking shows nothing; not a pass
+        (False, {}, "echo", "no-trigger"),
+        # asking is a finding whatever tool was called
+        (True, {}, "echo", "asked"),
     ],
 )
 def test_elicitation_asked_of_a_client_that_declared_none(
@@ -182,11 +188,27 @@ def test_elicitation_asked_of_a_client_that_declared_none(
     scenarios: dict[str, Scenario],
     asks: bool,
     declared: dict[str, Any],
+    tool: str,
     expected: str,
 ) -> None:
     scenario = scenarios["server-elicits-undeclared"]
-    tape = elicited(asks)
-    assert judged(tmp_path, scenario, "asks-undeclared", tape, capabilities=declared) == expected
+    tape = elicited(asks, tool)
+    plan = {"capabilities": declared, "steps": scenario.steps}
+    assert judged(tmp_path, scenario, "asks-undeclared", tape, **plan) == expected
+
+
+def test_an_untriggered_server_reads_not_exercised_not_pass(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """The cell of a server that lists no tool known to sample is not exercised, with why."""
+    scenario = scenarios["server-samples-undeclared"]
+    tape = elicited(False, "echo")
+    got = tape.judge(tmp_path, scenario, "2025-11-25", capabilities={}, steps=scenario.steps)
+    check = got["checks"]["asks-undeclared-must"]
+    assert (check["outcome"], check["verdict"]) == ("no-trigger", "not-exercised")
+    assert "'echo'" in check["observed"] and "trigger-sampling-request" in check["observed"]
+    assert got["verdict"] == "not-exercised"
+    assert got["reason"].startswith("asks-undeclared-must: the server lists none of the tools")
 
 
 @pytest.mark.parametrize(("asks", "expected"), [(True, "asked"), (False, "not-asked")])

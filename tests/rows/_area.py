@@ -110,11 +110,13 @@ def known() -> Known:
             "ts-sdk": {"id": "ts-sdk", "name": "TypeScript SDK"},
             "codex": {"id": "codex", "name": "Codex"},
         },
-        scenarios={"roots-list": {"answered", "root-uri-encoding"}},
+        scenarios={"roots-list": {"answered", "root-uri-encoding", "workspace-root"}},
         grades={
             "roots-list": {
                 "answered": {"pass", "fail", "informational", "error"},
                 "root-uri-encoding": {"pass", "non-strict", "fail"},
+                # a check that cannot fail (issue 36): it records, never passes
+                "workspace-root": {"informational"},
             }
         },
         diff=diff(),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._paths import PROJECT_ROOT
+from compare.judge._verdicts import worst as worst_of
 from compare.rows import compute
 
 from ._area import FIRST_AFTER, LAST_INIT, OLDEST, REVS, area, diff, known, row, write
@@ -27,7 +28,7 @@ def cell(
 ) -> Path:
     folder = results / target / version / scenario / (revision + (f"~{variant}" if variant else ""))
     folder.mkdir(parents=True)
-    worst = verdict or ("fail" if any(v == "fail" for _, v in checks) else "pass")
+    worst = verdict or worst_of([v for _, v in checks])
     data: dict[str, Any] = {
         "format": 1,
         "target": target,

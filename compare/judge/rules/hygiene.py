@@ -70,7 +70,7 @@ def _has_id(line: Line) -> bool:
     return isinstance(line.obj, dict) and line.obj.get("id") is not None
 
 
-@rule("wire-ids", ("matched", "unknown-id", "answered-twice"))
+@rule("wire-ids", ("matched", "unknown-id", "answered-twice", "no-requests"))
 def _wire_ids(ctx: Context) -> Outcome:
     """Each response of the target against our requests pending at that moment: one sent
     before it on its connection (``unknown-id`` otherwise: never sent, or only later) and not
@@ -106,12 +106,14 @@ def _wire_ids(ctx: Context) -> Outcome:
             + where(twice[0]),
             _ev(*twice[:5]),
         )
+    if not sent:
+        return Outcome("no-requests", "no request was sent to it, so it had nothing to answer")
     return Outcome("matched", f"{sent} request(s) sent, each answered at most once")
 
 
 # One rule for two checks: until 2025-11-25 an id may never come back within a session; from
 # 2026-07-28 only while its request is pending (the scenario files grade each window).
-@rule("wire-request-ids", ("unique", "reused-while-pending", "reused-after-answer"))
+@rule("wire-request-ids", ("unique", "reused-while-pending", "reused-after-answer", "no-requests"))
 def _request_ids(ctx: Context) -> Outcome:
     while_pending: list[Line] = []
     after_answer: list[Line] = []
@@ -147,10 +149,12 @@ def _request_ids(ctx: Context) -> Outcome:
             " was answered",
             _ev(*after_answer[:5]),
         )
+    if not count:
+        return Outcome("no-requests", "it sent no request, so no id could come back")
     return Outcome("unique", f"{count} request(s), each with an id of its own")
 
 
-@rule("wire-notification-reply", ("no-reply", "replied", "no-id"))
+@rule("wire-notification-reply", ("no-reply", "replied", "no-id", "no-notifications"))
 def _notification_reply(ctx: Context) -> Outcome:
     """A response without an id can answer no request (a request's id is never null), so one
     that follows a notification of ours on its connection answers that notification. One
@@ -175,6 +179,10 @@ def _notification_reply(ctx: Context) -> Outcome:
             f"a response without an id{where(no_id[0])} before any notification: "
             + (no_id[0].raw or "")[:200],
             _ev(*no_id[:5]),
+        )
+    if not notified:
+        return Outcome(
+            "no-notifications", "no notification was sent to it, so none could be answered"
         )
     return Outcome("no-reply", f"{notified} notification(s) sent, none answered")
 

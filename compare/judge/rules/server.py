@@ -8,6 +8,9 @@ When a roots/list came is told by the step notes the scripted client wrote aroun
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, _ev, rule
@@ -97,14 +100,53 @@ def _server_requests(ctx: Context) -> Outcome:
     return Outcome("not-asked", f"no {method} request in the whole exchange")
 
 
+def _asks_undeclared_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
+    base = ("not-asked", "asked", "declared", *NO_INIT)
+    return (*base, "no-trigger") if params.get("trigger") else base
+
+
+def _triggered(ctx: Context, label: str) -> Outcome | None:
+    """``no-trigger`` unless our tools/call of step ``label`` named one of its candidates:
+    the tools known to send the request. A server that lists none of them was called on its
+    first tool (or not at all), and its not asking then shows nothing about the capability."""
+    step = next((s for s in ctx.plan.get("steps") or [] if s.get("label") == label), None)
+    candidates = {c.get("name") for c in (step or {}).get("tool_call") or []}
+    trace = ctx.tx.steps.get(label)
+    start = trace.start_n if trace is not None else None
+    sent = next(
+        (
+            x
+            for x in ctx.tx.lines
+            if start is not None and x.dir == "out" and x.method == "tools/call" and x.n > start
+        ),
+        None,
+    )
+    name = sent.params.get("name") if sent is not None else None
+    if name in candidates:
+        return None
+    known = ", ".join(sorted(str(c) for c in candidates))
+    said = f"called {name!r} instead" if name else "called no tool"
+    return Outcome(
+        "no-trigger",
+        f"the server lists none of the tools known to send it ({known}); {said}",
+        _ev(sent) if sent is not None else [],
+    )
+
+
 @rule(
     "server-asks-undeclared",
-    ("not-asked", "asked", "declared", *NO_INIT),
+    ("not-asked", "asked", "declared", "no-trigger", *NO_INIT),
     gate=handshake_failed,
     params={
         "method": Param("method", "the server-to-client request (default roots/list)"),
         "capability": Param("capability", "the client capability it needs (default roots)"),
+        "trigger": Param(
+            "label",
+            "the tool_call step whose candidates are the tools known to send the request; a"
+            " server that lists none of them and never asks is no-trigger, not a pass",
+        ),
     },
+    outcomes_for=_asks_undeclared_outcomes,
 )
 def _server_asks_undeclared(ctx: Context) -> Outcome:
     method = str(ctx.params.get("method") or "roots/list")
@@ -120,7 +162,9 @@ def _server_asks_undeclared(ctx: Context) -> Outcome:
             f" ({len(asks)} in all)",
             _ev(*asks[:5]),
         )
-    return Outcome("not-asked", f"no {method} request in the whole exchange")
+    trigger = ctx.params.get("trigger")
+    unexercised = _triggered(ctx, str(trigger)) if trigger else None
+    return unexercised or Outcome("not-asked", f"no {method} request in the whole exchange")
 
 
 def _notification_sent(ctx: Context) -> int | None:
