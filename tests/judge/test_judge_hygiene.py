@@ -229,7 +229,9 @@ def test_a_restarted_server_is_a_new_session(
 def _server(*events: tuple[str, dict[str, Any]]) -> Tape:
     tape = Tape()
     tape.add("out", _msg(id=0, method="initialize", params={"protocolVersion": "2025-11-25"}))
-    tape.add("in", _msg(id=0, result={"protocolVersion": "2025-11-25", "capabilities": {}}))
+    info = {"name": "crafted", "version": "1"}
+    result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": info}
+    tape.add("in", _msg(id=0, result=result))
     tape.add("out", _msg(method="notifications/initialized"))
     for direction, message in events:
         tape.add(direction, message)

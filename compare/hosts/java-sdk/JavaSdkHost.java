@@ -14,8 +14,9 @@
 // We use the client the SDK's documentation shows: McpClient.sync(transport) over a
 // StdioClientTransport, the features switched on through ClientCapabilities, and for each one
 // the SyncSpec hook the SDK offers: .roots(...) (the SDK answers roots/list itself from the
-// roots it was given, and addRoot(...) when a folder is added), .elicitation(...) and
-// .urlElicitation(...) for elicitation/create, .sampling(...) for sampling/createMessage.
+// roots it was given, and addRoot(...) when a folder is added), .elicitation(...) for form mode
+// and .urlElicitation(...) for URL mode of elicitation/create, each only when the plan declares
+// that mode, .sampling(...) for sampling/createMessage.
 // What the SDK does with them, read in mcp-core 2.2.0's McpAsyncClient.java. Central serves no
 // sources jar for it, so each line below is from the pinned jar's own line table (javap -l) and
 // the text from gh:modelcontextprotocol/java-sdk@01981b90 (its strings match the jar's):
@@ -95,9 +96,16 @@ public final class JavaSdkHost {
             if (plan.elicitation != null) {
                 caps.elicitation(plan.elicitation.form(), plan.elicitation.url());
                 McpSchema.ElicitResult answer = plan.elicitation.answer();
-                // Both hooks are given: the SDK calls the one for the request's mode, and
-                // refuses a declared mode without its hook (`{}` is form mode to it).
-                spec = spec.elicitation(request -> answer).urlElicitation(request -> answer);
+                // A hook for each declared mode and for no other, so a request in a mode the
+                // plan leaves out reaches the SDK's own handling, never an answer of ours. The
+                // SDK refuses a declared mode without its hook, and `{}` (neither flag) is form
+                // mode to it (:239-256), so that plan gets the form hook.
+                if (plan.elicitation.form() || !plan.elicitation.url()) {
+                    spec = spec.elicitation(request -> answer);
+                }
+                if (plan.elicitation.url()) {
+                    spec = spec.urlElicitation(request -> answer);
+                }
             }
             if (plan.sampling != null) {
                 caps.sampling();
