@@ -66,7 +66,7 @@ def test_a_server_request_is_validated_at_the_revision_it_answered(
     """A server's sampling/createMessage without its required messages fails; the revision
     is the one its initialize result named."""
     bad = _msg(id=5, method="sampling/createMessage", params={"maxTokens": 5})
-    got, result = _valid(_server(("in", bad)), tmp_path, scenarios["server-notification-reply"])
+    got, _ = _valid(_server(("in", bad)), tmp_path, scenarios["server-notification-reply"])
     assert (got["outcome"], got["verdict"]) == ("invalid", "fail")
     assert "at 2025-11-25" in got["observed"] and "sampling/createMessage" in got["observed"]
     assert any("stdout" in r["quote"] for r in got["refs"])
