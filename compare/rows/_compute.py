@@ -22,6 +22,7 @@ from compare.rows._cells import Cell, Cells, read_cells
 from compare.rows._context import Known, gather
 from compare.rows._derive import derived_column
 from compare.rows._evidence import Report
+from compare.rows._facts import PROSE, render
 from compare.rows._findings import lint_earned, lint_findings
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, area_diff, query_checks, schema_issues
@@ -278,17 +279,6 @@ def _source(entry: Any, verified: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_DETAILS = (
-    "what",
-    "where_detail",
-    "status_detail",
-    "value_detail",
-    "effort_detail",
-    "risk_detail",
-    "detail",
-)
-
-
 def compute(
     files: list[Path] | None = None,
     known: Known | None = None,
@@ -336,7 +326,7 @@ def compute(
                     "value": row["value"],
                     "effort": row["effort"],
                     "risk": row["risk"],
-                    **{k: row[k] for k in _DETAILS},
+                    **{k: render(row[k], cells, known) for k in PROSE},
                     "where": compute_where(
                         row, area_diff(known.diff, area), known.missing.get("diff")
                     ),

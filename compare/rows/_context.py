@@ -42,6 +42,9 @@ class Known:
     #: Scenario id -> check id -> the grades its outcomes can give (common checks included),
     #: so a lint can tell a row whose checks can never fail.
     grades: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    #: Scenario id -> check id -> the outcome names the judge can give it, so a fact the row
+    #: prose renders from the cells (``_facts``) can only name an outcome that exists.
+    outcomes: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     #: The implementations registry (cited columns, declared once for every area); None
     #: until :func:`gather` reads it (an unreadable registry is an error, not a reason).
     registry: Registry | None = None
@@ -80,6 +83,16 @@ def load_check_grades(folder: Path | None = None) -> dict[str, dict[str, set[str
     return out
 
 
+def load_check_outcomes(folder: Path | None = None) -> dict[str, dict[str, set[str]]]:
+    """Scenario id → check id → the outcome names it grades (common checks included)."""
+    return {
+        scenario.id: {
+            c.id: set(c.outcomes) for c in [*scenario.checks, *common_checks(scenario.side)]
+        }
+        for scenario in load_scenarios(folder)
+    }
+
+
 def load_diff(path: Path | None = None) -> dict[str, Any]:
     """``build/diff.json`` as written by ``mcp-compare diff``; checked for the fields we use."""
     where = path or build_dir() / "diff.json"
@@ -116,6 +129,7 @@ def gather(
     try:
         known.scenarios = load_scenario_checks(scenarios)
         known.grades = load_check_grades(scenarios)
+        known.outcomes = load_check_outcomes(scenarios)
         known.write_ops = write_operations(load_scenarios(scenarios))
     except CompareError as err:
         known.missing["scenarios"] = err.message

@@ -22,6 +22,7 @@ from compare.rows._citecheck import check_area_files
 from compare.rows._context import Known
 from compare.rows._derive import FACTS
 from compare.rows._evidence import Report
+from compare.rows._facts import lint_facts
 from compare.rows._implementations import declare_issues
 from compare.rows._load import Issue, area_diff, area_files, query_checks, schema_issues
 from compare.rows._notes import lint_note_versions
@@ -324,6 +325,7 @@ def lint_file(path: Path, known: Known, verified: dict[str, Any]) -> list[Issue]
     issues += _lint_where(area, file, known)
     issues += lint_where_text(area, file, known)
     issues += lint_citations(area, file, verified)
+    issues += lint_facts(area, file, known)
     return _collapse(issues)
 
 

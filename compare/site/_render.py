@@ -109,6 +109,18 @@ class CellView:
     #: Every play of a cell played more than once: (number, verdict, downloadable copy of its
     #: transcript or None when too large); empty for a cell played once.
     plays: list[tuple[int, str, str | None]] = field(default_factory=list)
+    #: Whose stderr ``stderr`` is: always the program under test's.
+    stderr_of: str = "Client"
+
+
+#: side → the file the program under test wrote its stderr to, and what the page calls it.
+#: In a server cell client.stderr is our scripted client's, in a proxy cell our host's: the
+#: page shows the program the cell is about (issue 36 item 7).
+STDERR_OF = {
+    "client": ("client.stderr", "Client"),
+    "server": ("server.stderr", "Server"),
+    "proxy": ("proxy.stderr", "Proxy"),
+}
 
 
 def _tail(path: Path, limit: int = 60) -> list[str]:
@@ -241,13 +253,18 @@ class Renderer:
                 copied = f"{cell.slug}.transcript.jsonl"
                 self.files[f"cells/{copied}"] = src.read_bytes()
                 self.copied.add(cell.slug)
+            scenario = data.scenarios.get(cell.scenario, {})
+            stderr, whose = STDERR_OF.get(
+                str(scenario.get("side") or "client"), STDERR_OF["client"]
+            )
             view = CellView(
                 cell,
-                data.scenarios.get(cell.scenario, {}),
+                scenario,
                 transcript,
-                _tail(cell.folder / "client.stderr"),
+                _tail(cell.folder / stderr),
                 copied,
                 self._plays(cell, copied),
+                whose,
             )
             variant = f" ~{cell.variant}" if cell.variant else ""
             self.page(

@@ -253,3 +253,18 @@ def test_folders_that_would_share_a_page_name_each_get_their_own(site_env: Path)
     pages = sorted((_docs(site_env) / "cells").glob("ts-sdk--1.32.2--roots-list--2025-11-25*.md"))
     assert len(pages) == 2 and all(re.search(r"--roots--[0-9a-f]{8}\.md$", p.name) for p in pages)
     assert mc("site").returncode == 0
+
+
+def test_a_server_cell_shows_the_servers_stderr_not_our_clients(site_env: Path) -> None:
+    """Issue 36 item 7: in a server cell client.stderr is our scripted client's; the page
+    shows what the server under test wrote, under its own name."""
+    cell = write_cell(
+        site_env / "results", "server-everything", "2026.8.31", "server-ping", "2025-11-25", "pass"
+    )
+    (cell / "client.stderr").write_text("our scripted client\n", encoding="utf-8")
+    (cell / "server.stderr").write_text("Starting default (STDIO) server...\n", encoding="utf-8")
+    render()
+    page = next((_docs(site_env) / "cells").glob("server-everything--*server-ping*.md"))
+    text = page.read_text(encoding="utf-8")
+    assert "Server stderr (first lines)" in text and "Starting default (STDIO) server" in text
+    assert "our scripted client" not in text and "Client stderr" not in text
