@@ -68,11 +68,12 @@ def test_ping_never_sent_because_the_client_closed_before_the_probe_is_not_a_fai
     result = _judge(tape, tmp_path, scenarios["unknown-notification"], "2025-11-25", SELF_OK)
     still = result["checks"]["still-responsive"]
     assert still["outcome"] == "closed-before-probe"
-    assert still["verdict"] == "informational"
+    # issue 36: the probe never went out, so neither check was exercised (never a pass)
+    assert still["verdict"] == "not-exercised"
     assert "before the notification was sent" in still["reason"]
     assert result["checks"]["no-reply"]["outcome"] == "not-sent"
-    assert result["checks"]["no-reply"]["verdict"] == "informational"
-    assert result["verdict"] == "informational", result["reason"]
+    assert result["checks"]["no-reply"]["verdict"] == "not-exercised"
+    assert result["verdict"] == "not-exercised", result["reason"]
 
 
 def test_a_probe_whose_write_failed_counts_as_not_sent(

@@ -114,7 +114,8 @@ def test_a_close_during_the_quiet_window_is_the_clients_own_end(
     tape.note(event="step-done", index=1, label="quiet", outcome="ok", id=None, evidence=None)
     result = _judge(tape, tmp_path, scenarios["unknown-notification"], "2025-11-25", SELF_OK)
     still = result["checks"]["still-responsive"]
-    assert (still["outcome"], still["verdict"]) == ("closed-before-probe", "informational")
+    # nothing was put to the client before it left: not exercised (issue 36), never a fail
+    assert (still["outcome"], still["verdict"]) == ("closed-before-probe", "not-exercised")
 
 
 def test_a_close_after_the_quiet_window_names_the_control(

@@ -119,6 +119,13 @@ def known() -> Known:
                 "workspace-root": {"informational"},
             }
         },
+        outcomes={
+            "roots-list": {
+                "answered": {"result", "error", "silence"},
+                "root-uri-encoding": {"encoded", "hash-unencoded"},
+                "workspace-root": {"present", "absent"},
+            }
+        },
         diff=diff(),
         pinned={"ts-sdk": "1.32.2", "codex": "0.171.0"},
     )
