@@ -23,6 +23,7 @@ ORDER = (
     "non-strict",
     "supported",
     "observed",
+    "not-exercised",
     "cited",
 )
 #: States that say nothing was measured for the row (not counted).
