@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from compare._paths import results_dir
-from compare.exchange._scenarios import COMMON_FILES, common_checks
 from compare.judge._verdicts import severity
 from compare.pin import release_order
 from compare.play._cells import version_key
@@ -23,7 +22,7 @@ from compare.rows._context import Known, gather
 from compare.rows._derive import derived_column
 from compare.rows._evidence import Report
 from compare.rows._facts import PROSE, render
-from compare.rows._findings import lint_earned, lint_findings
+from compare.rows._findings import lint_earned, lint_findings, wire_checks
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, area_diff, query_checks, schema_issues
 from compare.rows._notes import note_issues
@@ -347,9 +346,7 @@ def compute(
     # every graded failing check of a current cell shows in some row (needs the cells)
     issues += lint_findings(parsed, cells)
     # every pass of a current cell rests on a check that could have failed
-    issues += lint_earned(
-        cells, known.grades, {c.id for side in COMMON_FILES for c in common_checks(side)}
-    )
+    issues += lint_earned(cells, known.grades, wire_checks())
     return {
         "format": 1,
         "generated_by": "mcp-compare rows",

@@ -70,21 +70,30 @@ def lint_findings(areas: list[tuple[str, dict[str, Any]]], cells: Cells) -> list
     return issues
 
 
-def lint_earned(
+def wire_checks() -> set[str]:
+    """The ids of the common checks every cell of some side gets (``_wire*.yaml``)."""
+    from compare.exchange._scenarios import COMMON_FILES, common_checks
+
+    return {c.id for side in COMMON_FILES for c in common_checks(side)}
+
+
+def hollow_passes(
     cells: Cells, grades: dict[str, dict[str, set[str]]], wire: set[str]
-) -> list[Issue]:
-    """One issue naming every current pass cell that no failable check stands behind.
+) -> tuple[int, list[str]]:
+    """How many current cells read pass, and those no failable check stands behind.
 
     A cell reads pass only when at least one of its scenario's own checks (not a common wire
     check) passed *and* could have failed: the scenario grades some outcome of it fail or
     non-strict (``grades``: scenario → check → the verdicts its outcomes can give). The
-    scenario loader refuses a pass in a check that cannot fail, so this fires on verdicts
-    judged by older rules or grades: re-judging (``mcp-compare run``) brings them in line.
+    scenario loader refuses a pass in a check that cannot fail, so a hollow pass can only be
+    a verdict judged by older rules or grades: re-judging (``mcp-compare run``) mends it.
     """
+    passes = 0
     hollow: list[str] = []
     for cell in cells.cells:
         if not cell.current or cell.verdict != "pass":
             continue
+        passes += 1
         own = grades.get(cell.scenario, {})
         if not any(
             data.get("verdict") == "pass" and FAILING & own.get(check, set())
@@ -93,6 +102,14 @@ def lint_earned(
         ):
             variant = f" ({cell.variant})" if cell.variant else ""
             hollow.append(f"{cell.target}{variant} {cell.scenario} {cell.revision}")
+    return passes, hollow
+
+
+def lint_earned(
+    cells: Cells, grades: dict[str, dict[str, set[str]]], wire: set[str]
+) -> list[Issue]:
+    """One issue naming every current pass cell that no failable check stands behind."""
+    _, hollow = hollow_passes(cells, grades, wire)
     if not hollow:
         return []
     shown = "; ".join(hollow[:6]) + (f"; and {len(hollow) - 6} more" if len(hollow) > 6 else "")

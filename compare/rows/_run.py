@@ -44,3 +44,15 @@ def write_rows(files: list[Path] | None = None, known: Known | None = None) -> d
 def _citations(files: list[Path] | None, write: bool) -> Report:
     scenarios = None if write else False
     return check_citations(files, scenarios=scenarios, write=write, skip_unreadable=True)
+
+
+def earned(results: Path | None = None) -> tuple[int, list[str]]:
+    """``rows --earned``: how many current cells read pass, and every one of them that rests
+    on no check that could have failed (issue 36: must be none)."""
+    from compare._paths import results_dir
+    from compare.rows._cells import read_cells
+    from compare.rows._findings import hollow_passes, wire_checks
+
+    known = gather()
+    cells = read_cells(results or results_dir(), known.pinned)
+    return hollow_passes(cells, known.grades, wire_checks())

@@ -52,6 +52,7 @@ def rows(
     lint: bool = False,
     as_json: bool = False,
     strict: bool = False,
+    earned: bool = False,
 ) -> int:
     """``rows [--lint] [--json] [--strict]``: lint the area files (``area``, default the
     shipped ones), compute where/status, write build/rows.json and build/citations.json and
@@ -60,6 +61,21 @@ def rows(
     from compare.rows import Issue, lint_all, write_rows
 
     console = make_console(stderr=as_json)
+    if earned:
+        from compare.rows._run import earned as count_earned
+
+        passes, hollow = count_earned()
+        if as_json:
+            typer.echo(json.dumps({"passes": passes, "hollow": hollow}, indent=2))
+        else:
+            for cell in hollow:
+                console.print(f"[red]✗[/] {escape(cell)}", highlight=False)
+            console.print(
+                f"{passes} current pass cell(s); {len(hollow)} rest on no check that could"
+                " have failed",
+                highlight=False,
+            )
+        return 1 if hollow else 0
     if lint:
         issues = lint_all(area or None, write_citations=True)
         if as_json:
@@ -90,6 +106,12 @@ def register(app: typer.Typer) -> None:
             [], "--area", help="Use these area files instead of compare/rows/areas/*.yaml."
         ),
         strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+        earned: bool = typer.Option(
+            False,
+            "--earned",
+            help="Count the current pass cells and name any that rests on no check that could"
+            " have failed (exit 1 if one does).",
+        ),
     ) -> None:
         """Validate and lint compare/rows/areas/*.yaml, compute where/status, write rows.json.
 
@@ -102,4 +124,6 @@ def register(app: typer.Typer) -> None:
         areas, the scenarios' refs too) and write build/citations.json, which a following
         `cite --check` reuses while its inputs are unchanged.
         """
-        exit_with(rows(list(area) or None, lint=lint, as_json=as_json, strict=strict))
+        exit_with(
+            rows(list(area) or None, lint=lint, as_json=as_json, strict=strict, earned=earned)
+        )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from compare.rows import STATE_LABELS, STATE_PROMISES
 from compare.rows._state import graded_state
 
@@ -81,3 +83,24 @@ def test_earned_passes_raise_nothing(isolated: Path, tmp_path: Path) -> None:
     results = isolated / "results"
     cell(results, "ts-sdk", "1.32.2", FOUR[0], [("answered", "pass"), ("workspace-root", "pass")])
     assert _earned_issues(run(tmp_path, results)) == []
+
+
+def test_the_earned_count_reads_the_shipped_scenarios(
+    isolated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mcp-compare rows --earned``: the count the issue asks for, and exit 1 on a hollow
+    pass (here a verdict written before workspace-root stopped grading pass)."""
+    from compare.exchange._targets import load_targets
+    from compare.rows.cli import rows
+
+    version = next(t.version for t in load_targets() if t.id == "ts-sdk")
+    results = isolated / "results"
+    cell(results, "ts-sdk", version, "2025-11-25", [("answered", "pass")])
+    assert rows(earned=True) == 0
+    assert "1 current pass cell(s); 0 rest on no check" in capsys.readouterr().out
+    hollow = [("workspace-root", "pass"), ("wire-json", "pass")]
+    cell(results, "ts-sdk", version, "2025-06-18", hollow)
+    assert rows(earned=True) == 1
+    out = capsys.readouterr().out
+    assert "ts-sdk (roots) roots-list 2025-06-18" in out
+    assert "2 current pass cell(s); 1 rest on no check that could have failed" in out
