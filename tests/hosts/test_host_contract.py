@@ -251,3 +251,24 @@ def test_elicitation_and_sampling_are_answered_with_the_plan(
     if "sampling" in planned:
         sampled = run.answer("sampling/createMessage").get("result")
         assert sampled is not None and {k: sampled.get(k) for k in SAMPLED} == SAMPLED
+
+
+#: Hosts whose SDK takes a handler per elicitation mode, so the host itself decides which
+#: modes get one (the others hand every mode to the one handler: what they do with an
+#: undeclared mode is the SDK's, and elicitation-url-undeclared measures it).
+PER_MODE = ["java-sdk"]
+
+
+@pytest.mark.parametrize("target", [t for t in SDK_HOSTS if t.id in PER_MODE], ids=PER_MODE)
+def test_a_mode_the_plan_leaves_out_gets_no_handler_of_ours(
+    target: Target, tools: Path, tmp_path: Path
+) -> None:
+    """Issue 36: the Java host registered a URL-mode hook though its plan said url: false, so
+    our canned answer went out for a mode nobody declared. A form-only plan gives the SDK no
+    URL hook: a URL-mode request then meets the SDK's own handling, never our answer."""
+    fragment = {"features": {"elicitation": FRAGMENTS["elicitation"]}}
+    assert fragment["features"]["elicitation"]["url"] is False
+    run = play(target, tools, tmp_path, fragment, asks=("elicitation/create#url",))
+    assert run.done.returncode == 0, run.done.stderr
+    assert "url" not in (run.capabilities().get("elicitation") or {})
+    assert run.answer("elicitation/create#url").get("result") != ELICITED

@@ -37,6 +37,13 @@ ASKS: dict[str, dict[str, Any]] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
         "maxTokens": 16,
     },
+    # a URL-mode elicitation (2025-11-25), sent as elicitation/create with its own id
+    "elicitation/create#url": {
+        "mode": "url",
+        "message": "Sign in to continue",
+        "elicitationId": "tiny-url-1",
+        "url": "https://example.com/sign-in",
+    },
 }
 
 
@@ -101,7 +108,8 @@ def main() -> int:
         elif method == "notifications/initialized":
             send({"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
             for asked in args.ask:
-                send({"jsonrpc": "2.0", "id": asked, "method": asked, "params": ASKS[asked]})
+                method_of = asked.split("#", 1)[0]
+                send({"jsonrpc": "2.0", "id": asked, "method": method_of, "params": ASKS[asked]})
         elif method == "notifications/roots/list_changed":
             send({"jsonrpc": "2.0", "id": "roots-2", "method": "roots/list"})
         elif method == "tools/list":
