@@ -312,7 +312,8 @@ def test_filesystem_stale_roots_follow_list_changed(
 def test_everything_server_has_no_file_tools_to_probe(server_run: dict[str, Any]) -> None:
     v = server_run["by"][("server-everything", "server-enforcement", REVISIONS[0])]
     assert _check(v, "outside")["outcome"] == "no-file-tools"
-    assert v["probes"] == [] and v["verdict"] == "informational"
+    # nothing to probe: the enforcement checks were never exercised (issue 36)
+    assert v["probes"] == [] and v["verdict"] == "not-exercised"
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
