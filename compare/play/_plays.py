@@ -27,6 +27,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from compare.judge._verdicts import UNGRADED
+
 #: Where the plays after the first one live, inside the cell folder.
 PLAYS = "plays"
 #: The plays ``mcp-compare compare`` gives a newly played doubtful cell before publishing it.
@@ -124,7 +126,7 @@ def combine(plays: list[dict[str, Any]]) -> dict[str, Any]:
     parts = [f"{i}: {_spread([o.get(i, {}).get('outcome') for o in each])}" for i in changed] or [
         f"verdict: {_spread(verdicts)}"
     ]
-    graded = {str(o.get(i, {}).get("verdict")) for i in changed for o in each} - {"informational"}
+    graded = {str(o.get(i, {}).get("verdict")) for i in changed for o in each} - set(UNGRADED)
     out["differed"] = changed
     if len(set(verdicts)) == 1 and not graded:
         out["reason"] = (
