@@ -252,6 +252,17 @@ def test_an_informational_check_that_varies_reads_unstable_but_keeps_the_cell_ve
     graded = [plays[0], {**plays[1], "checks": [*plays[1]["checks"][:1], {
         "id": "race", "outcome": "unanswered", "verdict": "fail"}]}]  # fmt: skip
     assert combine(graded)["verdict"] == "unstable"
+    # issue 36: not exercised grades nothing either; exercised in one play and not in the
+    # other is a difference in what was graded, so the cell is unstable
+    unexercised = [plays[0], {**plays[1], "checks": [*plays[1]["checks"][:1], {
+        "id": "race", "outcome": "not-sent", "verdict": "not-exercised"}]}]  # fmt: skip
+    assert combine(unexercised)["verdict"] == "pass"
+    half = [
+        {**_play("pass", a="ok"), "checks": [{"id": "a", "outcome": "ok", "verdict": "pass"}]},
+        {**_play("not-exercised", a="not-sent"), "checks": [
+            {"id": "a", "outcome": "not-sent", "verdict": "not-exercised"}]},
+    ]  # fmt: skip
+    assert combine(half)["verdict"] == "unstable"
 
 
 def _cli(tmp_path: Path, pinned_spec: Path, *args: str) -> subprocess.CompletedProcess[str]:
