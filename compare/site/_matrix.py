@@ -151,7 +151,7 @@ def _cell(cell: Cell) -> dict[str, Any]:
         "reason": cell.reason,
         "checks": [{"id": c.id, "verdict": c.verdict} for c in cell.checks],
         "folder": f"results/{cell.rel}",
-        "transcript": f"results/{cell.rel}/transcript.jsonl",
+        "transcript": _recorded(cell, "transcript.jsonl"),
         "page": f"cells/{cell.slug}.html",
         "client_info": cell.data.get("client_info")
         if isinstance(cell.data.get("client_info"), dict)
@@ -171,9 +171,16 @@ def _plays(cell: Cell) -> list[dict[str, Any]]:
         return []
     listed = [(p.number, p.verdict, p.transcript) for p in cell.plays]
     return [
-        {"play": number, "verdict": verdict, "transcript": f"results/{cell.rel}/{transcript}"}
+        {"play": number, "verdict": verdict, "transcript": _recorded(cell, transcript)}
         for number, verdict, transcript in listed or [(1, cell.verdict, "transcript.jsonl")]
     ]
+
+
+def _recorded(cell: Cell, transcript: str) -> str | None:
+    """A transcript's path relative to the site root, or None when none was recorded (a
+    program that ended before it wrote a line, a cell not run): the export never points at
+    a file that is not there (issue 36 item 7)."""
+    return f"results/{cell.rel}/{transcript}" if (cell.folder / transcript).is_file() else None
 
 
 def _package(target: dict[str, Any]) -> dict[str, str] | None:

@@ -44,6 +44,10 @@ def test_export_is_valid_against_the_published_schema(site_env: Path) -> None:
     )
     assert cell["verdict"] == "non-strict"
     assert cell["transcript"] == "results/py-sdk/2.3.0/roots-list/2025-11-25~roots/transcript.jsonl"
+    # issue 36 item 7: a cell with no transcript names none instead of a file that is not there
+    assert all(
+        c["transcript"] is None or (site_env / c["transcript"]).is_file() for c in matrix["cells"]
+    )
     row = next(r for r in matrix["rows"] if r["id"] == "ROOT-01")
     assert row["status"]["py-sdk"]["state"] == "non-strict"  # one non-strict cell: not partial
     assert row["where"]["2026-07-28"] == "changed" and "2026-07-28" in row["deprecated_in"]
@@ -116,3 +120,17 @@ def test_the_site_publishes_the_matrix_and_its_schema(site_env: Path) -> None:
     assert mc("export").returncode == 0
     exported = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
     assert exported == published
+
+
+def test_a_cell_without_transcript_exports_none(site_env: Path) -> None:
+    """Issue 36 item 7: a host that crashed before writing a line left no transcript; the
+    export said where it would have been."""
+    folder = site_env / "results/py-sdk/2.3.0/roots-list/2025-11-25~roots"
+    (folder / "transcript.jsonl").unlink()
+    assert mc("export").returncode == 0
+    matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
+    jsonschema.validate(matrix, _schema(), cls=jsonschema.Draft202012Validator)
+    cell = next(
+        c for c in matrix["cells"] if c["id"] == "py-sdk--2.3.0--roots-list--2025-11-25--roots"
+    )
+    assert cell["transcript"] is None and cell["plays"][0]["transcript"] is None
