@@ -40,7 +40,7 @@ ROOTS_LIST_CHECKS = ("answered", "workspace-root", "root-uri-encoding", "root-na
 #: holds for elicitation/create, which the peer sends at the same moment (its -32601 went
 #: out 2 ms after the ping's answer in the run the golden table was written from).
 RACES_THE_CLOSE = {"gemini-cli-health": {"roots-undeclared", "elicitation-undeclared"}}
-VERDICTS = {"pass", "non-strict", "fail", "informational", "not-run"}
+VERDICTS = {"pass", "non-strict", "fail", "informational", "not-exercised", "not-run"}
 
 
 def outcomes(verdict: dict[str, Any]) -> dict[str, Any]:
