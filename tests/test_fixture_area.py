@@ -183,7 +183,7 @@ def test_from_the_era_boundary_the_request_rides_the_input_required_result(
 ) -> None:
     """A host that speaks 2026-07-28 gets elicitation/create inside the InputRequiredResult of
     its tools/call and answers in the retry; one that opens with initialize is never asked
-    (not-asked, informational), and the transcript shows no InputRequiredResult at all."""
+    (not-asked, not exercised), and the transcript shows no InputRequiredResult at all."""
     for revision in _revisions_of(played, EMBEDDED):
         verdict = played["verdicts"][(host, EMBEDDED, revision)]
         assert verdict["verdict"] != "error", verdict["reason"]
@@ -236,9 +236,12 @@ def test_pin_and_diff_learnt_the_area_from_its_file(played: dict[str, Any]) -> N
 
 
 def _state(graded: list[str]) -> str:
-    """What a row promises over its graded checks (README, "A row's state")."""
+    """What a row promises over its graded checks (README, "A row's state"); a check never
+    exercised grades nothing but says so (issue 36)."""
+    unexercised = "not-exercised" in graded
+    graded = [v for v in graded if v != "not-exercised"]
     if not graded:
-        return "observed"
+        return "not-exercised" if unexercised else "observed"
     if set(graded) == {"pass"}:
         return "supported"
     return "not-supported" if set(graded) == {"fail"} else "partial"

@@ -29,6 +29,8 @@ _VOLATILE = [
     (re.compile(r"\(\d+ line\(s\)( parsed)?\)"), "(<n> line(s)\\1)"),
     # the hygiene checks count what the client wrote, which the early close may cut
     (re.compile(r"\b\d+ (request|notification|progress notification)\(s\)"), "<n> \\1(s)"),
+    # wire-valid counts the messages it validated, which the early close may cut too
+    (re.compile(r"\b\d+ (of \d+ )?message\(s\)"), "<n> message(s)"),
 ]
 
 

@@ -93,7 +93,7 @@ def test_a_server_that_opens_what_it_checked_is_not_reached(run: dict[str, Any])
     assert got["swap"] == ("pass", "not-reached")
     swap = next(c for c in v["checks"] if c["id"] == "swap")
     assert swap["observed"].startswith("not reached in 40 attempts")
-    assert got["fixture"] == ("pass", "intact")  # the link points inside again afterwards
+    assert got["fixture"] == ("informational", "intact")  # the link points inside again afterwards
 
 
 def test_a_check_then_open_by_name_server_is_reached_on_the_raw_bytes(
@@ -121,14 +121,14 @@ def test_a_check_then_open_by_name_server_is_reached_on_the_raw_bytes(
 
 def test_odd_roots_against_an_enforcing_server(run: dict[str, Any]) -> None:
     got = _outcomes(run["by"][("enforce", "server-odd-roots")])
-    assert got["in-root"] == ("pass", "allowed")
+    assert got["in-root"] == ("informational", "allowed")  # a baseline: it cannot fail
     assert got["file-root"] == ("informational", "allowed")  # a file root admits itself
     assert got["file-parent"] == ("pass", "refused")  # but not the folder around it
     assert got["created"] == ("informational", "allowed")  # the missing root, once made
     for check in ("missing-outside", "created-outside", "removed-outside", "recreated-outside"):
         assert got[check] == ("pass", "refused"), check
     assert got["recreated"] == ("informational", "allowed")
-    assert got["fixture"] == ("pass", "intact")  # our own fs steps are not strays
+    assert got["fixture"] == ("informational", "intact")  # our own fs steps are not strays
 
 
 def test_odd_roots_against_servers_that_let_everything_through(run: dict[str, Any]) -> None:
@@ -136,8 +136,8 @@ def test_odd_roots_against_servers_that_let_everything_through(run: dict[str, An
     assert widened["missing-outside"] == ("non-strict", "allowed")
     assert widened["file-parent"] == ("non-strict", "allowed")
     never = _outcomes(run["by"][("ignore", "server-odd-roots")])
-    assert never["missing-outside"] == ("informational", "never-asked")
-    assert never["removed-outside"] == ("informational", "never-asked")
+    assert never["missing-outside"] == ("not-exercised", "never-asked")
+    assert never["removed-outside"] == ("not-exercised", "never-asked")
 
 
 def test_fs_steps_are_recorded_and_stay_in_the_workspace(run: dict[str, Any]) -> None:

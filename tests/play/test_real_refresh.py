@@ -99,7 +99,9 @@ def _check(v: dict[str, Any], check: str) -> dict[str, Any]:
 def test_every_cell_ended_cleanly(refresh_run: dict[str, Any]) -> None:
     assert len(refresh_run["by"]) == len(SERVERS) * len(SCENARIOS) * len(REVISIONS)
     for key, v in refresh_run["by"].items():
-        allowed = {"pass", "informational"} | ({"non-strict"} if key[:2] in FINDINGS else set())
+        # not exercised: a precondition that never held (issue 36), never a finding
+        allowed = {"pass", "informational", "not-exercised"}
+        allowed |= {"non-strict"} if key[:2] in FINDINGS else set()
         assert v["verdict"] in allowed, (key, v["reason"])
         assert v["process"]["ended_by"] == "self", key
         assert v["peer_done"]["reason"] == "steps complete", key

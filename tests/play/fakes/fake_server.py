@@ -68,8 +68,11 @@ def main() -> int:
             if mode == "double-answer":
                 send({"jsonrpc": "2.0", "id": rid, "result": result})
             if mode == "flood":
+                # valid log messages (wire-valid holds every line to the schema): the fault
+                # measured here is their number, not their shape
                 for i in range(25000):
-                    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"i": i}})
+                    params = {"level": "info", "data": {"i": i}}
+                    send({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
         elif method == "notifications/initialized" and mode in (
             "good",
             "reply",
