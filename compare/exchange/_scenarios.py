@@ -60,6 +60,8 @@ class Check:
     sentences: tuple[str, ...] = ()
     #: What a generic rule reads from the check (``with:``): its method, definition, …
     params: dict[str, Any] = field(default_factory=dict)
+    #: Earlier checks this one's result follows from (``follows:``, judged in order).
+    follows: tuple[dict[str, Any], ...] = ()
 
     def refs_for(self, revision: str) -> list[dict[str, Any]]:
         """The references whose window holds ``revision``."""
@@ -159,6 +161,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
                 raw, f"checks.{i}", source, labels, side, plays, sentences, requests, answer
             )
         )
+    _check_follows(checks, source)
     if grounds_proof is None or not _proofs.holds("grounds", grounds_proof):
         _lint_grounds(checks, data["revisions"], source, side)
         if grounds_proof is not None:
@@ -181,6 +184,36 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         checks=checks,
         side=side,
     )
+
+
+def _check_follows(checks: list[Check], source: Path) -> None:
+    """A ``follows`` entry names an earlier check of the scenario, outcomes that check has,
+    and (``own``, ``reads``) outcomes of its own: the judge reads them in order, so a check
+    can only follow one it comes after."""
+    earlier: dict[str, Check] = {}
+    for i, check in enumerate(checks):
+        for j, entry in enumerate(check.follows):
+            where = f"{source}: key checks.{i}.follows.{j}"
+            other = earlier.get(str(entry["check"]))
+            if other is None:
+                raise CompareError(
+                    f"{where}.check: {entry['check']!r} is not an earlier check of this scenario",
+                    "a check follows only from a check listed before it",
+                )
+            for key, pool in (("when", other.outcomes), ("own", check.outcomes)):
+                unknown = [o for o in entry.get(key, []) if o not in pool]
+                if unknown:
+                    raise CompareError(
+                        f"{where}.{key}: {unknown} not graded by check"
+                        f" {(other if key == 'when' else check).id!r}",
+                        "name outcomes that check's outcomes grade",
+                    )
+            if entry["reads"] not in check.outcomes:
+                raise CompareError(
+                    f"{where}.reads: {entry['reads']!r} not graded by check {check.id!r}",
+                    "grade the outcome the check reads when it follows from another",
+                )
+        earlier[check.id] = check
 
 
 def _check_fixture_steps(data: dict[str, Any], side: str, source: Path) -> None:
@@ -303,6 +336,8 @@ def _judged(check: Check) -> dict[str, Any]:
     judged = {k: getattr(check, k) for k in fields}
     if check.params:  # absent when empty: a check without with: hashes as it always did
         judged["params"] = check.params
+    if check.follows:  # the same: absent when empty
+        judged["follows"] = list(check.follows)
     return judged
 
 
@@ -355,7 +390,9 @@ def _build_check(
     outcomes = dict(raw["outcomes"]) | {
         o: g for o, g in defaults.items() if o in produces and o not in raw["outcomes"]
     }
-    graded, produced = set(outcomes), set(produces)
+    # an outcome a check reads when it follows from an earlier one is graded here too
+    graded = set(outcomes)
+    produced = set(produces) | {str(f["reads"]) for f in raw.get("follows", [])}
     if graded != produced:
         missing = ", ".join(sorted(produced - graded)) or "-"
         extra = ", ".join(sorted(graded - produced)) or "-"
@@ -387,6 +424,7 @@ def _build_check(
         probes=raw.get("probes"),
         sentences=names,
         params=params,
+        follows=tuple(raw.get("follows", [])),
     )
 
 

@@ -10,11 +10,18 @@ import json
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from compare.exchange._scenarios import COMMON_FILES, Scenario, common_checks, in_window
+from compare.exchange._scenarios import (
+    COMMON_FILES,
+    Check,
+    Scenario,
+    common_checks,
+    in_window,
+)
 from compare.judge._transcript import read_transcript
 from compare.judge._validate import NotJudged
 from compare.judge._verdicts import UNGRADED, worst
 from compare.judge.rules import RULES, Context
+from compare.judge.rules._registry import Outcome
 from compare.judge.rules.probes import fixture_changes, read_probes
 
 
@@ -41,8 +48,12 @@ def judge_checks(
         }
         ctx.check_probes = check.probes
         ctx.params = check.params
+        earlier = {c["id"]: c for c in checks}
         try:
-            out = RULES[check.rule].fn(ctx)
+            out = _follows(check, earlier, None)
+            if out is None:
+                own = RULES[check.rule].fn(ctx)
+                out = _follows(check, earlier, own) or own
         except NotJudged as err:
             entry.update(verdict="error", outcome=None, observed="", reason=str(err), evidence=[])
         except Exception as err:  # a rule bug must not lose the cell; it is reported as such
@@ -82,6 +93,29 @@ def judge_checks(
         facts["client_protocol_version"] = meta.get("io.modelcontextprotocol/protocolVersion")
         facts["client_capabilities"] = meta.get("io.modelcontextprotocol/clientCapabilities")
     return _writable(checks), _writable(facts)
+
+
+def _follows(
+    check: Check, earlier: dict[str, dict[str, Any]], own: Outcome | None
+) -> Outcome | None:
+    """The outcome ``check`` reads because an earlier check's result explains it (its
+    ``follows``), or None. Without ``own`` (before the rule runs) only a precondition entry
+    (no ``own`` list) applies, and the rule never runs; with it, an entry whose ``own``
+    holds the rule's outcome. The observation names the earlier check, so one behaviour is
+    graded once and the rest say where it is."""
+    for entry in check.follows:
+        before = earlier.get(str(entry["check"]))
+        if before is None or before.get("outcome") not in entry["when"]:
+            continue
+        mine = entry.get("own")
+        if (own is None) != (mine is None) or (own is not None and own.name not in mine):
+            continue
+        said = f"follows from check {entry['check']} ({before['outcome']}): {entry['why']}"
+        if own is not None and own.observed:
+            said += f"; measured here: {own.observed}"
+        evidence = own.evidence if own is not None else list(before.get("evidence") or [])
+        return Outcome(str(entry["reads"]), said, evidence)
+    return None
 
 
 def _writable(value: Any) -> Any:
