@@ -31,14 +31,47 @@ FILES = {
 }
 
 
+#: The one name a fixture, a root or a place may start with to leave the workspace: the
+#: folder beside it (see :func:`beside`).
+BESIDE = "{beside}"
+
+
+def beside(workspace: Path) -> Path:
+    """The folder beside the workspace, in the cell's own temporary folder: a root there lies
+    outside the server's start-up folder (the workspace), so a probe that works there shows
+    the server adopted the roots it was given. Named after the workspace, so its URI needs
+    exactly the encoding the workspace's does."""
+    return workspace.parent / f"{workspace.name}-beside"
+
+
+def _split(relative: str) -> tuple[bool, str]:
+    """(names the beside folder, the rest of the path after it)."""
+    if relative == BESIDE or relative.startswith(BESIDE + "/"):
+        return True, relative[len(BESIDE) :].lstrip("/")
+    return False, relative
+
+
+def located(workspace: Path, relative: str) -> str:
+    """Where a scenario's relative path lands, as text (not normalised: a ``..`` place must
+    reach the server with its ``..`` intact): under the workspace, or under the folder
+    beside it when it starts with ``{beside}``; "." is the workspace itself."""
+    out, rest = _split(relative)
+    base = beside(workspace) if out else workspace
+    if rest in ("", "."):
+        return str(base)
+    return f"{base}{os.sep}{rest}"
+
+
 def _inside(workspace: Path, relative: str) -> Path:
-    """``workspace / relative``, refusing a name that would leave the workspace."""
-    if os.path.isabs(relative) or ".." in Path(relative).parts:
+    """``workspace / relative`` (or the beside folder's), refusing a name that would leave
+    it."""
+    out, rest = _split(relative)
+    if os.path.isabs(rest) or ".." in Path(rest).parts:
         raise CompareError(
             f"fixture path {relative!r} must be relative and stay inside the workspace",
             "name fixture folders and links by plain relative paths (a probe place may use ..)",
         )
-    return workspace / relative
+    return (beside(workspace) if out else workspace) / rest
 
 
 def build_fixture(spec: dict[str, Any] | None, workspace: Path) -> None:
@@ -119,7 +152,7 @@ def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict
     for name, place in ((spec or {}).get("places") or {}).items():
         text = str(place["path"])
         # "." is the workspace itself (the folder around top-level roots), sent as is
-        directory = str(workspace) if text == "." else f"{workspace}{os.sep}{text}"
+        directory = located(workspace, text)
         places[str(name)] = {
             "dir": directory,
             **({"file": str(place["file"])} if place.get("file") else {}),
@@ -129,7 +162,7 @@ def probe_places(spec: dict[str, Any] | None, workspace: Path) -> dict[str, dict
             "why": str(place.get("why", "")),
         }
         if place.get("to"):
-            to_dir = f"{workspace}{os.sep}{place['to']}"
+            to_dir = located(workspace, str(place["to"]))
             places[str(name)]["to_dir"] = to_dir
             places[str(name)]["to_real"] = os.path.relpath(os.path.realpath(to_dir), base)
     return places

@@ -211,7 +211,8 @@ def _run_client(
             from compare.hosts.model_endpoint import serving as serve_model
 
             model = serving.enter_context(serve_model(stage / MODEL_LOG))
-        home, workspace, control = tmp / "home", tmp / WORKSPACE_NAME, tmp / "control"
+        named = (target.raw.get("workspace") or {}).get("name") or WORKSPACE_NAME
+        home, workspace, control = tmp / "home", tmp / str(named), tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):
             folder.mkdir(parents=True)
         plan_path = stage / "plan.json"

@@ -20,6 +20,7 @@ from compare.play._fixture import (
     build_fixture,
     build_sources,
     folder_files,
+    located,
     not_created,
     probe_places,
 )
@@ -49,7 +50,7 @@ def _folders(cell: Cell, workspace: Path) -> dict[str, dict[str, str]]:
         names += step.get("set_roots", [])
     out: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
-        folder = workspace / name
+        folder = Path(located(workspace, name))
         if name not in keep:
             folder.mkdir(parents=True, exist_ok=True)
         # pathlib percent-encodes the space, '#' and 'é' of the workspace's name; a nested
@@ -71,7 +72,7 @@ def features(cell: Cell, workspace: Path) -> dict[str, Any]:
             roots["list_changed"] = bool(capability["listChanged"])
 
         def entry(name: Any) -> Any:
-            return str(workspace / name) if isinstance(name, str) else name
+            return located(workspace, name) if isinstance(name, str) else name
 
         roots["folders"] = [entry(n) for n in spec.get("roots", [])]
         roots["named"] = {n: entry(n) for n in _folders(cell, workspace)}

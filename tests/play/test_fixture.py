@@ -11,6 +11,7 @@ from compare._errors import CompareError
 from compare.peer.client._probes import fill, place_values, snapshot, tool_for
 from compare.play._fixture import (
     FILES,
+    beside,
     build_fixture,
     build_sources,
     file_marker,
@@ -135,3 +136,21 @@ def test_a_cross_place_probe_moves_its_own_file_into_the_other_folder(tmp_path: 
     assert values["dst"] == f"{tmp_path}/deep/other/moved-cross-move-across.txt"
     assert values["copy"] == f"{tmp_path}/deep/other/copied-cross-move-across.txt"
     assert values["file"] == f"{tmp_path}/app/probe.txt"  # what a copy reads stays here
+
+
+def test_the_beside_folder_lies_next_to_the_workspace_named_after_it(tmp_path: Path) -> None:
+    """``{beside}`` is the one way out of the workspace: a folder in the cell's own temporary
+    folder, named after the workspace so its URI needs the same percent-encoding."""
+    workspace = tmp_path / "web #staging é"
+    workspace.mkdir()
+    build_fixture({"folders": ["app", "{beside}"]}, workspace)
+    out = beside(workspace)
+    assert out == tmp_path / "web #staging é-beside"
+    assert {p.name for p in out.iterdir()} == set(FILES)
+    places = probe_places(
+        {"places": {"adopted": {"path": "{beside}", "expect": "allowed"}}}, workspace
+    )
+    assert places["adopted"]["dir"] == str(out)
+    assert places["adopted"]["real"] == "../web #staging é-beside"
+    with pytest.raises(CompareError, match="inside the workspace"):
+        build_fixture({"folders": ["{beside}/../../x"]}, workspace)

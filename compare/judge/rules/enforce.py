@@ -164,6 +164,60 @@ def _enforce_allowed(ctx: Context) -> Outcome:
     )  # fmt: skip
 
 
+@rule(
+    "enforce-adopted",
+    (
+        "adopted",
+        "not-adopted",
+        "never-asked",
+        "failed",
+        "not-refreshed",
+        "no-file-tools",
+        "no-answer",
+        *NO_INIT,
+    ),
+    gate=handshake_failed,
+)
+def _enforce_adopted(ctx: Context) -> Outcome:
+    """A root outside the server's start-up folder: the server works there only if it
+    adopted the roots it was given, which every refusal elsewhere presupposes."""
+    probes = selected(ctx)
+    empty = nothing_to_judge(ctx, probes)
+    if empty is not None:
+        return empty
+    allowed = [p for p in probes if p.result == "allowed"]
+    refused = [p for p in probes if p.result == "refused"]
+    if refused and not allowed:
+        if not _asked_before(ctx, probes):
+            return Outcome(
+                "never-asked",
+                f"{len(refused)}/{len(probes)} probes refused ({named(refused)}) by a server"
+                " that had not asked for roots",
+                evidence(refused),
+            )
+        return Outcome(
+            "not-adopted",
+            f"{len(refused)}/{len(probes)} probes in a declared root outside the server's"
+            f" start-up folder refused while the same tools worked at the baseline:"
+            f" {named(refused)}; e.g. {refused[0].detail!r}",
+            evidence(refused),
+        )
+    if allowed:
+        return Outcome(
+            "adopted",
+            f"{len(allowed)}/{len(probes)} probes worked in a root outside the server's"
+            f" start-up folder ({named(allowed)})",
+            evidence(allowed[:2]),
+        )
+    failed = [p for p in probes if p.result == "failed"]
+    return Outcome(
+        "failed",
+        f"{len(failed)}/{len(probes)} probes failed where no baseline shows the tool working:"
+        f" {named(failed)}",
+        evidence(failed),
+    )
+
+
 #: Names the probes write (any folder); a change to anything else was asked by no probe.
 _TARGET_PREFIXES = ("new-", "newdir-", "moved-", "copied-", "movable.txt", "movable-")
 
