@@ -24,6 +24,7 @@ PLACES = {
     "outside": {"path": "outside", "real": "outside", "expect": "refused"},
     "traversal": {"path": "app/../outside-dotdot", "real": "outside-dotdot", "expect": "refused"},
     "old": {"path": "old", "real": "old", "expect": "allowed"},
+    "adopted": {"path": "{beside}", "real": "../ws-beside", "expect": "allowed"},
 }
 
 
@@ -145,8 +146,10 @@ def test_outside_probes_are_graded_by_pairing(
     tape = ServerTape(asks=asks)
     _enforcement(tape, outside, inside)
     checks = tape.judge(tmp_path, scenarios["server-enforcement"])
-    for check in ("outside", "traversal"):
-        assert (checks[check]["outcome"], checks[check]["verdict"]) == (outcome, verdict)
+    assert (checks["outside"]["outcome"], checks["outside"]["verdict"]) == (outcome, verdict)
+    # traversal reached as well as the plain sibling is the same behaviour, graded once there
+    folded = ("follows", "informational") if outcome == "allowed" else (outcome, verdict)
+    assert (checks["traversal"]["outcome"], checks["traversal"]["verdict"]) == folded
     if outcome in ("refused", "allowed"):
         # the evidence is the probes' own request and response lines
         assert len(checks["outside"]["evidence"]) == 2 * len(OPS)
@@ -324,3 +327,93 @@ def test_a_probe_step_pairs_with_its_own_baseline(
         folder = tmp_path / outcome
         folder.mkdir()
         assert tape.judge(folder, scenario, steps)["cross-out"]["outcome"] == outcome
+
+
+def _with_beside(tape: ServerTape, beside: str, outside: str, traversal: str) -> None:
+    for op in OPS:
+        tape.probe("probes", op, "in-root", "ok")
+        tape.probe("probes", op, "adopted", beside, "Access denied - outside allowed folders")
+        tape.probe("probes", op, "outside", outside, "Access denied - outside")
+        tape.probe("probes", op, "traversal", traversal, "Access denied - outside")
+
+
+def test_a_server_that_adopted_no_root_is_one_finding(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """Refused in the root beside its start-up folder while the same tools worked inside it:
+    the server kept its own folder, so no place outside the roots was measured."""
+    tape = ServerTape()
+    _with_beside(tape, "tool-error", "ok", "ok")
+    checks = tape.judge(tmp_path, scenarios["server-enforcement"])
+    assert (checks["adopted"]["outcome"], checks["adopted"]["verdict"]) == (
+        "not-adopted",
+        "non-strict",
+    )
+    for check in ("outside", "traversal", "encoded-root"):
+        assert (checks[check]["outcome"], checks[check]["verdict"]) == (
+            "not-adopted",
+            "not-exercised",
+        )
+        assert checks[check]["observed"].startswith("follows from check adopted (not-adopted)")
+    # the precondition's own evidence is the refused probes beside the workspace
+    assert checks["outside"]["evidence"] == checks["adopted"]["evidence"]
+
+
+@pytest.mark.parametrize(
+    ("outside", "traversal", "want"),
+    [
+        ("ok", "ok", ("follows", "informational")),
+        ("tool-error", "ok", ("allowed", "non-strict")),
+        ("tool-error", "tool-error", ("refused", "pass")),
+    ],
+)
+def test_a_way_out_is_folded_only_into_the_same_behaviour(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    outside: str,
+    traversal: str,
+    want: tuple[str, str],
+) -> None:
+    tape = ServerTape()
+    _with_beside(tape, "ok", outside, traversal)
+    checks = tape.judge(tmp_path, scenarios["server-enforcement"])
+    assert (checks["adopted"]["outcome"], checks["adopted"]["verdict"]) == (
+        "adopted",
+        "informational",
+    )
+    assert (checks["traversal"]["outcome"], checks["traversal"]["verdict"]) == want
+    if want[0] == "follows":
+        observed = checks["traversal"]["observed"]
+        assert "follows from check outside (allowed)" in observed
+        assert "measured here: 3/3 probes" in observed
+
+
+def test_refused_beside_by_a_server_that_never_asked_is_not_exercised(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = ServerTape(asks=False)
+    _with_beside(tape, "tool-error", "ok", "ok")
+    checks = tape.judge(tmp_path, scenarios["server-enforcement"])
+    assert checks["adopted"]["outcome"] == "never-asked"
+    assert checks["outside"]["outcome"] == "never-asked"
+
+
+def test_the_adoption_finding_is_graded_once_across_scenarios(
+    scenarios: dict[str, Scenario],
+) -> None:
+    """Every scenario with refusals to judge checks adoption first; only server-enforcement
+    grades a server that adopted none."""
+    for scenario in scenarios.values():
+        refusing = [c for c in scenario.checks if c.rule == "enforce-refused"]
+        adopted = [c for c in scenario.checks if c.rule == "enforce-adopted"]
+        if scenario.id == "server-bad-roots" or not refusing:
+            continue
+        assert len(adopted) == 1, scenario.id
+        grade = adopted[0].outcomes["not-adopted"]["verdict"]
+        want = "non-strict" if scenario.id == "server-enforcement" else "informational"
+        assert grade == want, scenario.id
+        for check in refusing:
+            assert check.follows and check.follows[0]["check"] == "adopted", (
+                scenario.id,
+                check.id,
+            )

@@ -43,11 +43,10 @@ SERVERS = {
     "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
     "chrome-devtools-mcp": "npm/chrome-devtools-mcp/node_modules/.bin/chrome-devtools-mcp",
 }
-#: Cells whose non-strict verdict is the finding measured: rust-mcp-filesystem drops our
-#: percent-encoded roots (server-enforcement shows why) and reaches outside both roots; the
-#: Angular CLI's best-practices and zoneless tools read wherever they are pointed.
+#: Cells whose non-strict verdict is the finding measured: the Angular CLI's best-practices
+#: and zoneless tools read wherever they are pointed. (rust-mcp-filesystem drops our
+#: percent-encoded roots: graded once, in server-enforcement.)
 FINDINGS = {
-    ("rust-mcp-filesystem-roots", "server-several-roots"),
     ("angular-cli", "server-several-roots"),
     ("angular-cli-modernize", "server-several-roots"),
 }
@@ -190,7 +189,11 @@ def test_filesystem_honours_both_roots_and_keeps_moves_between_them(
     ask = next(x for x in tx.incoming() if x.method == "roots/list")
     answer = _answers(tx, ask)[0]
     uris = [r["uri"] for r in answer.obj["result"]["roots"]]
-    assert [u.rsplit("/web%20%23staging%20%C3%A9/", 1)[1] for u in uris] == ["app", "deep/other"]
+    assert [u.rsplit("/web%20%23staging%20%C3%A9", 1)[1] for u in uris] == [
+        "/app",
+        "/deep/other",
+        "-beside",
+    ]
     outcomes = {c["id"]: c["outcome"] for c in v["checks"]}
     assert outcomes["first-root"] == outcomes["second-root"] == outcomes["cross-root"] == "allowed"
     assert outcomes["outside"] == outcomes["second-parent"] == "refused"
@@ -207,13 +210,20 @@ def test_filesystem_honours_both_roots_and_keeps_moves_between_them(
 def test_rust_filesystem_reaches_outside_both_roots(
     refresh_run: dict[str, Any], revision: str
 ) -> None:
-    """With --enable-roots, rust-mcp-filesystem asks, and still reaches outside both roots
-    and moves files out of them (non-strict, the SHOULD on root boundaries); without it, the
-    same reach is never-asked (informational)."""
+    """With --enable-roots, rust-mcp-filesystem asks, adopts none of our (percent-encoded)
+    roots and reaches outside both of them and moves files out, which therefore says nothing
+    about roots (not tested, because it adopted none); without it, the same reach is
+    never-asked. Neither is graded."""
     for target, outcome in (
-        ("rust-mcp-filesystem-roots", "allowed"),
+        ("rust-mcp-filesystem-roots", "not-adopted"),
         ("rust-mcp-filesystem-no-roots", "never-asked"),
     ):
+        assert (
+            _check(refresh_run["by"][(target, "server-several-roots", revision)], "adopted")[
+                "outcome"
+            ]
+            == outcome
+        )
         v = refresh_run["by"][(target, "server-several-roots", revision)]
         for check in ("outside", "second-parent", "cross-out", "cross-in"):
             assert _check(v, check)["outcome"] == outcome, (target, check)
