@@ -12,6 +12,8 @@ The facts (the only words a condition may test, ``FACTS``):
 
 - ``asked``: the server asked for roots before its probes in every enforcement cell (a
   check there named ``never-asked`` says it had not);
+- ``adopted``: no enforcement cell shows it refusing a declared root that lies outside its
+  start-up folder (a check there named ``not-adopted`` says it kept its own folder instead);
 - ``outside_reads`` / ``outside_writes``: what the probes at places expected refused came to,
   for read-like operations and for the ones the scenario marks ``writes``: ``refused``
   (all), ``allowed`` (all), ``mixed`` or ``none`` (no such probe answered);
@@ -30,6 +32,7 @@ from compare.rows._state import STATE_LABELS
 #: Every fact a category's condition may name, with the values it can take.
 FACTS: dict[str, tuple[Any, ...]] = {
     "asked": (True, False),
+    "adopted": (True, False),
     "outside_reads": ("refused", "allowed", "mixed", "none"),
     "outside_writes": ("refused", "allowed", "mixed", "none"),
     "first_root": ("allowed", "refused", "absent"),
@@ -54,10 +57,11 @@ def server_facts(
     step = spec.get("step")
     reads: Counter[str] = Counter()
     wrote: Counter[str] = Counter()
-    asked = True
+    asked = adopted = True
     for cell in enforcement:
-        if any(c.get("outcome") == "never-asked" for c in cell.checks.values()):
-            asked = False
+        said = {c.get("outcome") for c in cell.checks.values()}
+        asked = asked and "never-asked" not in said
+        adopted = adopted and "not-adopted" not in said
         for probe in cell.probes:
             if probe.get("expect") != "refused" or (step and probe.get("step") != step):
                 continue
@@ -65,6 +69,7 @@ def server_facts(
             kind[str(probe.get("result"))] += 1
     facts: dict[str, Any] = {
         "asked": asked,
+        "adopted": adopted,
         "outside_reads": _split(reads),
         "outside_writes": _split(wrote),
         "counts": {"reads": dict(sorted(reads.items())), "writes": dict(sorted(wrote.items()))},
@@ -99,6 +104,8 @@ def _said(facts: dict[str, Any], cells: int) -> str:
         return ", ".join(f"{v} {k}" for k, v in c.items()) or "none answered"
 
     asked = "asked for roots" if facts["asked"] else "did not ask for roots before its probes"
+    if facts["asked"] and not facts["adopted"]:
+        asked += " but adopted none of them (a root outside its start-up folder was refused)"
     text = (
         f"from {cells} cells: {asked}; outside the roots, read-like probes {tally('reads')};"
         f" write probes {tally('writes')}"

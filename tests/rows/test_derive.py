@@ -44,9 +44,11 @@ def _cell(
     )  # fmt: skip
 
 
-def _enforcement(reads: str, writes: str, asked: bool = True) -> Cell:
+def _enforcement(reads: str, writes: str, asked: bool = True, adopted: bool = True) -> Cell:
     outcome = "allowed" if "allowed" in (reads, writes) else "refused"
     checks = {"outside": {"verdict": "pass", "outcome": outcome if asked else "never-asked"}}
+    if not adopted:
+        checks["adopted"] = {"verdict": "non-strict", "outcome": "not-adopted"}
     probes = (
         _probe("read", reads), _probe("list", reads), _probe("write", writes),
         _probe("read", "allowed", expect="allowed"),  # inside the roots: never counted
@@ -72,6 +74,7 @@ def _column(derive: dict[str, Any], *cells: Cell) -> dict[str, Any]:
         ((_enforcement("allowed", "allowed"),), "default-folder"),
         ((_enforcement("allowed", "refused"),), "default-folder"),
         ((_enforcement("allowed", "allowed", asked=False),), "ignores"),
+        ((_enforcement("allowed", "allowed", adopted=False),), "adopts-none"),
         ((_enforcement("refused", "refused"), _several("allowed", "refused")), "first-root-only"),
         ((_enforcement("refused", "refused"), _several("allowed", "allowed")), "enforces"),
     ],
@@ -85,7 +88,14 @@ def test_every_category_is_reachable(
 
 
 def test_categories_cover_every_category_named(derive: dict[str, Any]) -> None:
-    reached = {"enforces", "reads-not-writes", "default-folder", "ignores", "first-root-only"}
+    reached = {
+        "adopts-none",
+        "enforces",
+        "reads-not-writes",
+        "default-folder",
+        "ignores",
+        "first-root-only",
+    }
     assert {c["id"] for c in derive["categories"]} == reached
 
 
