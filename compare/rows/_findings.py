@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from compare.rows._cells import Cells
+from compare.rows._cells import Cell, Cells
 from compare.rows._lint import FAILING
 from compare.rows._load import Issue, query_checks
 
@@ -122,3 +122,73 @@ def lint_earned(
             " needs a check of the scenario that grades some outcome fail or non-strict",
         )
     ]
+
+
+def _line(cell: Cell, numbers: list[Any]) -> str:
+    """The first evidence line of a check, as the transcript holds it: who wrote it (the
+    program under test is "in" on every side) and its raw text, cut for a table."""
+    from compare.judge._transcript import read_transcript
+
+    path = cell.path / "transcript.jsonl"
+    wanted = [n for n in numbers if isinstance(n, int)]
+    if not wanted or not path.is_file():
+        return "(no transcript line)"
+    try:
+        tx = read_transcript(path)
+    except Exception as err:  # a damaged transcript is reported, never fatal here
+        return f"(transcript unreadable: {type(err).__name__})"
+    # evidence may name step notes too; the first wire line is what the table shows
+    line = next((x for x in map(tx.by_n, sorted(wanted)) if x is not None), None)
+    if line is None:
+        return f"(no wire line among {sorted(wanted)[:4]})"
+    who = {"in": "from the program", "out": "ours"}.get(line.dir, line.dir)
+    if line.leg:
+        who += f", {line.leg} leg"
+    text = line.raw or ""
+    raw = text if len(text) <= 160 else text[:157] + "..."
+    return f"line {line.n} ({who}): {raw}"
+
+
+def _first_line(found: list[tuple[Cell, dict[str, Any]]]) -> str:
+    """The first wire line behind the group, from the first of its cells that has one."""
+    said = "(no transcript line)"
+    for cell, data in found:
+        said = _line(cell, list(data.get("evidence") or []))
+        if not said.startswith("("):
+            break
+    return said
+
+
+def findings_table(cells: Cells) -> list[dict[str, Any]]:
+    """Every fail and non-strict finding of the current cells, one group per scenario, check
+    and outcome: the cells it was found in, the sentence its grade cites, and the first
+    transcript line behind it in its first cell (issue 36's closing table)."""
+    groups: dict[tuple[str, str, str, str], list[tuple[Cell, dict[str, Any]]]] = defaultdict(list)
+    for cell in cells.cells:
+        if not cell.current:
+            continue
+        for check, data in cell.checks.items():
+            if data.get("verdict") in FAILING:
+                key = (str(data["verdict"]), cell.scenario, check, str(data.get("outcome")))
+                groups[key].append((cell, data))
+    out = []
+    for (verdict, scenario, check, outcome), found in sorted(groups.items()):
+        first = found[0][1]
+        refs = first.get("refs") or []
+        where: dict[str, list[str]] = defaultdict(list)
+        for cell, _data in found:
+            column = cell.target + (f" ({cell.variant})" if cell.variant else "")
+            where[column].append(cell.revision)
+        out.append(
+            {
+                "verdict": verdict,
+                "check": f"{scenario}/{check}",
+                "outcome": outcome,
+                "cells": len(found),
+                "columns": {k: sorted(v) for k, v in sorted(where.items())},
+                "sentence": [f"{r.get('cite')} “{r.get('quote')}”" for r in refs[:1]],
+                "observed": str(first.get("observed", ""))[:240],
+                "line": _first_line(found),
+            }
+        )
+    return out

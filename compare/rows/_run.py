@@ -56,3 +56,14 @@ def earned(results: Path | None = None) -> tuple[int, list[str]]:
     known = gather()
     cells = read_cells(results or results_dir(), known.pinned)
     return hollow_passes(cells, known.grades, wire_checks())
+
+
+def findings(results: Path | None = None) -> list[dict[str, Any]]:
+    """``rows --findings``: every fail and non-strict group of the current cells, with the
+    sentence it cites and the transcript line behind it."""
+    from compare._paths import results_dir
+    from compare.rows._cells import read_cells
+    from compare.rows._findings import findings_table
+
+    known = gather()
+    return findings_table(read_cells(results or results_dir(), known.pinned))

@@ -53,6 +53,7 @@ def rows(
     as_json: bool = False,
     strict: bool = False,
     earned: bool = False,
+    findings: bool = False,
 ) -> int:
     """``rows [--lint] [--json] [--strict]``: lint the area files (``area``, default the
     shipped ones), compute where/status, write build/rows.json and build/citations.json and
@@ -61,6 +62,27 @@ def rows(
     from compare.rows import Issue, lint_all, write_rows
 
     console = make_console(stderr=as_json)
+    if findings:
+        from compare.rows._run import findings as find
+
+        table = find()
+        if as_json:
+            typer.echo(json.dumps(table, indent=2, ensure_ascii=False))
+            return 0
+        for group in table:
+            columns = "; ".join(f"{k} {', '.join(v)}" for k, v in group["columns"].items())
+            console.print(
+                f"{group['verdict']} {group['check']} = {group['outcome']}"
+                f" ({group['cells']} cells): {columns}",
+                highlight=False,
+                markup=False,
+            )
+            for sentence in group["sentence"]:
+                console.print(f"   cites: {sentence}", highlight=False, markup=False)
+            console.print(f"   saw:   {group['observed']}", highlight=False, markup=False)
+            console.print(f"   wire:  {group['line']}", highlight=False, markup=False)
+        console.print(f"{len(table)} finding group(s)", highlight=False)
+        return 0
     if earned:
         from compare.rows._run import earned as count_earned
 
@@ -106,6 +128,12 @@ def register(app: typer.Typer) -> None:
             [], "--area", help="Use these area files instead of compare/rows/areas/*.yaml."
         ),
         strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+        findings: bool = typer.Option(
+            False,
+            "--findings",
+            help="List every fail and non-strict finding of the current cells, grouped by"
+            " check and outcome, with the sentence it cites and the transcript line behind it.",
+        ),
         earned: bool = typer.Option(
             False,
             "--earned",
@@ -125,5 +153,12 @@ def register(app: typer.Typer) -> None:
         `cite --check` reuses while its inputs are unchanged.
         """
         exit_with(
-            rows(list(area) or None, lint=lint, as_json=as_json, strict=strict, earned=earned)
+            rows(
+                list(area) or None,
+                lint=lint,
+                as_json=as_json,
+                strict=strict,
+                earned=earned,
+                findings=findings,
+            )
         )

@@ -68,3 +68,29 @@ def test_the_shipped_rows_show_every_finding_of_the_results() -> None:
     areas = [(path.name, load_yaml(path)) for path in area_files()]
     issues = lint_findings(areas, cells)
     assert issues == [], [i.message for i in issues]
+
+
+def test_the_findings_table_groups_by_check_and_outcome_and_shows_the_wire_line(
+    isolated: Path,
+) -> None:
+    """``rows --findings``: one group per check and outcome across columns and revisions,
+    with the first wire line behind it (a step note among the evidence is passed over)."""
+    import json
+
+    from compare.rows._findings import findings_table
+
+    results = isolated / "results"
+    a = cell(results, "ts-sdk", "1.32.2", LAST_INIT, [("answered", "fail"), ("ok", "pass")])
+    cell(results, "ts-sdk", "1.32.2", OLDEST, [("answered", "fail")])
+    records = [
+        {"n": 1, "t": 0.1, "dir": "note", "raw": json.dumps({"event": "x"})},
+        {"n": 2, "t": 0.2, "dir": "out", "raw": '{"jsonrpc":"2.0","id":1,"method":"roots/list"}'},
+        {"n": 3, "t": 0.3, "dir": "in", "raw": '{"jsonrpc":"2.0","id":1,"result":{}}'},
+    ]
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    (a / "transcript.jsonl").write_text(text, encoding="utf-8")
+    table = findings_table(read_cells(results, gather().pinned))
+    (group,) = table
+    assert (group["verdict"], group["check"], group["cells"]) == ("fail", "roots-list/answered", 2)
+    assert group["columns"] == {"ts-sdk (roots)": sorted([OLDEST, LAST_INIT])}
+    assert group["line"].startswith("line 3 (from the program):")
