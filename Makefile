@@ -12,7 +12,7 @@ BIN    := $(VENV)/bin
 MC     := $(BIN)/mcp-compare
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all venv tools sysdeps chromium testdeps compare test lint typecheck datacheck pytest golden serve lock clean bench
+.PHONY: all venv tools sysdeps chromium testdeps actionlint compare test lint typecheck datacheck pytest golden serve lock clean bench
 
 all: compare
 
@@ -53,6 +53,15 @@ $(TESTNPM)/node_modules/.stamp: $(TESTNPM)/package.json $(TESTNPM)/package-lock.
 	touch $@
 
 testdeps: $(TESTNPM)/node_modules/.stamp
+
+# actionlint checks .github/workflows/compare.yml (tests/test_ci_workflow.py): built from its
+# pinned module version with the machine's Go, into tools/bin (not a target's client).
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := tools/bin/actionlint
+$(ACTIONLINT):
+	GOBIN=$(CURDIR)/tools/bin GOFLAGS=-mod=mod go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+actionlint: $(ACTIONLINT)
 
 # One process runs pin verify, models, diff --quiet, run, rows, cite --check, render, export
 # and site in order, stopping at the first that fails; each stage is skipped while its stamp
@@ -99,7 +108,7 @@ pytest: venv tools sysdeps testdeps
 # clients are installed and built (network and compilers); the data check needs the clients.
 test: venv
 	@rm -f build/phases.jsonl
-	$(PHASE) prep -- $(MAKE) -j4 --output-sync=target lint typecheck tools sysdeps testdeps
+	$(PHASE) prep -- $(MAKE) -j4 --output-sync=target lint typecheck tools sysdeps testdeps actionlint
 	$(PHASE) datacheck -- $(MAKE) datacheck
 	$(MAKE) pytest
 
@@ -131,5 +140,5 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs tools/hosts \
+	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs tools/hosts tools/bin \
 	  $(TESTNPM)/node_modules
