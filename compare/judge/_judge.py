@@ -108,7 +108,10 @@ def _follows(
         if before is None or before.get("outcome") not in entry["when"]:
             continue
         mine = entry.get("own")
-        if (own is None) != (mine is None) or (own is not None and own.name not in mine):
+        if own is None:
+            if mine is not None:
+                continue
+        elif mine is None or own.name not in mine:
             continue
         said = f"follows from check {entry['check']} ({before['outcome']}): {entry['why']}"
         if own is not None and own.observed:
