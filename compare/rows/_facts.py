@@ -70,9 +70,19 @@ def facts(text: str) -> list[Fact]:
     ]
 
 
-def _names(known: Known) -> dict[str, str]:
-    """Run target id → its display name."""
-    return {tid: str(raw.get("name") or tid) for tid, raw in known.targets.items()}
+def _names(known: Known) -> dict[str, set[str]]:
+    """Run target id → the words prose would name it by: its id, its display name, the name
+    without its bracketed mode ("rust-mcp-filesystem" of "rust-mcp-filesystem
+    (--enable-roots)") and its package's name."""
+    out: dict[str, set[str]] = {}
+    for tid, raw in known.targets.items():
+        name = str(raw.get("name") or tid)
+        package = raw.get("package") if isinstance(raw.get("package"), dict) else {}
+        said = {tid, name, name.split(" (", 1)[0].strip()}
+        if isinstance(package, dict) and package.get("name"):
+            said.add(str(package["name"]))
+        out[tid] = {s for s in said if len(s) > 3}
+    return out
 
 
 def lint_facts(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
@@ -98,9 +108,9 @@ def lint_facts(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
                 )
             for fact in facts(text):
                 issues += _lint_fact(fact, file, where, known)
-            for tid, name in sorted(names.items()) if key in CLAIMS else ():
-                for said in {tid, name}:
-                    if re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", bare):
+            for tid, words in sorted(names.items()) if key in CLAIMS else ():
+                for said in sorted(words):
+                    if re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", bare, re.IGNORECASE):
                         issues.append(
                             Issue(
                                 file,
@@ -151,9 +161,14 @@ def _lint_fact(fact: Fact, file: str, where: str, known: Known) -> list[Issue]:
     return []
 
 
+def _display(known: Known) -> dict[str, str]:
+    """Run target id → its display name."""
+    return {tid: str(raw.get("name") or tid) for tid, raw in known.targets.items()}
+
+
 def who(fact: Fact, cells: Cells, known: Known) -> list[str]:
     """The display names of the run implementations the fact is true of, sorted."""
-    names = _names(known)
+    names = _display(known)
     found = {
         cell.target
         for cell in cells.cells
