@@ -67,3 +67,29 @@ def test_a_run_implementation_named_in_prose_is_refused() -> None:
     assert _messages("{who: roots-list/answered = error} answer with an error.") == []
     # a cited implementation rests on its citations and may be named
     assert _messages("mcpx answers from its configured roots.") == []
+
+
+def test_an_implementation_is_also_known_by_its_bare_name_and_its_package() -> None:
+    """Prose says "rust-mcp-filesystem" of the target named "rust-mcp-filesystem
+    (--enable-roots)", or names its package: both are its name, whatever the case."""
+    import dataclasses
+
+    base = known()
+    targets = {
+        **base.targets,
+        "rfs-roots": {
+            "id": "rfs-roots",
+            "name": "rust-mcp-filesystem (--enable-roots)",
+            "package": {"registry": "crates", "name": "rust-mcp-filesystem"},
+        },
+        "fs": {"id": "fs", "name": "Filesystem server (reference)"},
+    }
+    mine = dataclasses.replace(base, targets=targets)
+
+    def said(text: str) -> list[str]:
+        issues = lint_facts(area(rows=[row(detail=text)]), "a.yaml", mine)
+        return [i.message for i in issues]
+
+    assert any("'rust-mcp-filesystem'" in m for m in said("rust-mcp-filesystem keeps its folder."))
+    assert any("'Filesystem server'" in m for m in said("The reference filesystem server asks."))
+    assert said("A filesystem tool asks.") == []
