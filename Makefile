@@ -112,12 +112,15 @@ test: venv
 	$(PHASE) datacheck -- $(MAKE) datacheck
 	$(MAKE) pytest
 
-# The tests that compare real clients with tests/golden/*.json, run so that they write what
-# they observe instead (atomic, sorted: no change in behaviour, no diff). Review with
-# `git diff tests/golden/` before committing.
+# Play the golden cells again (tests/golden_cells.py record: the real recordings the tests
+# judge again), then run the tests that compare real programs with tests/golden/*.json so
+# that they write what they observe instead (atomic, sorted: no change in behaviour, no
+# diff). Review with `git diff tests/golden/` before committing. To choose the golden cells
+# afresh from a whole run (a new area, rule or target): tests/golden_cells.py pick --from results
 golden: venv tools
+	$(BIN)/python tests/golden_cells.py record
 	$(BIN)/pytest --update-golden tests/play/clients/test_clients.py \
-	  tests/hosts/test_sdk_runs.py tests/hosts/test_hosts.py
+	  tests/hosts/test_sdk_runs.py tests/hosts/test_hosts.py tests/test_golden_cells.py
 
 serve: venv
 	$(MC) site --serve

@@ -1,10 +1,13 @@
-"""Every scenario against the real SDK clients, through the harness, with the verdicts.
+"""The real SDK clients through the harness, once per mechanism (the smoke set).
 
-One run of each SDK target's cells (its variants × every scenario × every revision) feeds
-every assertion about that target. Invariants (every planned cell judged, no error verdict,
-each client ended as its entry says) are checked in code; what the clients were measured to
-do — every cell's verdict and the outcomes behind the interesting ones — is data in
-``tests/golden/sdk_runs.json``, compared here and rewritten by ``make golden``.
+One run of each SDK target's smoke cells (``tests/smoke.yaml``: answering a server request,
+refusing an undeclared one, notifying, an embedded request, a handler's answer, receiving
+notifications; each at one revision) feeds every assertion about that target. Invariants
+(every planned cell judged, no error verdict, each client ended as its entry says) are
+checked in code; what the clients were measured to do is data in
+``tests/golden/sdk_runs.json``, compared here and rewritten by ``make golden``. The rest of
+what they do at every revision is kept by the golden cells (``tests/test_golden_cells.py``)
+and by ``mcp-compare compare --replay``: the suite's cost does not grow with the areas.
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import _smoke
 import pytest
 from _golden import GoldenFile
-from _revisions import after_initialize, initialize_era
 
 from compare import _paths
 from compare._cores import default_jobs
@@ -44,6 +47,15 @@ TARGETS = [
 Key = tuple[str, str, str, str]  # target, variant, scenario, revision
 
 
+def _smoke_cells(target: str) -> tuple[list[Any], str, list[str]]:
+    """The target's smoke cells (every variant of each smoke scenario, at its revisions)."""
+    cells, commit, known = select(
+        targets=[target], scenarios=_smoke.scenarios("client"), revisions=_smoke.revisions("client")
+    )
+    wanted = _smoke.pairs("client")
+    return [c for c in cells if (c.scenario.id, c.revision) in wanted], commit, known
+
+
 @pytest.fixture(scope="module")
 def played(
     pinned_spec: Path, tools: Path, tmp_path_factory: pytest.TempPathFactory
@@ -58,7 +70,7 @@ def played(
         if target not in runs:
             with pytest.MonkeyPatch.context() as patch:
                 patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-                cells, commit, known = select(targets=[target])
+                cells, commit, known = _smoke_cells(target)
                 settings = RunSettings(
                     tmp_path_factory.mktemp(f"sdk-results-{target}"),
                     commit,
@@ -93,33 +105,32 @@ def outcome(verdict: dict[str, Any], check: str) -> str:
 def measured(target: str, verdicts: dict[Key, dict[str, Any]]) -> dict[str, Any]:
     """What ``target`` did, as kept in ``tests/golden/sdk_runs.json``."""
     mine = {k[1:]: v for k, v in verdicts.items() if k[0] == target}
+
+    def at(variant: str, scenario: str, check: str) -> dict[str, str]:
+        return {
+            k[2]: outcome(v, check) for k, v in sorted(mine.items()) if k[:2] == (variant, scenario)
+        }
+
     modern: dict[str, dict[str, str]] = {}
-    for revision in after_initialize():
-        v = mine[("roots", "mrtr", revision)]
+    for (variant, scenario, revision), v in sorted(mine.items()):
+        if (variant, scenario) != ("roots", "mrtr"):
+            continue
         speaks = {"speaks-modern": outcome(v, "speaks-modern")}
         if speaks["speaks-modern"] == "modern":
             speaks |= {c: outcome(v, c) for c in ("retried", "request-state")}
         modern[revision] = speaks
     return {
         "verdicts": {"/".join(k): v["verdict"] for k, v in mine.items()},
-        "root_uri_encoding": {
-            r: outcome(mine[("roots", "roots-list", r)], "root-uri-encoding")
-            for r in initialize_era()
-        },
-        "undeclared_answer": {
-            r: outcome(mine[("no-roots", "roots-undeclared", r)], "answer")
-            for r in initialize_era()
-        },
-        "list_changed": {
-            r: outcome(mine[("roots", "list-changed", r)], "notification") for r in initialize_era()
-        },
+        "root_uri_encoding": at("roots", "roots-list", "root-uri-encoding"),
+        "undeclared_answer": at("no-roots", "roots-undeclared", "answer"),
+        "list_changed": at("roots", "list-changed", "notification"),
         "mrtr": modern,
     }
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_planned_cell_was_judged(target: str, verdicts: dict[Key, dict[str, Any]]) -> None:
-    cells, _commit, _known = select(targets=[target])
+    cells, _commit, _known = _smoke_cells(target)
     planned = {(c.target.id, c.variant, c.scenario.id, c.revision) for c in cells}
     assert set(verdicts) == planned
     assert [k for k, v in verdicts.items() if v["verdict"] == "error"] == []

@@ -1,5 +1,5 @@
-"""What a reader meets on every matrix page, in Debian's Chromium: the home, every area and
-every implementation page at 1366 × 768 and at 390 px, in light and dark mode.
+"""What a reader meets on the matrix pages, in Debian's Chromium: the home, every area and one
+implementation page of each kind at 1366 × 768 and at 390 px, in light and dark mode.
 
 Checked on each page: no table wider than its column at 1366 px (collapsed details opened
 first), no sideways scroll of the page at 390 px, axe-core with no serious or critical
@@ -69,15 +69,39 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _pages(site: Path) -> list[str]:
-    """The home, every area page (from the Areas page's links) and every implementation."""
+    """The home, every area page (from the Areas page's links) and one implementation page of
+    each kind (SDK, CLI, server, proxy): the pages share their templates, so the first of a
+    kind stands for the others, and the cost does not grow with the implementations (issue
+    37). On a real build named by ``MCP_COMPARE_BROWSER_SITE``, every implementation page."""
     html = (site / "areas.html").read_text(encoding="utf-8")
     areas = sorted({p for p in _hrefs(html) if "/" not in p and p not in _TOP})
-    impls = sorted(
-        f"implementations/{p.name}"
-        for p in (site / "implementations").glob("*.html")
-        if p.name != "index.html"
-    )
+    if REAL:
+        impls = sorted(
+            f"implementations/{p.name}"
+            for p in (site / "implementations").glob("*.html")
+            if p.name != "index.html"
+        )
+    else:
+        impls = sorted(_first_of_each_kind(site).values())
     return ["index.html", *areas, *impls]
+
+
+def _first_of_each_kind(site: Path) -> dict[str, str]:
+    """kind -> the first implementation page listed under that kind's heading."""
+    out: dict[str, str] = {}
+    listing = (site / "implementations" / "index.html").read_text(encoding="utf-8")
+    for key, title in SHOT_KINDS.items():
+        start = listing.find(f">{title}<")
+        if start < 0:
+            continue
+        section = listing[start:].split("<h2", 1)[0]
+        first = next(
+            (h for h in _hrefs(section) if h not in ("index.html",) and not h.startswith("..")),
+            None,
+        )
+        if first:
+            out[key] = f"implementations/{first}"
+    return out
 
 
 _TOP = {"index.html", "areas.html", "legend.html", "changes.html", "spec-changes.html"}
@@ -308,19 +332,7 @@ def _shot_pages(site: Path) -> dict[str, str]:
     areas = [p for p in _pages(site) if "/" not in p and p != "index.html"]
     if areas:
         out["area"] = areas[0]
-    listing = (site / "implementations" / "index.html").read_text(encoding="utf-8")
-    for key, title in SHOT_KINDS.items():
-        start = listing.find(f">{title}<")
-        if start < 0:
-            continue
-        section = listing[start:].split("<h2", 1)[0]
-        first = next(
-            (h for h in _hrefs(section) if h not in ("index.html",) and not h.startswith("..")),
-            None,
-        )
-        if first:
-            out[key] = f"implementations/{first}"
-    return out
+    return out | _first_of_each_kind(site)
 
 
 def test_screenshots_of_the_reader_pages(chromium: Any, url: str, site: Path) -> None:

@@ -1,6 +1,6 @@
 """The CLI clients people run — Claude Code, opencode, Gemini CLI (health check and prompt
 mode), Codex, gptme, Qwen Code and Apify's mcpc — played through the harness at the versions
-the target files pin.
+the target files pin, in their smoke scenarios (``CLI_SCENARIOS``) at every revision.
 
 Two kinds of test live here. Invariants hold whatever a client does: every planned cell has a
 verdict and its files, not-run cells say why, the judged outcomes agree with the raw lines, a
@@ -23,7 +23,7 @@ from _revisions import initialize_era
 
 from compare.play._run import select
 
-from .conftest import CLI_BINS, ClientRun, target_entry
+from .conftest import CLI_BINS, CLI_SCENARIOS, ClientRun, target_entry
 
 pytestmark = pytest.mark.clients
 
@@ -60,7 +60,7 @@ def incoming(run: ClientRun, target: str, scenario: str, revision: str) -> list[
 
 def planned(target: str) -> dict[tuple[str, str], str | None]:
     """Every cell the harness plans for ``target``: (scenario, revision) → its not-run reason."""
-    cells, _commit, _known = select(targets=[target])
+    cells, _commit, _known = select(targets=[target], scenarios=list(CLI_SCENARIOS))
     return {(c.scenario.id, c.revision): c.not_run_reason() for c in cells}
 
 
