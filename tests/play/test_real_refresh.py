@@ -50,7 +50,8 @@ FINDINGS = {
     ("angular-cli", "server-several-roots"),
     ("angular-cli-modernize", "server-several-roots"),
 }
-REVISIONS = ["2024-11-05", "2025-11-25"]
+#: One handshake-era revision (issue 37: the others are kept by the golden cells).
+REVISIONS = ["2025-11-25"]
 
 
 @pytest.fixture(scope="module")
