@@ -291,25 +291,15 @@ def test_a_server_scenario_names_its_operations_and_loads_them_whole(tmp_path: P
         load_scenario_file(_write(tmp_path, listing("read, info")))
 
 
-_SECOND = """\
-  - id: again
-    title: again
-    rule: request-answered
-    with: {method: roots/list, step: roots, capability: roots}
-    expected: a result
-    follows: [FOLLOW]
-    outcomes:
-      result: {verdict: pass, means: ok}
-      error: {verdict: informational, means: error}
-      silence: {verdict: fail, means: silence}
-      closed: {verdict: informational, means: closed}
-      not-asked: {verdict: informational, means: not asked}
-      undeclared: {verdict: informational, means: undeclared}
-      no-initialize: {verdict: error, means: "not run, because no initialize"}
-      exited-before-initialize: {verdict: informational, means: exited}
-      version-refused: {verdict: informational, means: refused}
-      follows: {verdict: informational, means: "graded once, at check answered"}
-"""
+def _second(follow: str) -> str:
+    """BASE's check again, as a second check ``again`` that follows the first."""
+    check = "  - id: answered" + BASE.split("  - id: answered", 1)[1]
+    check = check.replace("id: answered", "id: again").replace("title: answered", "title: again")
+    check = check.replace("    outcomes:\n", f"    follows: [{follow}]\n    outcomes:\n", 1)
+    extra = '      follows: {verdict: informational, means: "graded once, at check answered"}\n'
+    return check.replace("    refs:\n", extra + "    refs:\n", 1)
+
+
 _GOOD = '{check: answered, when: [silence], own: [silence], reads: follows, why: "one silence"}'
 
 
@@ -328,8 +318,7 @@ def test_a_check_follows_only_an_earlier_one_with_outcomes_both_grade(
 ) -> None:
     """``follows`` names an earlier check and outcomes both checks grade; the outcome it reads
     is graded by the check even though its rule never names it."""
-    refs = "    refs:\n" + BASE.split("    refs:\n")[1]
-    text = BASE + _SECOND.replace("FOLLOW", follow) + refs
+    text = BASE + _second(follow)
     path = _write(tmp_path, text)
     if message is None:
         check = load_scenario_file(path).checks[1]
