@@ -417,3 +417,19 @@ def test_the_adoption_finding_is_graded_once_across_scenarios(
                 scenario.id,
                 check.id,
             )
+
+
+def test_refused_beside_but_nowhere_outside_is_partial_and_measured(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """A server that keeps to some of the roots (the first, say) refuses the root beside its
+    start-up folder and every place outside the roots alike: it did not fall back to its own
+    folder, so the places outside are measured against roots, not voided."""
+    tape = ServerTape()
+    _with_beside(tape, "tool-error", "tool-error", "tool-error")
+    checks = tape.judge(tmp_path, scenarios["server-enforcement"])
+    assert (checks["adopted"]["outcome"], checks["adopted"]["verdict"]) == (
+        "partial",
+        "informational",
+    )
+    assert (checks["outside"]["outcome"], checks["outside"]["verdict"]) == ("refused", "pass")

@@ -69,7 +69,9 @@ REFRESH = {
     ("widened", "server-refresh-error"): ("non-strict", "widened", "non-strict"),
     ("refused-all", "server-refresh-error"): ("pass", "refused-all", "pass"),
     ("not-refreshed", "server-refresh-error"): ("not-exercised", "not-refreshed", "not-exercised"),
-    ("ignores", "server-refresh-error"): ("informational", "already-wide", "informational"),
+    # never narrows: it asked for roots and adopted none (the root beside its start-up folder
+    # refused), so the refusals presupposing roots read not tested
+    ("ignores", "server-refresh-error"): ("not-exercised", "already-wide", "informational"),
     ("widened", "server-refresh-malformed"): ("non-strict", "widened", "non-strict"),
     ("refused-all", "server-refresh-malformed"): ("pass", "refused-all", "pass"),
     ("kept", "server-refresh-silent"): ("pass", "kept", "pass"),
@@ -126,7 +128,8 @@ def test_a_malformed_root_list_never_reaches_the_fixture(tmp_path: Path) -> None
 SEVERAL = {
     "kept": ("allowed", "allowed", "refused", "allowed", "refused", "refused"),
     "first-only": ("allowed", "refused", "refused", "failed", "unpaired", "unpaired"),
-    "ignores": ("allowed", "allowed", "allowed", "allowed", "allowed", "allowed"),
+    # adopted none of the roots: the places outside them are not tested against roots
+    "ignores": ("allowed", "allowed", "not-adopted", "allowed", "not-adopted", "not-adopted"),
 }
 
 
@@ -143,7 +146,12 @@ def test_several_roots_outcomes(tmp_path: Path, mode: str) -> None:
     ask = next(x for x in tx.incoming() if x.method == "roots/list")
     answer = _answers(tx, ask)[0]
     uris = [r["uri"] for r in answer.obj["result"]["roots"]]
-    assert uris == [plan["folders"]["app"]["uri"], plan["folders"]["deep/other"]["uri"]]
+    folders = plan["folders"]
+    assert uris == [folders[n]["uri"] for n in ("app", "deep/other", "{beside}")]
+    # first-only kept to the first root: refused beside, and refused outside too, so the
+    # places outside the roots are still measured against roots
+    adopted = {"kept": "adopted", "first-only": "partial", "ignores": "not-adopted"}[mode]
+    assert _check(verdict, "adopted")["outcome"] == adopted
     cross = {p["place"]: p for p in verdict["probes"] if p["step"] == "cross"}
     if mode == "kept":  # moved on disk from one root into the other, each its own source
         changes = verdict["fixture_changes"]
@@ -153,4 +161,4 @@ def test_several_roots_outcomes(tmp_path: Path, mode: str) -> None:
     if mode == "ignores":
         moved = "outside/moved-cross-move-first-to-outside.txt"
         assert moved in cross["first-to-outside"]["effect"]
-        assert _check(verdict, "cross-out")["verdict"] == "non-strict"
+        assert _check(verdict, "cross-out")["verdict"] == "not-exercised"

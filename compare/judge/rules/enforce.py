@@ -57,6 +57,13 @@ def _not_refreshed(ctx: Context, probes: list[Probe]) -> Outcome | None:
     )
 
 
+def _expects(ctx: Context, place: str) -> str:
+    """What the plan says of a probe place: ``allowed`` or ``refused``."""
+    places = (ctx.plan.get("probe") or {}).get("places") or {}
+    spec = places.get(place) if isinstance(places, dict) else None
+    return str(spec.get("expect", "")) if isinstance(spec, dict) else ""
+
+
 def nothing_to_judge(ctx: Context, probes: list[Probe]) -> Outcome | None:
     if probes:
         stale = _not_refreshed(ctx, probes)
@@ -169,6 +176,7 @@ def _enforce_allowed(ctx: Context) -> Outcome:
     (
         "adopted",
         "not-adopted",
+        "partial",
         "never-asked",
         "failed",
         "not-refreshed",
@@ -195,10 +203,28 @@ def _enforce_adopted(ctx: Context) -> Outcome:
                 " that had not asked for roots",
                 evidence(refused),
             )
+        # Refused beside its start-up folder, and refused outside the roots inside it too:
+        # it confines itself to some of the roots (the first, say), not to its start-up
+        # folder, so the places outside the roots are still measured against roots.
+        step = refused[0].step
+        out = [
+            p for p in read_probes(ctx)
+            if p.step == step and p.place not in {q.place for q in probes}
+            and _expects(ctx, p.place) == "refused"
+        ]  # fmt: skip
+        if not any(p.result == "allowed" for p in out):
+            return Outcome(
+                "partial",
+                f"{len(refused)}/{len(probes)} probes in the root beside the start-up folder"
+                f" refused ({named(refused)}), and no place outside the roots was reached in"
+                " the same step: it kept to some of the roots, not to its own folder",
+                evidence(refused),
+            )
         return Outcome(
             "not-adopted",
             f"{len(refused)}/{len(probes)} probes in a declared root outside the server's"
-            f" start-up folder refused while the same tools worked at the baseline:"
+            f" start-up folder refused while the same tools worked at the baseline and a place"
+            f" outside the roots was reached:"
             f" {named(refused)}; e.g. {refused[0].detail!r}",
             evidence(refused),
         )
