@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from compare._areas import load_area_specs
 from compare._errors import CompareError
+from compare._yaml import load_yaml
 from compare.pin._fetch import fetch_files, open_source, sha256_bytes
 from compare.pin._pins import PinnedFile, Pins, Revision, release_order, write_pins
 from compare.pin._source import Announce, Source
@@ -60,13 +62,36 @@ def _read(source: Source, path: str) -> PinnedFile | None:
     return None if data is None else PinnedFile(path, sha256_bytes(data))
 
 
+#: The spec sentences the scenarios' checks cite (``compare/judge/_sentences.py`` reads it
+#: whole; here only the page each one sits on at each revision is read).
+SENTENCES = Path(__file__).resolve().parent.parent / "exchange" / "scenarios" / "_sentences.yaml"
+
+
+def sentence_pages(revision: str, path: Path = SENTENCES) -> list[str]:
+    """The pages (relative to a revision's docs folder) the cited sentences sit on at
+    ``revision``: a sentence's ``at`` line names its own page where the page moved."""
+    data = load_yaml(path) if path.is_file() else {}
+    pages: list[str] = []
+    for sentence in (data or {}).values() if isinstance(data, dict) else ():
+        if not isinstance(sentence, dict):
+            continue
+        place = (sentence.get("at") or {}).get(revision)
+        if place is None:
+            continue
+        page = str(place).rpartition(":")[0] or str(sentence.get("page", ""))
+        if page:
+            pages.append(page)
+    return list(dict.fromkeys(pages))
+
+
 def area_pages() -> list[str]:
     """Every area's spec pages (relative to a revision's docs folder), without repeats."""
     return list(dict.fromkeys(page for area in load_area_specs() for page in area.spec_pages))
 
 
 def add_revision(pins: Pins, name: str, spec: str | None, announce: Announce) -> AddReport:
-    """Pin revision ``name``: its schema, every area's pages and the companion pages.
+    """Pin revision ``name``: its schema, every area's pages, the companion pages and the
+    pages the scenarios' sentences are cited on at that revision.
 
     Only the schema must exist: a page an area lists that the revision does not have (a
     feature newer or older than it) is simply not pinned.
@@ -86,8 +111,10 @@ def add_revision(pins: Pins, name: str, spec: str | None, announce: Announce) ->
             hint="check the revision name, or point --spec-source at a newer checkout",
         )
     found.append(pinned_schema)
+    cited = sentence_pages(name)
     companions = [
-        f"docs/specification/{name}/{page}" for page in dict.fromkeys((*pages, *COMPANION_PAGES))
+        f"docs/specification/{name}/{page}"
+        for page in dict.fromkeys((*pages, *COMPANION_PAGES, *cited))
     ]
     companions += [f"schema/{name}/{file}" for file in SCHEMA_COMPANIONS]
     for path in companions:
