@@ -44,15 +44,27 @@ class Sentence:
         return f"{SPEC}/{revision}/{page or self.page}:{lines}"
 
     def refs(self) -> list[dict[str, Any]]:
-        """One ref per cited revision; the last holds until the sentence's own ``until``."""
+        """One ref per cited revision. Each holds until the next cited one (the pinned
+        revision just before it), the last until the sentence's own ``until``: a revision
+        pinned after the lines were written (one between the newest dated revision and the
+        draft, say) is cited with the text of the revision before it until
+        ``cite --check --fix`` gives it lines of its own."""
+        from compare.pin import load_pins
+
         revisions = sorted(self.at, key=release_order)
+        pinned = [r.name for r in load_pins().revisions]
+
+        def until(i: int) -> str | None:
+            if i == len(revisions) - 1:
+                until_: str | None = self.window.get("until")
+                return until_
+            nxt = release_order(revisions[i + 1])
+            before = [r for r in pinned if release_order(revisions[i]) <= release_order(r)]
+            before = [r for r in before if release_order(r) < nxt]
+            return max(before, key=release_order) if before else revisions[i]
+
         return [
-            {
-                "cite": self.cite(rev),
-                "quote": self.quote,
-                "from": rev,
-                "until": rev if i < len(revisions) - 1 else self.window.get("until"),
-            }
+            {"cite": self.cite(rev), "quote": self.quote, "from": rev, "until": until(i)}
             for i, rev in enumerate(revisions)
         ]
 
