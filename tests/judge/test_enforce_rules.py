@@ -77,6 +77,7 @@ class ServerTape:
         self.next_id += 1
         rid = self.next_id
         spec = {"probe": op, "place": place, "tool": f"{op}_file", "label": label}
+        spec["expect"] = PLACES.get(place, {}).get("expect", "")  # as the scripted client notes
         self.note(event="step", index=3, step=spec)
         self.add("out", {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {}})
         if reply == "none":

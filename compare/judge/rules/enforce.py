@@ -57,13 +57,6 @@ def _not_refreshed(ctx: Context, probes: list[Probe]) -> Outcome | None:
     )
 
 
-def _expects(ctx: Context, place: str) -> str:
-    """What the plan says of a probe place: ``allowed`` or ``refused``."""
-    places = (ctx.plan.get("probe") or {}).get("places") or {}
-    spec = places.get(place) if isinstance(places, dict) else None
-    return str(spec.get("expect", "")) if isinstance(spec, dict) else ""
-
-
 def nothing_to_judge(ctx: Context, probes: list[Probe]) -> Outcome | None:
     if probes:
         stale = _not_refreshed(ctx, probes)
@@ -210,7 +203,7 @@ def _enforce_adopted(ctx: Context) -> Outcome:
         out = [
             p for p in read_probes(ctx)
             if p.step == step and p.place not in {q.place for q in probes}
-            and _expects(ctx, p.place) == "refused"
+            and p.expect == "refused"
         ]  # fmt: skip
         if not any(p.result == "allowed" for p in out):
             return Outcome(
