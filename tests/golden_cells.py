@@ -41,7 +41,7 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _rules() -> dict[tuple[str, str], str]:
+def rule_of_check() -> dict[tuple[str, str], str]:
     """(scenario, check) -> rule, for the scenarios and the common wire checks."""
     from compare.exchange._scenarios import common_checks, load_scenarios
 
@@ -73,7 +73,7 @@ def pick(results: Path) -> list[Path]:
     from compare.exchange._targets import load_targets
     from compare.play._cells import pinned_versions, scan_cells
 
-    rules = _rules()
+    rules = rule_of_check()
     scan = scan_cells(results, pinned_versions(load_targets()))
     found = []
     for cell in scan.cells:

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golden_cells import ARCHIVE, unpack
+from golden_cells import ARCHIVE, rule_of_check, unpack
 
-from compare.exchange._scenarios import common_checks, load_scenarios
 from compare.exchange._targets import load_targets
 from compare.play._cells import DEFAULT_VARIANT
 from compare.play._harness import RunSettings, run_cells
@@ -73,10 +72,7 @@ def test_the_set_holds_every_target_and_every_rule(rejudged: dict[str, Any]) -> 
     assert targets - {v["target"] for v in verdicts} == set(), (
         "targets without a golden cell: `tests/golden_cells.py pick --from results`"
     )
-    rules: dict[tuple[str, str], str] = {}
-    for scenario in load_scenarios():
-        for check in [*scenario.checks, *common_checks(scenario.side)]:
-            rules[(scenario.id, check.id)] = check.rule
+    rules = rule_of_check()
     judged = {rules[(v["scenario"], c["id"])] for v in verdicts for c in v.get("checks") or []}
     assert set(rules.values()) - judged == set(), (
         "rules no golden cell judges: `tests/golden_cells.py pick --from results`"
