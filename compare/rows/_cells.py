@@ -48,6 +48,24 @@ class Cells:
         """The current version per target, as the exchange's reader marked it."""
         return {cell.target: cell.version for cell in self.cells if cell.current}
 
+    def of(
+        self, target: str, version: str | None = None, scenario: str | None = None
+    ) -> list[Cell]:
+        """The cells of a target (and version, and scenario), in their order: indexed once,
+        since every row asks for every target's cells and a scan per question was most of
+        the rows stage's time."""
+        index = self.__dict__.get("_index")
+        if index is None or index[0] != len(self.cells):
+            by: dict[tuple[str, ...], list[Cell]] = {}
+            for cell in self.cells:
+                by.setdefault((cell.target,), []).append(cell)
+                by.setdefault((cell.target, cell.version, cell.scenario), []).append(cell)
+            index = (len(self.cells), by)
+            self.__dict__["_index"] = index
+        if version is None or scenario is None:
+            return list(index[1].get((target,), []))
+        return list(index[1].get((target, version, scenario), []))
+
 
 def _cell(result: CellResult) -> Cell:
     record = result.record

@@ -61,7 +61,7 @@ def _target_status(
     variant, revisions = query.get("variant"), query.get("revisions")
     what = f"{scenario}/{'+'.join(checks)}" + (f" (variant {variant})" if variant else "")
     if version is None:
-        history = sorted({c.version for c in cells.cells if c.target == target})
+        history = sorted({c.version for c in cells.of(target)})
         why = (
             f"not run, because {target} has results only for versions that are not current"
             f" ({', '.join(history)})"
@@ -71,12 +71,8 @@ def _target_status(
         return {"state": "not-run", "label": STATE_LABELS["not-run"], "reason": why}
     mine = [
         c
-        for c in cells.cells
-        if c.target == target
-        and c.version == version
-        and c.scenario == scenario
-        and (variant is None or c.variant == variant)
-        and (not revisions or c.revision in revisions)
+        for c in cells.of(target, version, scenario)
+        if (variant is None or c.variant == variant) and (not revisions or c.revision in revisions)
     ]
     if not mine:
         why = f"not run, because {target} {version} has no cell for {what}"
@@ -184,7 +180,7 @@ def _history(
     makes the current state makes each older one, so a change between two versions is a
     change in what the cells said, not in how they were read.
     """
-    versions = sorted({c.version for c in cells.cells if c.target == target}, key=version_key)
+    versions = sorted({c.version for c in cells.of(target)}, key=version_key)
     out = []
     for version in versions:
         column = _target_status(query, target, version, cells, root, informational)
