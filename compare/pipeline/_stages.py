@@ -9,13 +9,14 @@ checked by mypy, and each stage package is imported only when its stage runs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare import _lock, _paths, _stamp
+from compare import _lock, _memo, _paths, _stamp
 from compare.pipeline import _inputs
 from compare.play._plays import SETTLE
 
@@ -216,7 +217,28 @@ def _run_stages(
     outcomes: list[Outcome] = []
     _stamp.forget()  # a tree hashed by an earlier call in this process may have changed since
     replay = chosen is not None and chosen.replay
+    with contextlib.ExitStack() as scope:
+        return _each_stage(
+            outcomes, scope, jobs=jobs, force=force, chosen=chosen, replay=replay, say=say
+        )
+
+
+def _each_stage(
+    outcomes: list[Outcome],
+    scope: contextlib.ExitStack,
+    *,
+    jobs: int,
+    force: bool,
+    chosen: Selection | None,
+    replay: bool,
+    say: Callable[[str], None],
+) -> tuple[list[Outcome], int]:
+    """The stages in order. From ``rows`` on no stage writes results, so the readings of
+    the results and the site inputs are shared by the stages after the run
+    (``compare._memo``)."""
     for stage in stages(jobs, chosen):
+        if stage.name == "rows":
+            scope.enter_context(_memo.shared())
         started = time.perf_counter()
         inputs = stage.inputs()
         if force or (replay and stage.name == "run"):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compare import _memo
 from compare.exchange._host_plan import needs
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
@@ -301,6 +302,11 @@ def scan_cells(results: Path, pinned: dict[str, str] | None = None) -> CellScan:
     ``pinned`` (target id -> pinned version, see ``pinned_versions``) when given, else the
     newest version found — a pinned downgrade must not leave the newer cells current.
     """
+    key = ("scan_cells", str(results), tuple(sorted((pinned or {}).items())))
+    return _memo.remember(key, lambda: _scan(results, pinned))
+
+
+def _scan(results: Path, pinned: dict[str, str] | None) -> CellScan:
     scan = CellScan()
     found: list[tuple[Path, Verdict]] = []
     for path in sorted(results.glob("*/*/*/*/verdict.json")):

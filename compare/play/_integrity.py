@@ -38,12 +38,26 @@ _JUDGED = ("transcript.jsonl", "plan.json")
 _SAY_LOCK = threading.Lock()
 
 
+#: sha256 of files this process already hashed, by path and the stat fields any rewrite
+#: changes (inode, size, modification and status-change times): one ``mcp-compare compare``
+#: inspects every cell three or four times (run, then the stages that read the results).
+_HASHED: dict[tuple[str, int, int, int, int], str] = {}
+
+
 def _sha256(path: Path) -> str:
+    st = path.stat()
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _HASHED.get(key)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
-    return digest.hexdigest()
+    if len(_HASHED) > 200_000:  # a bound, not a policy: a long-lived process starts over
+        _HASHED.clear()
+    _HASHED[key] = digest.hexdigest()
+    return _HASHED[key]
 
 
 def written_files(folder: Path) -> dict[str, dict[str, Any]]:

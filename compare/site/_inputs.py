@@ -14,7 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from compare import _paths
+from compare import _memo, _paths
 from compare._errors import CompareError
 from compare._yaml import read_text
 from compare.diff import diff_shape
@@ -303,7 +303,12 @@ def _exchange_data(problems: list[Problem]) -> tuple[dict[str, Any], dict[str, A
 
 
 def load_site_data() -> SiteData:
-    """Read every input of the site; missing ones are recorded, malformed ones raise."""
+    """Read every input of the site; missing ones are recorded, malformed ones raise. Within
+    one pipeline run ``render`` and ``export`` share one reading (``compare._memo``)."""
+    return _memo.remember(("site_data", str(_paths.build_dir())), _load_site_data)
+
+
+def _load_site_data() -> SiteData:
     missing: dict[str, str] = {}
     build = _paths.build_dir()
     revisions: list[str] = []
