@@ -203,10 +203,24 @@ def register(app: typer.Typer) -> None:
         sys.exit(peer.main(["--plan", str(plan)]))
 
 
+#: A run table longer than this is not printed (the whole matrix is some 1,600 lines that
+#: took seconds to lay out): the counts are, and ``--json`` and the site have every cell.
+MAX_TABLE_ROWS = 200
+
+
 def _print_table(console: Any, data: dict[str, Any]) -> None:
     from rich.table import Table
 
     from compare.play._run import SYMBOLS
+
+    if len(data["rows"]) > MAX_TABLE_ROWS:
+        console.print(
+            f"{len(data['rows'])} target × scenario lines, too many to print: "
+            "`mcp-compare run --json` lists every cell, and the site shows each one"
+        )
+        counts = ", ".join(f"{n} {k}" for k, n in sorted(data["counts"].items()))
+        console.print(counts)
+        return
 
     table = Table(title="mcp-compare run", show_lines=False)
     for name in ("target", "variant", "scenario"):
