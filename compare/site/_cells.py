@@ -76,13 +76,19 @@ class Cell:
 
     @property
     def slug(self) -> str:
-        """The cell page's file name (without ``.md``): stable for the same cell."""
+        """The cell page's file name (without ``.md``): stable for the same cell. Kept once
+        made for the suffix it was made with (a render asks for it about 100,000 times)."""
+        made = self.__dict__.get("_slug")
+        if made is not None and made[0] == self.suffix:
+            return str(made[1])
         parts = [self.target, self.version, self.scenario, self.revision]
         if self.variant:
             parts.append(self.variant)
         if self.suffix:
             parts.append(self.suffix)
-        return "--".join(slug(p) for p in parts)
+        text = "--".join(slug(p) for p in parts)
+        self.__dict__["_slug"] = (self.suffix, text)
+        return text
 
     @property
     def plays(self) -> tuple[Play, ...]:

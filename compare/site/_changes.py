@@ -44,15 +44,20 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 
 def _not_a_matrix(value: dict[str, Any]) -> str | None:
-    """Where a stored matrix breaks the published schema (None when it does not)."""
+    """Where a stored matrix breaks the published schema (None when it does not); one found
+    valid before is not validated again (``compare.site._matrix.known_valid``)."""
     import jsonschema
 
-    from compare.site._matrix import matrix_schema
+    from compare.site._matrix import found_valid, known_valid, matrix_schema
 
+    schema = matrix_schema()
+    if known_valid(value, schema):
+        return None
     error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(matrix_schema()).iter_errors(value)
+        jsonschema.Draft202012Validator(schema).iter_errors(value)
     )
     if error is None:
+        found_valid(value, schema)
         return None
     return f"at /{'/'.join(str(p) for p in error.absolute_path)}: {error.message[:120]}"
 

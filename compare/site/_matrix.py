@@ -7,13 +7,17 @@ same inputs gives the same bytes, which is what ``render --check`` and the chang
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from compare import _atomic, _paths
 from compare._errors import CompareError
 from compare.cite import go_link, parse_citation
 from compare.rows._implementations import shipped_kinds
@@ -289,10 +293,44 @@ def matrix_schema() -> dict[str, Any]:
     return schema
 
 
+def _memo_path() -> Path:
+    return _paths.site_dir() / ".work" / "valid-matrices"
+
+
+def _digest(matrix: dict[str, Any], schema: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps([schema, matrix], ensure_ascii=False).encode()).hexdigest()
+
+
+def known_valid(matrix: dict[str, Any], schema: dict[str, Any]) -> bool:
+    """Whether this very matrix was found valid against this very schema before: validating
+    a nine-megabyte matrix takes seconds, and render and export each met the same one."""
+    try:
+        return _digest(matrix, schema) in _memo_path().read_text(encoding="utf-8").split()
+    except OSError:
+        return False
+
+
+def found_valid(matrix: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Remember that ``matrix`` is valid (the newest few are kept; an unwritable memo only
+    costs time)."""
+    try:
+        known = _memo_path().read_text(encoding="utf-8").split()
+    except OSError:
+        known = []
+    digest = _digest(matrix, schema)
+    if digest not in known:
+        with contextlib.suppress(CompareError):
+            _atomic.write_text(_memo_path(), "\n".join([*known, digest][-8:]) + "\n")
+
+
 def validate_matrix(matrix: dict[str, Any]) -> None:
     """Refuse to write an export that does not match its own published schema."""
+    schema = matrix_schema()
+    if known_valid(matrix, schema):
+        return
     try:
-        jsonschema.validate(matrix, matrix_schema(), cls=jsonschema.Draft202012Validator)
+        jsonschema.validate(matrix, schema, cls=jsonschema.Draft202012Validator)
+        found_valid(matrix, schema)
     except jsonschema.ValidationError as err:
         loc = "/".join(str(p) for p in err.absolute_path)
         raise CompareError(

@@ -83,15 +83,28 @@ def model_classes(path: Path, wanted: dict[str, ModelNames]) -> dict[str, dict[s
             f"{path} is not a readable Python module: {err}", "regenerate it: mcp-compare models"
         ) from err
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    lines = source.splitlines(keepends=True)
     out: dict[str, dict[str, str]] = {}
     for area, selection in wanted.items():
         names = set(selection.names)
         for owner, props in selection.partial.items():
             if owner in classes:
                 names |= _annotation_classes(classes[owner], props)
-        out[area] = {
-            name: ast.get_source_segment(source, node) or ""
-            for name, node in classes.items()
-            if name in names
-        }
+        out[area] = {name: _segment(lines, node) for name, node in classes.items() if name in names}
     return out
+
+
+def _segment(lines: list[str], node: ast.ClassDef) -> str:
+    """A top-level class's source, as ``ast.get_source_segment`` gives it, from lines split
+    once (that function splits the whole module again on every call: seconds per render)."""
+    end_line, end_col = node.end_lineno, node.end_col_offset
+    if end_line is None or end_col is None:
+        return ""
+    part = lines[node.lineno - 1 : end_line]
+    if not part:
+        return ""
+    if len(part) == 1:
+        return part[0].encode()[node.col_offset : end_col].decode()
+    first = part[0].encode()[node.col_offset :].decode()
+    last = part[-1].encode()[:end_col].decode()
+    return first + "".join(part[1:-1]) + last

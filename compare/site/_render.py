@@ -20,7 +20,7 @@ from compare import _atomic, _paths
 from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.pin import release_order
-from compare.site import _grid_html, _maintainers, _matrix_html
+from compare.site import _grid_html, _maintainers, _matrix_html, _reuse
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._enforcement import enforcement_matrices
@@ -93,6 +93,7 @@ def _environment() -> Environment:
         term=lambda name, shown=None: Md(term(name, shown)),
         GLOSSARY=GLOSSARY,
         pick=lambda mapping, keys: [mapping[k] for k in keys if k in mapping],
+        index_cells=index_cells,
     )
     return env
 
@@ -158,6 +159,11 @@ class Renderer:
         self.copied: set[str] = set()
         self.matrix = build_matrix(data)
         self.kinds = {str(i["id"]): str(i["kind"]) for i in self.matrix["implementations"]}
+        #: Where the pages are written (kept cell pages are looked for there), the files of
+        #: cell pages kept as they were, and the record of this render's cell pages.
+        self.docs = docs_dir()
+        self.kept: set[str] = set()
+        self.record = _reuse.Record()
 
     def page(
         self,
@@ -243,37 +249,66 @@ class Renderer:
             out.append((number, play.verdict, copied))
         return out
 
-    def render_all(self) -> dict[str, bytes]:
+    def _cell_page(self, cell: Cell, scenario: dict[str, Any], symbols: SymbolUse) -> bool:
+        """One cell's page (and its transcripts beside it); whether play 1's was copied."""
+        transcript = read_transcript(cell)
+        copied = None
+        src = cell.folder / "transcript.jsonl"
+        if src.is_file() and src.stat().st_size <= MAX_COPY_BYTES:
+            copied = f"{cell.slug}.transcript.jsonl"
+            self.files[f"cells/{copied}"] = src.read_bytes()
+            self.copied.add(cell.slug)
+        stderr, whose = STDERR_OF.get(str(scenario.get("side") or "client"), STDERR_OF["client"])
+        view = CellView(
+            cell,
+            scenario,
+            transcript,
+            _tail(cell.folder / stderr),
+            copied,
+            self._plays(cell, copied),
+            whose,
+        )
+        variant = f" ~{cell.variant}" if cell.variant else ""
+        self.page(
+            f"cells/{cell.slug}.md",
+            "cell.md.j2",
+            symbols=symbols,
+            title=f"{cell.target} {cell.version} · {cell.scenario} · {cell.revision}{variant}",
+            search="exclude",
+            v=view,
+            wire=_wire_lines(view),
+        )
+        return copied is not None
+
+    def render_all(self, reuse: _reuse.Record | None = None) -> dict[str, bytes]:
+        """Every page's bytes by path. With ``reuse`` (the last render's record), a cell page
+        whose key is unchanged and whose files are in ``self.docs`` is kept, not rendered:
+        its files are listed in ``self.kept`` and ``self.record`` holds the new record."""
         data = self.data
+        shared = _reuse.shared_key(data, SITE_SOURCE / "templates")
+        scenario_keys = {name: _reuse.scenario_key(sc) for name, sc in data.scenarios.items()}
         for cell in data.cells:
-            transcript = read_transcript(cell)
-            copied = None
-            src = cell.folder / "transcript.jsonl"
-            if src.is_file() and src.stat().st_size <= MAX_COPY_BYTES:
-                copied = f"{cell.slug}.transcript.jsonl"
-                self.files[f"cells/{copied}"] = src.read_bytes()
-                self.copied.add(cell.slug)
             scenario = data.scenarios.get(cell.scenario, {})
-            stderr, whose = STDERR_OF.get(
-                str(scenario.get("side") or "client"), STDERR_OF["client"]
-            )
-            view = CellView(
-                cell,
-                scenario,
-                transcript,
-                _tail(cell.folder / stderr),
+            key = _reuse.cell_key(shared, cell, scenario_keys.get(cell.scenario, ""))
+            kept = reuse.keep(cell.slug, key, self.docs) if reuse is not None else None
+            if kept is not None:
+                self.kept.update(kept.files)
+                for kind, states in kept.symbols.items():
+                    self.symbols.used.setdefault(kind, set()).update(states)
+                if kept.copied:
+                    self.copied.add(cell.slug)
+                self.record.pages[cell.slug] = kept
+                continue
+            before = set(self.files)
+            used = SymbolUse()
+            copied = self._cell_page(cell, scenario, used)
+            for kind, seen in used.used.items():
+                self.symbols.used.setdefault(kind, set()).update(seen)
+            self.record.pages[cell.slug] = _reuse.Kept(
+                key,
+                sorted(set(self.files) - before),
+                {kind: sorted(seen) for kind, seen in used.used.items()},
                 copied,
-                self._plays(cell, copied),
-                whose,
-            )
-            variant = f" ~{cell.variant}" if cell.variant else ""
-            self.page(
-                f"cells/{cell.slug}.md",
-                "cell.md.j2",
-                title=f"{cell.target} {cell.version} · {cell.scenario} · {cell.revision}{variant}",
-                search="exclude",
-                v=view,
-                wire=_wire_lines(view),
             )
         impls = implementations(data)
         areas = self.areas()
@@ -299,6 +334,7 @@ class Renderer:
                 name=name,
                 target=data.targets.get(name),
                 cells=cells,
+                by_version=group_by(cells, "version"),
                 versions=sorted({c.version for c in cells}),
                 init=init,
                 init_cell=first,
@@ -316,6 +352,7 @@ class Renderer:
             "implementations.md.j2",
             impls=impls,
             groups=self.groups(impls),
+            by_target=group_by(data.cells, "target"),
         )
         for rev in data.revisions:
             self.page(
@@ -364,6 +401,7 @@ class Renderer:
             "impls": impls,
             "areas": areas,
             "groups": self.groups(impls),
+            "by_target": group_by(data.cells, "target"),
         }
         self.page("index.md", "home.md.j2", symbols=home, legend=[], wide=True, **home_context)
         self.page("index.md", "home.md.j2", legend=home.legend(), wide=True, **home_context)
@@ -371,6 +409,23 @@ class Renderer:
         _maintainers.add_pages(self)  # the maintainers' section, with the contracts' schemas
         self.page("legend.md", "legend.md.j2", legend=self.symbols.legend())
         return self.files
+
+
+def index_cells(cells: list[Cell]) -> dict[tuple[str, str, str], Cell]:
+    """Cells by (scenario, variant, revision), the first of each kept: a page's grid looks a
+    cell up per square, and filtering the list per square was most of a render's time."""
+    out: dict[tuple[str, str, str], Cell] = {}
+    for cell in cells:
+        out.setdefault((cell.scenario, cell.variant, cell.revision), cell)
+    return out
+
+
+def group_by(cells: list[Cell], attr: str) -> dict[str, list[Cell]]:
+    """Cells grouped by one of their fields, in their order."""
+    out: dict[str, list[Cell]] = {}
+    for cell in cells:
+        out.setdefault(str(getattr(cell, attr)), []).append(cell)
+    return out
 
 
 def static_files() -> dict[str, bytes]:
@@ -394,9 +449,14 @@ def _existing(folder: Path) -> dict[str, Path]:
 
 
 def render(out: Path | None = None) -> dict[str, int]:
-    """Write the pages into ``site/docs/`` (atomically each) and delete stale ones."""
+    """Write the pages into ``site/docs/`` (atomically each) and delete stale ones. Cell
+    pages whose key is unchanged since the last render are kept without rendering them
+    (``compare.site._reuse``); the summary pages are rendered every time."""
     target = out or docs_dir()
-    files = render_files()
+    record = _reuse.record_path() if out is None else None
+    renderer = Renderer(load_site_data())
+    renderer.docs = target
+    files = renderer.render_all(_reuse.Record.read(record) if record else None)
     written = 0
     for rel, body in files.items():
         path = target / rel
@@ -405,11 +465,19 @@ def render(out: Path | None = None) -> dict[str, int]:
             written += 1
     removed = 0
     for rel, path in _existing(target).items():
-        if rel not in files:
+        if rel not in files and rel not in renderer.kept:
             path.unlink()
             removed += 1
-    pages = sum(1 for rel in files if rel.endswith(".md"))
-    return {"pages": pages, "files": len(files), "written": written, "removed": removed}
+    if record is not None:
+        renderer.record.write(record)
+    pages = sum(1 for rel in [*files, *renderer.kept] if rel.endswith(".md"))
+    return {
+        "pages": pages,
+        "files": len(files) + len(renderer.kept),
+        "written": written,
+        "removed": removed,
+        "kept": sum(1 for rel in renderer.kept if rel.endswith(".md")),
+    }
 
 
 def check() -> list[str]:

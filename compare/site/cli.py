@@ -38,7 +38,8 @@ def render(*, check: bool = False, as_json: bool = False) -> int:
     else:
         console.print(
             f"rendered {summary['pages']} pages ({summary['written']} written, "
-            f"{summary['removed']} stale removed) into site/docs/"
+            f"{summary['removed']} stale removed, {summary['kept']} cell pages unchanged "
+            "and kept) into site/docs/"
         )
     return 0
 
@@ -53,8 +54,10 @@ def build(*, serve: bool = False, port: int = 8000) -> int:
         site.serve_site(port=port)
         return 0
     built = site.build_site()
+    summary = "summary pages rebuilt" if built.summary_rebuilt else "summary pages unchanged"
     make_console().print(
-        f"built {built.pages} HTML pages in {built.seconds:.1f} s; open "
+        f"built {built.pages} HTML pages in {built.seconds:.1f} s ({summary}; cell pages: "
+        f"{built.converted} written, {built.kept} unchanged); open "
         f"{built.folder / 'index.html'} (search needs a server: `make serve`)",
         markup=False,
     )
