@@ -71,7 +71,7 @@ def impl_grid(L: Links, rows: list[Row], impl: str, revisions: list[str]) -> Md:
             f'<td class="{state_class("status", state)}">{shown}</td>{cells}</tr>'
         )
     return Md(
-        '<div class="mc-wrap"><table class="mc-grid">'
+        '<div class="mc-wrap" data-search-exclude><table class="mc-grid">'
         f'<caption class="mc-sr">Verdict per row and revision for {esc(impl)}</caption>'
         f"<thead><tr>{''.join(head)}</tr></thead><tbody>\n"
         + "\n".join(body)
@@ -130,7 +130,7 @@ def enforcement_table(L: Links, m: Matrix) -> Md:
             f"{''.join(cells)}</tr>"
         )
     return Md(
-        '<div class="mc-wrap"><table class="mc-grid mc-enforce">'
+        '<div class="mc-wrap" data-search-exclude><table class="mc-grid mc-enforce">'
         f'<caption class="mc-sr">Enforcement probes of {esc(m.scenario)}</caption>'
         f"<thead><tr>{''.join(head)}</tr></thead><tbody>\n"
         + "\n".join(body)

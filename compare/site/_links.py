@@ -32,7 +32,9 @@ class Links:
 
     # pages -------------------------------------------------------------------------------
     def cell_href(self, cell: Cell) -> str:
-        return f"{self.root}cells/{cell.slug}.md"
+        """A cell page: written as HTML directly (``compare.site._evidence``), so linked as
+        the HTML file it is."""
+        return f"{self.root}cells/{cell.slug}.html"
 
     def cell(self, cell: Cell, text: str | None = None) -> Md:
         """The cell's verdict (or ``text``) linking to the cell page."""

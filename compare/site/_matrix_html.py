@@ -322,7 +322,7 @@ def _table(cls: str, caption: str, head: list[str], body: list[str], over: str =
     ``over`` is an optional header row above the column headers (the areas, when a table
     spans several)."""
     lines = [
-        f'<div class="mc-wrap"><table class="mc-matrix {cls}">',
+        f'<div class="mc-wrap" data-search-exclude><table class="mc-matrix {cls}">',
         f'<caption class="mc-sr">{esc(caption)}</caption>',
         f"<thead>{over}<tr>{''.join(head)}</tr></thead>",
         "<tbody>",

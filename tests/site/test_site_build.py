@@ -46,10 +46,65 @@ def test_a_broken_link_fails_the_strict_build_cleanly_and_keeps_the_last_site(
     proc = mc("site")
     assert proc.returncode == 2
     said = " ".join(proc.stderr.split())
-    assert "mkdocs build --strict failed" in said and "no-such-page.md" in said
+    # mkdocs notes the missing page; the site's own link check over every built page
+    # (cell pages are not mkdocs' pages) is what fails the build, before it replaces the last.
+    assert "broken link" in said and "no-such-page.md" in said
     assert "Traceback" not in proc.stderr
     assert index.read_bytes() == before  # the previous build is still there
-    assert sorted(p.name for p in (site_env / "site").iterdir()) == ["build", "docs"]
+    assert (site_env / "site" / "build" / "cells").is_dir()  # with its cell pages
+    # ``.work`` holds the records of what was built (which cell pages need writing again).
+    assert sorted(p.name for p in (site_env / "site").iterdir()) == [".work", "build", "docs"]
+
+
+CELL = "command--0--roots-list--2025-11-25--roots"
+
+
+def test_a_changed_cell_page_is_the_only_page_written_again(site_env: Path) -> None:
+    render()
+    assert mc("site").returncode == 0
+    built = site_env / "site" / "build"
+    other = built / "cells" / "ts-sdk--1.32.2--roots-list--2025-11-25--roots.html"
+    other_before = other.stat().st_mtime_ns
+    source = site_env / "site" / "docs" / "cells" / f"{CELL}.md"
+    source.write_text(source.read_text("utf-8") + "\nA line added by the test.\n", "utf-8")
+    proc = mc("site")
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "summary pages unchanged" in said and "cell pages: 1 written" in said, said
+    page = (built / "cells" / f"{CELL}.html").read_text("utf-8")
+    assert "A line added by the test." in page
+    assert other.stat().st_mtime_ns == other_before  # kept, not written again
+    # Nothing changed: nothing written.
+    again = " ".join(mc("site").stdout.split())
+    assert "summary pages unchanged" in again and "cell pages: 0 written" in again, again
+
+
+def test_a_cell_page_has_the_look_of_the_site(site_env: Path) -> None:
+    render()
+    assert mc("site").returncode == 0
+    built = site_env / "site" / "build"
+    page = (built / "cells" / f"{CELL}.html").read_text("utf-8")
+    summary = (built / "legend.html").read_text("utf-8")
+    for shared in ('class="md-header ', 'class="md-footer"', "assets/mcp-compare.css"):
+        assert shared in page and shared in summary, shared
+    assert "MCPCOMPARESHELL" not in page and "_shell" not in page
+    title = re.search(r"<title>(.*?)</title>", page)
+    assert title and title.group(1).startswith("command 0 · roots-list · 2025-11-25"), title
+    toc = page[page.index('data-md-component="toc"') :]
+    assert 'href="#wire-log"' in toc[: toc.index("</nav>")]  # its own headings, in the sidebar
+    assert f"/cells/{CELL}.html" in page  # its own address, not the shell's
+    assert not (built / "cells" / "_shell.html").exists()
+    assert "_shell" not in (built / "sitemap.xml").read_text("utf-8")
+
+
+def test_a_link_to_a_cell_page_that_is_gone_fails_the_build(site_env: Path) -> None:
+    render()
+    assert mc("site").returncode == 0
+    (site_env / "site" / "docs" / "cells" / f"{CELL}.md").unlink()
+    proc = mc("site")
+    assert proc.returncode == 2
+    said = " ".join(proc.stderr.split())
+    assert "broken link" in said and f"cells/{CELL}.html" in said, said
 
 
 def test_site_without_rendered_pages_says_what_to_run(site_env: Path) -> None:

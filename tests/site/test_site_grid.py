@@ -79,7 +79,7 @@ def test_each_area_row_has_a_grid_per_implementation(site_env: Path) -> None:
         )
     ]
     py = next(line for line in grid.splitlines() if "implementations/py-sdk.md" in line)
-    cell = "cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.md"
+    cell = "cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.html"
     assert f"({cell}){{ #root-01-py-sdk-2025-11-25 .state-verdict-non-strict }}" in py
     assert ".state-status-non-strict }" in py
     # A cited implementation gets its row too, with no cell behind any square.
