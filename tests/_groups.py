@@ -32,25 +32,27 @@ SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 
 #: Seconds one worker spent on each slow group (``-n 3`` on a loaded 2-core machine,
 #: 2026-12-03, from ``--junitxml``; the groups issue 37 cut to a smoke set re-estimated on
-#: 2026-12-05 from their own runs); only the order matters, so an estimate that is off by a
-#: third does no harm. The CLI clients' module is not here: ``make pytest`` runs it alone first.
+#: 2026-12-05 from their own runs; the groups narrowed again later scaled by their own
+#: before/after times, each module run alone); only the order matters, so an estimate that
+#: is off by a third does no harm. The CLI clients' module is not here: ``make pytest`` runs
+#: it alone first.
 SLOW: dict[str, float] = {
-    "tests/hosts/test_host_contract.py": 287,
     "tests/pipeline/test_pipeline.py": 275,
     "tests/site/test_site_reader_browser.py": 160,
     "tests/site/test_site_render.py": 147,
-    "tests/play/clients/test_proxies_alone.py": 142,
-    "tests/play/test_real_proxies.py": 135,
-    "tests/play/test_kill.py": 134,
     "tests/hosts/test_hosts.py": 133,
-    "tests/test_contracts.py": 129,
     "tests/site/test_site_maintainers_browser.py": 106,
-    "tests/pipeline/test_kill_compare.py": 106,
     "tests/fuzz/test_fuzz_judge.py": 97,
     "tests/site/test_site_matrix_browser.py": 92,
-    "tests/play/test_repeat.py": 86,
+    "tests/play/test_real_proxies.py": 85,
+    "tests/pipeline/test_kill_compare.py": 85,
+    "tests/hosts/test_host_contract.py": 78,
+    "tests/test_contracts.py": 78,
+    "tests/play/test_kill.py": 75,
     "tests/play/test_real_servers.py": 60,
+    "tests/play/clients/test_proxies_alone.py": 56,
     "tests/play/test_real_refresh.py": 30,
+    "tests/play/test_repeat.py": 17,
 }
 
 

@@ -36,3 +36,18 @@ def scenarios(side: str) -> list[str]:
 
 def revisions(side: str) -> list[str]:
     return sorted({r for _, r in pairs(side)})
+
+
+def spread(side: str, targets: list[str], *only: str) -> list[tuple[str, str, str]]:
+    """(target, scenario, revision) cells in which each of ``targets`` plays each mechanism of
+    ``side`` (or of ``only``) once: mechanism ``j``'s revisions are handed to the targets in
+    turn, starting ``j`` places on, so every revision of a mechanism is played by some target
+    (when there are as many targets) and a target meets a mechanism's revisions in turn."""
+    cells = []
+    chosen = [(n, m) for n, m in mechanisms(side).items() if not only or n in only]
+    assert chosen and all(n in dict(chosen) for n in only), (side, only)
+    for j, (_name, m) in enumerate(chosen):
+        revs = [str(r) for r in m["revisions"]]
+        for i, target in enumerate(sorted(targets)):
+            cells.append((target, str(m["scenario"]), revs[(i + j) % len(revs)]))
+    return cells

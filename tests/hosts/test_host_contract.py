@@ -2,14 +2,16 @@
 
 Parametrised over the shipped targets of kind ``sdk-host``, each launched by its own target
 line (``HOST --plan {host_plan} -- {server_argv}``) against the tiny stdlib server, with a plan
-the harness's own writer builds (``_host_plan.host_plan``). What holds for every host: a plan
-with only roots declares roots and answers ``roots/list`` with the folder; ``{}`` declares
-none (but what the target's data lists under ``always_declares``); a feature the data says
-it ``lacks`` exits 3 with one line, and every feature it does not lack is declared; a
-malformed plan exits 2 with one line. Then the answers of the plan: py-sdk, ts-sdk, fastmcp,
-java-sdk, kotlin-sdk, rust-sdk, pydantic-ai, both mcp-use clients and mcp-agent answer
+the harness's own writer builds (``_host_plan.host_plan``). What holds for every host: a
+feature the data says it ``lacks`` exits 3 with one line; a malformed plan exits 2 with one
+line (every way of spoiling it against each plan reader, one way against each other host
+sharing that reader). Then the answers of the plan: every host answers
 ``elicitation/create`` and ``sampling/createMessage`` (each one its target does not lack)
-with what the plan says.
+with what the plan says, having declared both.
+
+A plan with only roots (declared, the folder listed) and the empty plan (nothing declared but
+``always_declares``) are the ``roots`` and ``no-roots`` runs of ``test_hosts.py``, which plays
+each host once per variant and checks both there.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -31,7 +32,6 @@ from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME
 
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
 SDK_HOSTS = [t for t in load_targets() if t.kind == "sdk-host"]
-IDS = [t.id for t in SDK_HOSTS]
 #: The hosts whose elicitation and sampling answers are checked on the wire here.
 ANSWERING = [
     "py-sdk",
@@ -135,43 +135,7 @@ def play(
     return Played(done, [json.loads(x) for x in text.splitlines()], workspace)
 
 
-def names_folder(uri: str, folder: Path) -> bool:
-    """Whether a file URI names ``folder`` (a trailing slash, as Java's Path.toUri writes
-    for a folder, names it too)."""
-    parsed = urlparse(uri)
-    return parsed.scheme == "file" and unquote(parsed.path).rstrip("/") == str(folder)
-
-
-ROOTED = [t for t in SDK_HOSTS if "roots" not in t.lacks]
-
-
-@pytest.mark.parametrize("target", ROOTED, ids=[t.id for t in ROOTED])
-def test_a_plan_with_only_roots_declares_them_and_lists_the_folder(
-    target: Target, tools: Path, tmp_path: Path
-) -> None:
-    run = play(target, tools, tmp_path, ONLY_ROOTS)
-    assert run.done.returncode == 0, run.done.stderr
-    assert "roots" in run.capabilities()
-    roots = run.answer("roots-1")["result"]["roots"]
-    assert [names_folder(r["uri"], run.workspace.resolve()) for r in roots] == [True], roots
-
-
-@pytest.mark.parametrize("target", SDK_HOSTS, ids=IDS)
-def test_an_empty_plan_declares_no_roots(target: Target, tools: Path, tmp_path: Path) -> None:
-    """No roots planned, none declared, unless the target's data says its SDK declares roots
-    whatever the application does (``always_declares``): then they must be on the wire, with
-    no root of the application's in the answer."""
-    run = play(target, tools, tmp_path, {"features": {}})
-    assert run.done.returncode == 0, run.done.stderr
-    assert ("roots" in run.capabilities()) == ("roots" in target.always_declares)
-    answer = run.answer("roots-1")
-    assert "result" in answer or "error" in answer
-    if "roots" in target.always_declares:
-        assert answer["result"]["roots"] == []
-
-
 LACKED = [(t, f) for t in SDK_HOSTS for f in t.lacks]
-SUPPORTED = [(t, f) for t in SDK_HOSTS for f in FEATURES if f not in t.lacks]
 
 
 @pytest.mark.parametrize(
@@ -185,19 +149,6 @@ def test_a_lacked_feature_exits_3_before_the_server(
     assert run.done.stderr.strip().count("\n") == 0
     assert f": unsupported: {feature}: " in run.done.stderr
     assert run.lines == []  # the server never started
-
-
-@pytest.mark.parametrize(
-    ("target", "feature"), SUPPORTED, ids=[f"{t.id}-{f}" for t, f in SUPPORTED]
-)
-def test_a_feature_the_data_does_not_call_lacking_is_declared(
-    target: Target, feature: str, tools: Path, tmp_path: Path
-) -> None:
-    """The other half of host and data agreeing: no silent exit 3, and the capability is on
-    the wire."""
-    run = play(target, tools, tmp_path, {"features": {feature: FRAGMENTS[feature]}})
-    assert run.done.returncode == 0, run.done.stderr
-    assert feature in run.capabilities()
 
 
 def _spoil(how: str, plan: dict[str, Any]) -> str:
@@ -215,10 +166,36 @@ def _spoil(how: str, plan: dict[str, Any]) -> str:
     return json.dumps(plan, ensure_ascii=False)
 
 
-@pytest.mark.parametrize("target", SDK_HOSTS, ids=IDS)
-@pytest.mark.parametrize(
-    "how", ["not-json", "unknown-key", "unknown-feature", "unknown-option", "missing-key"]
-)
+SPOILS = ["not-json", "unknown-key", "unknown-feature", "unknown-option", "missing-key"]
+
+
+def _plan_reader(target: Target) -> str:
+    """The code that reads a host's plan: the Python hosts share ``host_plan.py``, the Node
+    hosts ``plan_check.mjs``; a built host (Go, Java, Kotlin, Rust) has its own."""
+    script = next((a for a in target.argv if a.startswith("{hosts}/")), "")
+    return {".py": "host_plan.py", ".mjs": "plan_check.mjs"}.get(Path(script).suffix, target.id)
+
+
+def _spoiled() -> list[tuple[Target, str]]:
+    """Every way of spoiling a plan against each plan reader, on the first host that uses it;
+    each other host sharing that reader gets one way (in turn), which shows it reads its plan
+    through it. The reader itself is checked way by way in ``test_plan_reader.py``."""
+    cases: list[tuple[Target, str]] = []
+    seen: dict[str, int] = {}
+    for target in sorted(SDK_HOSTS, key=lambda t: t.id):
+        reader = _plan_reader(target)
+        count = seen[reader] = seen.get(reader, -1) + 1
+        if count == 0:
+            cases += [(target, how) for how in SPOILS]
+        else:
+            cases.append((target, SPOILS[(count - 1) % len(SPOILS)]))
+    return cases
+
+
+SPOILED = _spoiled()
+
+
+@pytest.mark.parametrize(("target", "how"), SPOILED, ids=[f"{h}-{t.id}" for t, h in SPOILED])
 def test_a_malformed_plan_exits_2_with_one_line(
     target: Target, how: str, tools: Path, tmp_path: Path
 ) -> None:
@@ -237,8 +214,9 @@ def test_a_malformed_plan_exits_2_with_one_line(
 def test_elicitation_and_sampling_are_answered_with_the_plan(
     target: Target, tools: Path, tmp_path: Path
 ) -> None:
-    """Each of the two features the target does not lack (mastra lacks sampling)."""
-    planned = [k for k in ("elicitation", "sampling") if k not in target.lacks]
+    """Each feature but roots the target does not lack (mastra lacks sampling) is declared and
+    answered (roots: ``test_hosts.py``'s roots run); a new feature fails here until asked."""
+    planned = [k for k in FEATURES if k != "roots" and k not in target.lacks]
     asks = {"elicitation": "elicitation/create", "sampling": "sampling/createMessage"}
     fragment = {"features": {k: FRAGMENTS[k] for k in planned}}
     run = play(target, tools, tmp_path, fragment, asks=tuple(asks[k] for k in planned))

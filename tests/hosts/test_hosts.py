@@ -6,7 +6,9 @@ to do — the root URI each SDK produced for a folder named ``web #staging é``,
 ``roots/list`` without a roots handler, what each sends first, the add-root → list_changed path
 — is data in ``tests/golden/sdk_hosts.json`` (``make golden`` rewrites it); the tests here
 check it and what holds for any client: the hosts exit cleanly, call tools as told, report bad
-servers.
+servers, and keep the host contract for a roots plan (declared, the folder listed) and an empty
+plan (nothing declared but ``always_declares``), which ``test_host_contract.py`` leaves to these
+runs.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 from _golden import GoldenFile
@@ -220,6 +223,26 @@ def test_measured_behaviour_matches_golden(
 ) -> None:
     """Root URI, default error, asked version, opening request, list_changed: as recorded."""
     golden("sdk_hosts").expect(target, measured(target, runs))
+
+
+def names_folder(uri: str, folder: Path) -> bool:
+    """Whether a file URI names ``folder`` (a trailing slash, as Java's Path.toUri writes
+    for a folder, names it too)."""
+    parsed = urlparse(uri)
+    return parsed.scheme == "file" and unquote(parsed.path).rstrip("/") == str(folder)
+
+
+@pytest.mark.parametrize("target", ROOTED)
+def test_roots_variant_declares_roots_and_lists_the_folder(
+    target: str, runs: dict[tuple[str, str], HostRun]
+) -> None:
+    """The host contract for a plan with roots: declared, and the first ``roots/list`` is
+    answered with the workspace alone (the golden file keeps the exact URI)."""
+    run = runs[(target, "roots")]
+    assert "roots" in run.initialize()["params"]["capabilities"]
+    reply, raw = run.answer("roots-1")
+    roots = reply["result"]["roots"]
+    assert [names_folder(r["uri"], run.workspace.resolve()) for r in roots] == [True], raw
 
 
 @pytest.mark.parametrize("target", TARGETS)

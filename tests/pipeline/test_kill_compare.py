@@ -3,8 +3,10 @@ a real ts-sdk cell, rows, cite, render, export, the mkdocs build): nothing of it
 no stamp, verdict, rows, diff or matrix file half-written, and the next uninterrupted run
 exits 0, reusing every finished cell, with the verdicts of a clean serial run.
 
-Seeded like ``tests/play/test_kill.py`` (``MCP_COMPARE_KILL_SEED``; the number of kills
-here: ``MCP_COMPARE_COMPARE_KILLS``); the figures are printed (``-s`` shows them).
+Seeded and stratified like ``tests/play/test_kill.py`` (``MCP_COMPARE_KILL_SEED``; the number
+of kills here: ``MCP_COMPARE_COMPARE_KILLS``): one kill per slice of the delay range, the
+signals taking the slices in turn, so a few kills reach every part of the run, from start-up
+to the site build; the figures are printed (``-s`` shows them).
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ from compare._paths import PROJECT_ROOT
 pytestmark = pytest.mark.clients
 
 SEED = int(os.environ.get("MCP_COMPARE_KILL_SEED", "15"))
-KILLS = int(os.environ.get("MCP_COMPARE_COMPARE_KILLS", "8"))
+KILLS = int(os.environ.get("MCP_COMPARE_COMPARE_KILLS", "5"))
+#: The range the kill delays are spread over (seconds after compare started).
+EARLIEST_S, LATEST_S = 0.5, 10.0
 CHOSEN = ["--target", "ts-sdk", "--scenario", "handshake", "--revision", "2025-11-25"]
 
 
@@ -91,9 +95,11 @@ def test_compare_killed_anywhere_leaves_nothing_behind(
     env = _env(root, pinned_spec, shared_spec)
     tally = Tally()
     tried = []
-    for index in range(KILLS):
-        sig = rng.choice(SIGNALS)
-        delay = rng.uniform(0.5, 10.0)
+    slices = list(range(KILLS))
+    rng.shuffle(slices)  # the moments in a seeded order, each slice once
+    for index, part in enumerate(slices):
+        sig = SIGNALS[part % len(SIGNALS)]  # each signal spread over the range
+        delay = EARLIEST_S + (LATEST_S - EARLIEST_S) * (part + rng.random()) / KILLS
         # A warm run skips every stage in about a second: most runs are forced, so that the
         # kills land in running stages.
         force = rng.random() < 0.75

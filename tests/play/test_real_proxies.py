@@ -1,9 +1,12 @@
 """The shipped proxies between both scripted ends, through the real harness.
 
-No verdict is written down here: each test reads what a check's outcome rests on — its
-evidence lines, which leg they travelled, what the host answered and what the upstream got —
-and asserts that the outcome follows from them. Every cell must end by itself with nothing
-left running.
+Each proxy plays the relay mechanisms of the smoke set once (``tests/smoke.yaml``, ``proxy``:
+``relay-roots`` and ``relay-roots-undeclared``, their revisions shared out over the proxies so
+each proxy meets both eras). No verdict is written down here: each test reads what a check's
+outcome rests on — its evidence lines, which leg they travelled, what the host answered and
+what the upstream got — and asserts that the outcome follows from them; and that each leg
+spoke the transport the target names, with the proxy the one third-party program in the
+chain. Every cell must end by itself with nothing left running.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import _smoke
 import pytest
 
 from compare.exchange._targets import load_targets
@@ -24,8 +28,18 @@ from ._proxy_cells import play_proxy_cells
 
 pytestmark = pytest.mark.clients
 
-REVISIONS = ["2024-11-05", "2025-11-25"]
-RELAY = ("relay-roots", "relay-roots-undeclared")
+#: The one third-party program each proxy target starts (how its launch line's first item ends).
+PROGRAMS = {
+    "fastmcp-proxy": "/venvs/fastmcp-proxy/bin/python",
+    "mcp-proxy-client": "/venvs/mcp-proxy-client/bin/python",
+    "mcp-proxy-server": "/venvs/mcp-proxy-server/bin/python",
+    "mcp-remote": "/.bin/mcp-remote",
+    "mcp-remote-sse": "/.bin/mcp-remote",
+    "supergateway-http-to-stdio": "/.bin/supergateway",
+    "supergateway-sse-to-stdio": "/.bin/supergateway",
+    "supergateway-stdio-to-http": "/.bin/supergateway",
+    "supergateway-stdio-to-sse": "/.bin/supergateway",
+}
 
 
 def _proxies() -> list[str]:
@@ -42,15 +56,11 @@ def _roots(line: Line) -> Any:
     return line.obj["result"]["roots"]
 
 
-CELLS = [
-    (t, s, r)
-    for t in _proxies()
-    for s in ("relay-roots", "relay-roots-undeclared")
-    for r in REVISIONS
-]
+CELLS = _smoke.spread("proxy", _proxies(), "relay", "relay-undeclared")
 
 
 def test_every_cell_ended_by_itself(proxy_run: dict[str, Any]) -> None:
+    assert set(PROGRAMS) == set(_proxies())  # a new proxy names its program here
     assert set(proxy_run["by"]) == set(CELLS)
     for key, v in proxy_run["by"].items():
         assert v["verdict"] != "error", (key, v["reason"])
@@ -270,3 +280,58 @@ def test_each_call_is_followed_to_the_upstream_and_back(
 
 def _era(revision: str) -> str:
     return "" if revision < "2025-06-18" else "-must"
+
+
+def _notes(tx: Transcript, leg: str, event: str) -> list[tuple[int, dict[str, Any]]]:
+    return [(n, x) for n, x in tx.notes if x.get("leg") == leg and x.get("event") == event]
+
+
+@pytest.mark.parametrize("key", CELLS, ids="-".join)
+def test_one_third_party_program_and_our_transports_on_each_leg(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    target = proxy_run["targets"][key[0]]
+    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
+    ends = target.transports
+    # the host leg is HTTP exactly when the target says so (our client's HTTP notes)
+    http_host = bool(_notes(tx, "host", "http-post"))
+    assert http_host == (ends["host"] != "stdio")
+    listening = _notes(tx, "upstream", "http-listening")
+    assert bool(listening) == (ends["upstream"] != "stdio")
+    if listening:
+        assert listening[0][1]["host"] == "127.0.0.1"
+        assert listening[0][1]["transport"] == ends["upstream"]
+    # the host started one program, the proxy; over HTTP our host started our upstream too,
+    # over stdio the proxy did: no second third-party program anywhere in the chain
+    (started,) = [x for _, x in _notes(tx, "host", "server-started")]
+    assert started["argv"][0].endswith(PROGRAMS[key[0]]), started["argv"]
+    ours = _notes(tx, "host", "upstream-started")
+    assert bool(ours) == (ends["upstream"] != "stdio")
+    if ours:
+        assert ours[0][1]["listening"] is True
+        assert "{upstream_url}" not in " ".join(started["argv"])
+    inits = [x for x in tx.lines if x.leg == "upstream" and x.dir == "in"
+             and x.method == "initialize"]  # fmt: skip
+    assert inits, "the proxy never reached our upstream"
+
+
+@pytest.mark.parametrize("key", [c for c in CELLS if c[1] == "relay-roots"], ids="-".join)
+def test_a_relay_loss_is_on_the_leg_of_the_column_program(
+    proxy_run: dict[str, Any], key: tuple[str, str, str]
+) -> None:
+    v = proxy_run["by"][key]
+    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
+    asks = _check(v, "asks")
+    ev = _lines(tx, asks)
+    if asks["outcome"] == "not-relayed":
+        # the question left our upstream end (delivered on an HTTP stream, or on stdio) and
+        # reached the proxy: what happened next is the proxy's, the only program between
+        for x in ev:
+            assert x.leg == "upstream" and x.dir == "out"
+            routed = [note for n, note in _notes(tx, "upstream", "routed")
+                      if n > x.n and note.get("id") == x.obj.get("id")]  # fmt: skip
+            if routed:
+                assert routed[0]["to"] != "held" or any(r.get("was_held") for r in routed)
+    elif asks["outcome"] in ("relayed", "partly-relayed"):
+        assert any(x.leg == "host" and x.method == "roots/list" for x in ev)
+    json.dumps(v)  # the verdict is plain data

@@ -1,8 +1,11 @@
 """``--repeat N`` and ``--settle N`` (issue 21): a cell played several times keeps every
 play, and reads ``unstable`` — never pass or fail — when the plays' outcomes differ.
 
-The fake client plays the cells (fast); its ``flaky`` mode is ``good`` and ``wrong-ids`` on
-alternate runs (a counter file), so a repeated cell's outcome changes on purpose.
+The fake client plays the cells (fast); its ``flaky`` mode is ``good`` and ``bad-roots`` on
+alternate runs (a counter file), so a repeated cell's outcome changes on purpose. The failing
+plays are ``bad-roots`` (an invalid roots/list result, at once), not ``wrong-ids``, whose
+unanswered request costs the step's whole timeout per play; ``tests/play/test_faults.py``
+plays that one.
 """
 
 from __future__ import annotations
@@ -109,7 +112,7 @@ def test_a_cached_cell_with_fewer_plays_is_given_the_rest(tmp_path: Path) -> Non
 
 def test_settle_plays_a_new_fail_until_it_has_three_plays(tmp_path: Path) -> None:
     results = tmp_path / "results"
-    failing, passing = _cell(fake_target("wrong-ids")), _cell(fake_target("good"))
+    failing, passing = _cell(fake_target("bad-roots")), _cell(fake_target("good"))
     verdicts = run([failing, passing], COMMIT, KNOWN, results=results, settle=SETTLE)
     bad, good = verdicts
     assert bad["verdict"] == "fail" and len(bad["plays"]) == SETTLE
@@ -145,7 +148,7 @@ def test_compare_plays_doubtful_cells_to_settle(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_shards_with_plays_merge_to_the_serial_tree(tmp_path: Path) -> None:
-    cells = [_cell(fake_target(mode)) for mode in ("good", "wrong-ids")]
+    cells = [_cell(fake_target(mode)) for mode in ("good", "bad-roots")]
     run(cells, COMMIT, KNOWN, results=tmp_path / "serial", repeat=2)
     shards = [tmp_path / "shard-1", tmp_path / "shard-2"]
     for i, folder in enumerate(shards, start=1):

@@ -9,8 +9,9 @@ everything per spec (so verdicts can be ``pass``); ``modern`` also speaks 2026-0
 the real clients will not produce on demand: garbage, wrong ids, silence, floods, a 10 MB line,
 a crash (after the handshake, or ``exit-early`` before it), a client that refuses the server's
 version by stopping its server (``refuse``), a client that never exits (ignoring SIGTERM, with
-a grandchild in a session of its own), and one that is ``good`` and ``wrong-ids`` on alternate
-runs (``flaky``, counting runs in ``--counter FILE``).
+a grandchild in a session of its own), ``bad-roots`` answering roots/list at once with a
+result no ListRootsResult admits (a fail that costs no step timeout), and one that is ``good``
+and ``bad-roots`` on alternate runs (``flaky``, counting runs in ``--counter FILE``).
 The wire hygiene faults: ``double-answer`` answers each server request twice, ``reuse-id``
 sends two pings with one id in one write (the second while the first is pending),
 ``answer-notifications`` answers every notification with an id-less error, ``stray-progress``
@@ -126,7 +127,9 @@ class Client:
             self.answer(method, rid)
 
     def answer(self, method: str, rid: Any) -> None:
-        if method == "roots/list" and self.roots_on:
+        if method == "roots/list" and self.roots_on and self.mode == "bad-roots":
+            self.send({"jsonrpc": "2.0", "id": rid, "result": {"roots": "none"}})
+        elif method == "roots/list" and self.roots_on:
             self.send({"jsonrpc": "2.0", "id": rid, "result": self.root_list()})
         elif method == "ping":
             self.send({"jsonrpc": "2.0", "id": rid, "result": {}})
@@ -242,11 +245,11 @@ def main() -> int:
     mode = opts[opts.index("--mode") + 1]
     if mode == "flaky":
         # Alternate plays differ on purpose: odd plays (by the counter file) answer as
-        # ``good``, even ones as ``wrong-ids``, so a repeated cell's outcome changes.
+        # ``good``, even ones as ``bad-roots``, so a repeated cell's outcome changes.
         counter = Path(opts[opts.index("--counter") + 1])
         plays = int(counter.read_text() or "0") + 1 if counter.exists() else 1
         counter.write_text(str(plays))
-        mode = "good" if plays % 2 else "wrong-ids"
+        mode = "good" if plays % 2 else "bad-roots"
     control = opts[opts.index("--control") + 1] if "--control" in opts else None
     roots = True
     if "--plan" in opts:  # the host plan's features, as an SDK host reads them
