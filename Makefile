@@ -143,5 +143,5 @@ lock:
 	rm -rf .lock-venv
 
 clean:
-	rm -rf $(VENV) .cache build results site/build site/docs tools/node_modules tools/venvs tools/hosts tools/bin \
+	rm -rf $(VENV) .cache build results site/build site/docs site/.work tools/node_modules tools/venvs tools/hosts tools/bin \
 	  $(TESTNPM)/node_modules

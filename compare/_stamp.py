@@ -74,9 +74,12 @@ def tree_digest(root: Path, *, content: bool) -> str:
     return _MEMO[memo]
 
 
-def forget() -> None:
-    """Drop memoised data-tree digests (after a stage wrote something)."""
-    for key in [k for k in _MEMO if not k[0].startswith(str(_PACKAGE))]:
+def forget(keep: Iterable[Path] = ()) -> None:
+    """Drop memoised data-tree digests (after a stage wrote something), but those of the
+    ``keep`` folders, which the caller knows the stage did not write (the results, after a
+    stage that only reads them: hashing them took seconds per stage)."""
+    kept = {str(path) for path in keep}
+    for key in [k for k in _MEMO if not k[0].startswith(str(_PACKAGE)) and k[0] not in kept]:
         del _MEMO[key]
 
 

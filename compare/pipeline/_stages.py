@@ -137,6 +137,10 @@ def _run_outputs(chosen: Selection) -> list[Path]:
     runs the stage again, which finds the damage and plays the cell again."""
     from compare.play._run import select
 
+    if not (chosen.targets or chosen.scenarios or chosen.revisions):
+        # The whole matrix: the results folder as one output, one walk instead of one per
+        # cell (a cell's damage still shows: any file of it changes the folder's digest).
+        return [_paths.results_dir()]
     cells, _commit, _revisions = select(
         list(chosen.targets) or None, list(chosen.scenarios) or None, list(chosen.revisions) or None
     )
@@ -255,7 +259,8 @@ def _each_stage(
         try:
             code = stage.call()
         finally:
-            _stamp.forget()
+            # Only the run writes results; the stages after it only read them.
+            _stamp.forget(keep=() if stage.name == "run" else (_paths.results_dir(),))
         if code:
             outcomes.append(Outcome(stage.name, "failed", why, _since(started), code))
             return outcomes, code

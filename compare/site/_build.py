@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from compare import _atomic, _paths
 from compare._errors import CompareError
-from compare.site import _evidence, _linkcheck
+from compare.site import _evidence, _linkcheck, _splice
 from compare.site._render import SITE_SOURCE, docs_dir
 
 BUILD_TIMEOUT_S = 300
@@ -53,18 +53,26 @@ def work_dir() -> Path:
     return _paths.site_dir() / ".work"
 
 
-def _summary_docs(docs: Path) -> Path:
+def _summary_docs(docs: Path) -> tuple[Path, dict[str, _splice.Page]]:
     """A folder of every page but the cell pages, plus the evidence shell: what mkdocs
-    builds. Files are hard links into ``docs/`` (nothing is copied)."""
+    builds. A page's parts that change with the results are cut out (``_splice``) and
+    returned by page; other files are hard links into ``docs/`` (nothing is copied)."""
     folder = work_dir() / "summary"
     shutil.rmtree(folder, ignore_errors=True)
+    pages: dict[str, _splice.Page] = {}
     for path in sorted(docs.rglob("*")):
         rel = path.relative_to(docs)
         if not path.is_file() or rel.parts[0] == "cells":
             continue
-        _evidence.link_out(path, folder / rel)
+        if path.suffix == ".md":
+            page = _splice.cut(path.read_text(encoding="utf-8"), f"site/docs/{rel.as_posix()}")
+            _atomic.write_text(folder / rel, page.skeleton)
+            if page.parts:
+                pages[rel.with_suffix(".html").as_posix()] = page
+        else:
+            _evidence.link_out(path, folder / rel)
     _atomic.write_text(folder / _evidence.SHELL_MD, _evidence.SHELL_SOURCE)
-    return folder
+    return folder, pages
 
 
 def _summary_key(folder: Path) -> str:
@@ -92,52 +100,141 @@ def _version(name: str) -> str:
 
 
 def build_site() -> Built:
-    """Build the site: the summary pages with ``mkdocs build --strict`` (any warning fails the
-    build) when they changed, then every cell page as HTML in the same look, converting only
-    those whose Markdown changed (``compare.site._evidence``); the links of every page are
-    checked. A failed build keeps the last one."""
+    """Build the site: the summary pages' skeleton with ``mkdocs build --strict`` (any
+    warning fails the build) when it changed, their parts that change with the results
+    converted and put in (``_splice``), and every cell page as HTML in the same look, only
+    those whose Markdown changed (``_evidence``). The new site is assembled beside the last
+    one (hard links to what did not change), its links are checked, and only then does it
+    take the last one's place: a failed build keeps the last site."""
     docs = docs_dir()
     if not (docs / "index.md").is_file():
         raise CompareError(f"no rendered pages in {docs}", "run `mcp-compare render` first")
     out = build_dir()
     out.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    summary = _summary_docs(docs)
+    summary, pages = _summary_docs(docs)
     key = _summary_key(summary)
     record = work_dir() / "summary.json"
-    config = SITE_SOURCE / "mkdocs.yml"
+    skeleton = work_dir() / "skeleton"
+    shell_path = work_dir() / "shell.html"
     try:
         last = json.loads(record.read_text(encoding="utf-8")).get("key")
     except (OSError, ValueError, AttributeError):
         last = None
-    shell_path = work_dir() / "shell.html"
-    rebuilt = last != key or not (out / "index.html").is_file() or not shell_path.is_file()
-    if not rebuilt:  # the summary pages stand: only cell pages are written, in place
-        made = _evidence.make_evidence(docs, out, _evidence.Shell.read(shell_path), config)
-        _check(out, made)
-    else:
-        made = _build_summary(summary, out, shell_path, docs, config)
+    rebuilt = last != key or not (skeleton / "index.html").is_file() or not shell_path.is_file()
+    if rebuilt:
+        record.unlink(missing_ok=True)
+        _build_skeleton(summary, skeleton, shell_path)
         _atomic.write_json(record, {"key": key})
-    pages = sum(1 for _ in out.rglob("*.html"))
-    return Built(out, time.monotonic() - started, pages, made.converted, made.kept, rebuilt)
-
-
-def _check(folder: Path, made: _evidence.Made) -> None:
-    """The links of every summary page (they point into the cell pages, which may have gone)
-    and of the cell pages written now (a kept one was checked when it was written)."""
-    summary = [p for p in folder.rglob("*.html") if p.relative_to(folder).parts[0] != "cells"]
-    _linkcheck.check_links(folder, [*summary, *(folder / "cells" / n for n in made.written)])
-
-
-def _build_summary(
-    summary: Path, out: Path, shell_path: Path, docs: Path, config: Path
-) -> _evidence.Made:
-    """mkdocs on the summary pages into a new folder beside ``out``; the cell pages of the
-    last build are moved into it and brought up to date, its links are checked, then it takes
-    ``out``'s place. On any failure the last build stays as it was."""
     staging = Path(tempfile.mkdtemp(prefix=".build-", dir=out.parent))
     staging.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
-    moved = False
+    try:
+        if out.is_dir():
+            _linked_copy(out, staging)
+        written, removed = _assemble(skeleton, staging, pages)
+        config = SITE_SOURCE / "mkdocs.yml"
+        made = _evidence.make_evidence(docs, staging, _evidence.Shell.read(shell_path), config)
+        check = (
+            [p for p in staging.rglob("*.html") if p.relative_to(staging).parts[0] != "cells"]
+            if rebuilt or removed or made.removed or not out.is_dir()
+            else [staging / rel for rel in written if rel.endswith(".html")]
+        )
+        _linkcheck.check_links(staging, [*check, *(staging / "cells" / n for n in made.written)])
+        old = out.with_name(f".{out.name}-old")
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    count = sum(1 for _ in out.rglob("*.html"))
+    return Built(out, time.monotonic() - started, count, made.converted, made.kept, rebuilt)
+
+
+def _linked_copy(source: Path, target: Path) -> None:
+    """``target`` as a tree of hard links to ``source``'s files: every later write replaces a
+    file through a rename, so the last site is never touched while the new one is made."""
+    for folder, _dirs, files in os.walk(source):
+        here = Path(folder)
+        there = target / here.relative_to(source)
+        there.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            _evidence.link_out(here / name, there / name)
+
+
+def _assemble(skeleton: Path, out: Path, pages: dict[str, _splice.Page]) -> tuple[list[str], int]:
+    """The built skeleton into ``out``, each page's parts put in; a file that is already the
+    same is left alone. Returns the files written and how many stale ones were removed."""
+    cache = _splice.cache_dir(work_dir())
+    cache.mkdir(parents=True, exist_ok=True)
+    config = SITE_SOURCE / "mkdocs.yml"
+    written: list[str] = []
+    wanted: set[str] = set()
+    for path in sorted(skeleton.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(skeleton).as_posix()
+        wanted.add(rel)
+        dst = out / rel
+        page = pages.get(rel)
+        if page is None:
+            if dst.is_file() and os.path.samefile(path, dst):
+                continue
+            if dst.exists() or dst.is_symlink():
+                dst.unlink()
+            _evidence.link_out(path, dst)
+            written.append(rel)
+            continue
+        hashes = page.hashes(rel)
+        parts = [
+            _part_html(cache, k, p, page, config, rel)
+            for k, p in zip(hashes, page.parts, strict=True)
+        ]
+        body = _splice.fill(path.read_text(encoding="utf-8"), parts, rel).encode("utf-8")
+        if dst.is_file() and dst.read_bytes() == body:
+            continue
+        _atomic.write_bytes(dst, body)
+        written.append(rel)
+    removed = 0
+    for path in sorted(out.rglob("*"), reverse=True):
+        stale = path.relative_to(out)
+        if stale.parts[0] == "cells" or not path.is_file():
+            continue
+        if stale.as_posix() not in wanted:
+            path.unlink()
+            removed += 1
+    _prune(cache, {k for rel, page in pages.items() for k in page.hashes(rel)})
+    return written, removed
+
+
+def _part_html(cache: Path, key: str, part: str, page: _splice.Page, config: Path, rel: str) -> str:
+    """One part's HTML, from the cache or converted now (and cached)."""
+    path = cache / f"{key}.html"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    source = part + ("\n\n" + page.abbreviations if page.abbreviations else "") + "\n"
+    _title, body, _toc = _evidence.convert(source, config, rel)
+    _atomic.write_text(path, body)
+    return str(body)
+
+
+def _prune(cache: Path, keep: set[str]) -> None:
+    """Converted parts no page holds any more."""
+    for path in cache.glob("*.html"):
+        if path.stem not in keep:
+            path.unlink(missing_ok=True)
+
+
+def _build_skeleton(summary: Path, skeleton: Path, shell_path: Path) -> None:
+    """mkdocs on the summary pages' skeleton into a new folder that then replaces
+    ``skeleton``; the evidence shell is kept apart, out of the sitemap, and the search index
+    is trimmed. On failure the last skeleton stays."""
+    skeleton.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".skeleton-", dir=skeleton.parent))
+    staging.chmod(0o755)
     try:
         _, proc = _mkdocs(summary, staging)
         if proc.returncode != 0:
@@ -151,22 +248,13 @@ def _build_summary(
         shutil.rmtree(staging / "cells", ignore_errors=True)
         _drop_shell_from_sitemap(staging)
         _trim_search_index(staging)
-        if (out / "cells").is_dir():
-            (out / "cells").rename(staging / "cells")
-            moved = True
-        made = _evidence.make_evidence(docs, staging, _evidence.Shell.read(shell_path), config)
-        _check(staging, made)
-        old = out.with_name(f".{out.name}-old")
+        old = skeleton.with_name(f".{skeleton.name}-old")
         shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            out.rename(old)
-        staging.rename(out)
-        moved = False
+        if skeleton.exists():
+            skeleton.rename(old)
+        staging.rename(skeleton)
         shutil.rmtree(old, ignore_errors=True)
-        return made
     finally:
-        if moved and out.is_dir() and (staging / "cells").is_dir():
-            (staging / "cells").rename(out / "cells")  # the last build keeps its cell pages
         shutil.rmtree(staging, ignore_errors=True)
 
 

@@ -19,6 +19,7 @@ import html
 import json
 import multiprocessing
 import os
+import posixpath
 import re
 import shutil
 from collections.abc import Iterable
@@ -59,16 +60,21 @@ def record_path() -> Path:
 
 
 class _MdLinks(Treeprocessor):
-    """``page.md`` links become ``page.html``, as mkdocs writes them (no directory URLs)."""
+    """``page.md`` links become ``page.html`` written the shortest way from the page, as
+    mkdocs writes them (no directory URLs): ``../implementations/x.md`` seen from
+    ``implementations/index.html`` is ``x.html``."""
 
     def run(self, root: Element) -> None:
+        here = posixpath.dirname(str(getattr(self.md, "mc_page", "")))
         for el in root.iter():
             for attr in ("href", "src"):
                 value = el.get(attr)
                 if value and "://" not in value and not value.startswith(("#", "/", "mailto:")):
                     path, sep, anchor = value.partition("#")
                     if path.endswith(".md"):
-                        el.set(attr, path[:-3] + ".html" + sep + anchor)
+                        target = posixpath.normpath(posixpath.join(here, path[:-3] + ".html"))
+                        short = posixpath.relpath(target, here or ".")
+                        el.set(attr, short + sep + anchor)
 
 
 class _MdLinksExtension(Extension):
@@ -180,8 +186,9 @@ def _plain(name: str) -> str:
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
-def convert(source: str, config: Path) -> tuple[str, str, list[dict[str, Any]]]:
-    """A page's Markdown as (title, body HTML, headings below the title)."""
+def convert(source: str, config: Path, page: str) -> tuple[str, str, list[dict[str, Any]]]:
+    """A page's Markdown as (title, body HTML, headings below the title); ``page`` is where
+    its HTML goes, relative to the site (its links are written from there)."""
     title = ""
     match = _FRONT.match(source)
     if match:
@@ -194,6 +201,7 @@ def convert(source: str, config: Path) -> tuple[str, str, list[dict[str, Any]]]:
         source = source[match.end() :]
     md = _converter(str(config))
     md.reset()
+    md.mc_page = page
     body = md.convert(source)
     tokens: list[dict[str, Any]] = list(getattr(md, "toc_tokens", []))
     if len(tokens) == 1 and tokens[0].get("level") == 1:  # the page's own title
@@ -214,7 +222,7 @@ def _one(args: tuple[str, str, str, str]) -> tuple[str, str | None]:
     slug = Path(source_path).stem
     try:
         source = Path(source_path).read_text(encoding="utf-8")
-        title, body, toc = convert(source, Path(config))
+        title, body, toc = convert(source, Path(config), f"cells/{slug}.html")
         page = Shell(shell_text, "").page(slug, title or slug, body, toc)
         _atomic.write_text(Path(out_path), page)
     except (OSError, CompareError, ValueError) as err:
@@ -246,7 +254,8 @@ def make_evidence(docs: Path, out: Path, shell: Shell, config: Path) -> Made:
     src_dir, dst_dir = docs / "cells", out / "cells"
     dst_dir.mkdir(parents=True, exist_ok=True)
     record = _read_record(record_path())
-    if record.get("shell") != shell.digest or record.get("format") != FORMAT:
+    made_by = _made_by(shell, config)
+    if record.get("shell") != made_by or record.get("format") != FORMAT:
         record = {"pages": {}, "files": {}}
     pages_before: dict[str, Any] = record.get("pages") or {}
     files_before: dict[str, Any] = record.get("files") or {}
@@ -290,7 +299,7 @@ def make_evidence(docs: Path, out: Path, shell: Shell, config: Path) -> Made:
             made.removed += 1
     _atomic.write_json(
         record_path(),
-        {"format": FORMAT, "shell": shell.digest, "pages": pages, "files": files},
+        {"format": FORMAT, "shell": made_by, "pages": pages, "files": files},
     )
     if failed:
         shown = "\n".join(f"  {slug}: {why}" for slug, why in failed[:10])
@@ -299,6 +308,21 @@ def make_evidence(docs: Path, out: Path, shell: Shell, config: Path) -> Made:
             "the other pages were written; fix what is named and run `mcp-compare site` again",
         )
     return made
+
+
+def _made_by(shell: Shell, config: Path) -> str:
+    """What every cell page is made with besides its Markdown: the shell, this converter, the
+    Markdown settings and the Markdown packages' versions (a change converts every page)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    digest = hashlib.sha256(shell.digest.encode())
+    digest.update(Path(__file__).read_bytes() + config.read_bytes())
+    for name in ("markdown", "pymdown-extensions", "pygments"):
+        try:
+            digest.update(f"{name} {version(name)}".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name} -".encode())
+    return digest.hexdigest()
 
 
 def _convert_all(todo: list[tuple[str, str, str, str]]) -> list[tuple[str, str]]:

@@ -20,7 +20,7 @@ from compare import _atomic, _paths
 from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.pin import release_order
-from compare.site import _grid_html, _maintainers, _matrix_html, _reuse
+from compare.site import _grid_html, _maintainers, _matrix_html, _reuse, _splice
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._enforcement import enforcement_matrices
@@ -94,6 +94,7 @@ def _environment() -> Environment:
         GLOSSARY=GLOSSARY,
         pick=lambda mapping, keys: [mapping[k] for k in keys if k in mapping],
         index_cells=index_cells,
+        splice=_splice.splice,
     )
     return env
 

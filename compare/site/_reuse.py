@@ -30,6 +30,20 @@ from compare.site._inputs import SiteData
 #: Bump when a kept record would no longer mean the same (its fields or the key's recipe).
 FORMAT = 1
 _SITE_CODE = Path(__file__).resolve().parent
+#: The site modules a cell page is made with (its template's helpers, links, words, symbols,
+#: escaping, the transcript reader): a change in another module (the build, the matrices)
+#: keeps the cell pages.
+CELL_PAGE_CODE = (
+    "_reuse.py",
+    "_render.py",
+    "_cells.py",
+    "_links.py",
+    "_escape.py",
+    "_symbols.py",
+    "_words.py",
+    "_text.py",
+    "_matrix.py",
+)
 
 
 def record_path() -> Path:
@@ -39,9 +53,8 @@ def record_path() -> Path:
 def shared_key(data: SiteData, templates: Path) -> str:
     """What every cell page shows besides its own cell, hashed once per render."""
     digest = hashlib.sha256(f"format {FORMAT}\n".encode())
-    for folder, pattern in ((templates, "cell.md.j2"), (_SITE_CODE, "*.py")):
-        for path in sorted(folder.glob(pattern)):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in [templates / "cell.md.j2", *(_SITE_CODE / name for name in CELL_PAGE_CODE)]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     names = {
         k: str((data.impl_info.get(k) or v or {}).get("name") or k)
         for k, v in {**data.targets, **data.impl_info}.items()

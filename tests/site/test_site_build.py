@@ -156,3 +156,22 @@ def test_hostile_client_run_by_the_engine_is_text_in_the_built_html(
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in body
     assert "&lt;iframe src=javascript:window.__pwned=4&gt;" in body
     assert "<title>command cmd-" in page and "<script>" not in page.split("<title>")[1][:200]
+
+
+def test_a_changed_part_of_a_summary_page_needs_no_mkdocs_build(site_env: Path) -> None:
+    render()
+    assert mc("site").returncode == 0
+    page = site_env / "site" / "docs" / "roots.md"
+    text = page.read_text("utf-8")
+    at = text.index("<!-- mc-part -->") + len("<!-- mc-part -->\n")
+    page.write_text(text[:at] + "\nA part changed by the test.\n" + text[at:], "utf-8")
+    proc = mc("site")
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "summary pages unchanged" in said, said
+    built = (site_env / "site" / "build" / "roots.html").read_text("utf-8")
+    assert "A part changed by the test." in built and "mc-part" not in built
+    # Outside a part, the page itself changed: mkdocs builds again.
+    page.write_text(page.read_text("utf-8").replace("# Roots", "# Roots again", 1), "utf-8")
+    again = " ".join(mc("site").stdout.split())
+    assert "summary pages rebuilt" in again, again
