@@ -37,8 +37,8 @@ SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 #: is off by a third does no harm. The CLI clients' module is not here: ``make pytest`` runs
 #: it alone first.
 SLOW: dict[str, float] = {
-    "tests/pipeline/test_pipeline.py": 275,
-    "tests/site/test_site_reader_browser.py": 160,
+    "tests/pipeline/test_pipeline.py": 75,
+    "tests/site/test_site_reader_browser.py": 125,
     "tests/site/test_site_render.py": 147,
     "tests/hosts/test_hosts.py": 133,
     "tests/site/test_site_maintainers_browser.py": 106,
@@ -47,7 +47,7 @@ SLOW: dict[str, float] = {
     "tests/play/test_real_proxies.py": 85,
     "tests/pipeline/test_kill_compare.py": 85,
     "tests/hosts/test_host_contract.py": 78,
-    "tests/test_contracts.py": 78,
+    "tests/test_contracts.py": 35,
     "tests/play/test_kill.py": 75,
     "tests/play/test_real_servers.py": 60,
     "tests/play/clients/test_proxies_alone.py": 56,
