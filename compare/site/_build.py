@@ -53,13 +53,16 @@ def work_dir() -> Path:
     return _paths.site_dir() / ".work"
 
 
-def _summary_docs(docs: Path) -> tuple[Path, dict[str, _splice.Page]]:
+def _summary_docs(docs: Path) -> tuple[Path, dict[str, _splice.Page], dict[str, Path]]:
     """A folder of every page but the cell pages, plus the evidence shell: what mkdocs
     builds. A page's parts that change with the results are cut out (``_splice``) and
-    returned by page; other files are hard links into ``docs/`` (nothing is copied)."""
+    returned by page. Files mkdocs would only copy (``matrix.json``, the badges, the
+    published schemas) are left out of its build and returned to be put in the site as they
+    are: the matrix changes with every result. Our assets stay (the theme links them)."""
     folder = work_dir() / "summary"
     shutil.rmtree(folder, ignore_errors=True)
     pages: dict[str, _splice.Page] = {}
+    statics: dict[str, Path] = {}
     for path in sorted(docs.rglob("*")):
         rel = path.relative_to(docs)
         if not path.is_file() or rel.parts[0] == "cells":
@@ -69,10 +72,12 @@ def _summary_docs(docs: Path) -> tuple[Path, dict[str, _splice.Page]]:
             _atomic.write_text(folder / rel, page.skeleton)
             if page.parts:
                 pages[rel.with_suffix(".html").as_posix()] = page
-        else:
+        elif rel.parts[0] == "assets":
             _evidence.link_out(path, folder / rel)
+        else:
+            statics[rel.as_posix()] = path
     _atomic.write_text(folder / _evidence.SHELL_MD, _evidence.SHELL_SOURCE)
-    return folder, pages
+    return folder, pages, statics
 
 
 def _summary_key(folder: Path) -> str:
@@ -112,7 +117,7 @@ def build_site() -> Built:
     out = build_dir()
     out.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    summary, pages = _summary_docs(docs)
+    summary, pages, statics = _summary_docs(docs)
     key = _summary_key(summary)
     record = work_dir() / "summary.json"
     skeleton = work_dir() / "skeleton"
@@ -131,7 +136,7 @@ def build_site() -> Built:
     try:
         if out.is_dir():
             _linked_copy(out, staging)
-        written, removed = _assemble(skeleton, staging, pages)
+        written, removed = _assemble(skeleton, staging, pages, statics)
         config = SITE_SOURCE / "mkdocs.yml"
         made = _evidence.make_evidence(docs, staging, _evidence.Shell.read(shell_path), config)
         check = (
@@ -163,18 +168,19 @@ def _linked_copy(source: Path, target: Path) -> None:
             _evidence.link_out(here / name, there / name)
 
 
-def _assemble(skeleton: Path, out: Path, pages: dict[str, _splice.Page]) -> tuple[list[str], int]:
-    """The built skeleton into ``out``, each page's parts put in; a file that is already the
-    same is left alone. Returns the files written and how many stale ones were removed."""
+def _assemble(
+    skeleton: Path, out: Path, pages: dict[str, _splice.Page], statics: dict[str, Path]
+) -> tuple[list[str], int]:
+    """The built skeleton into ``out``, each page's parts put in, and the files mkdocs would
+    only have copied; a file that is already the same is left alone. Returns the files
+    written and how many stale ones were removed."""
     cache = _splice.cache_dir(work_dir())
     cache.mkdir(parents=True, exist_ok=True)
     config = SITE_SOURCE / "mkdocs.yml"
     written: list[str] = []
     wanted: set[str] = set()
-    for path in sorted(skeleton.rglob("*")):
-        if not path.is_file():
-            continue
-        rel = path.relative_to(skeleton).as_posix()
+    built = {p.relative_to(skeleton).as_posix(): p for p in skeleton.rglob("*") if p.is_file()}
+    for rel, path in sorted({**built, **statics}.items()):
         wanted.add(rel)
         dst = out / rel
         page = pages.get(rel)
