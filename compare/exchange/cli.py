@@ -54,6 +54,7 @@ def run(
         cells = shard_cells(cells, *part)
         typer.echo(f"shard {part[0]}/{part[1]}: {len(cells)} of {everything} cells", err=True)
     console = make_console(stderr=as_json)
+    keeps_stamp = part is None and results is None and command is None and _run_stamp_holds()
     # A cell's expected cost for the estimate: a second plus its declared windows.
     weights = {c.label: 1.0 + declared_waits(c) for c in cells}
     with CellProgress(len(cells), sys.stderr, weights=weights) as progress:
@@ -81,6 +82,8 @@ def run(
         _print_table(console, data)
         console.print(progress.tally.summary())
     failed = errors(verdicts)
+    if keeps_stamp and not failed:
+        _refresh_run_stamp()
     if failed:
         # A finding about the run, not bad input: exit 1 (as cite --check does), and say
         # which cells, on stderr so --json output stays parseable.
@@ -201,6 +204,27 @@ def register(app: typer.Typer) -> None:
         # sys.exit, not typer.Exit: in non-standalone mode click returns an Exit's code
         # instead of raising it, and the root command would then exit 0.
         sys.exit(peer.main(["--plan", str(plan)]))
+
+
+def _run_stamp_holds() -> bool:
+    """Whether the pipeline's run stage may be skipped now: every cell of the matrix was
+    current when ``mcp-compare compare`` last checked, and nothing changed since."""
+    from compare import _stamp
+    from compare.pipeline import _inputs
+
+    return _stamp.why_stale("run", _inputs.run_inputs(())) is None
+
+
+def _refresh_run_stamp() -> None:
+    """After a run that began with every cell current and ended without an error, every cell
+    is current still (the ones played now were played with the same inputs): the pipeline's
+    run stage is recorded as done, so the next ``mcp-compare compare`` publishes the new
+    results without checking all the others again (seconds on the whole matrix)."""
+    from compare import _paths, _stamp
+    from compare.pipeline import _inputs
+
+    _stamp.forget()
+    _stamp.record("run", _inputs.run_inputs(()), [_paths.results_dir()])
 
 
 #: A run table longer than this is not printed (the whole matrix is some 1,600 lines that

@@ -289,3 +289,30 @@ def test_a_failing_stage_stops_the_pipeline_with_its_exit_code(
     assert not _stamp.stamp_file("cite").exists()
     monkeypatch.undo()
     env.settle()
+
+
+def test_a_run_that_began_with_every_cell_current_keeps_the_run_stage_skippable(
+    env: Env,
+) -> None:
+    """``mcp-compare run`` of a few cells after a whole-matrix check: every cell is still
+    current afterwards, so the next compare publishes without checking them all again; a run
+    that began without that check leaves nothing recorded."""
+    from compare import _paths
+    from compare.exchange import cli
+    from compare.pipeline import _inputs
+
+    whole = _inputs.run_inputs(())
+    try:
+        _stamp.record("run", whole, [_paths.results_dir()])  # as a whole-matrix run leaves it
+        before = _cell_file(env, "verdict.json").read_bytes()
+        assert cli.run(["ts-sdk"], ["handshake"], ["2025-11-25"], force=True) == 0
+        assert _cell_file(env, "verdict.json").read_bytes() != before  # played again
+        _stamp.forget()
+        assert _stamp.why_stale("run", whole) is None
+        _stamp.clear("run")
+        assert cli.run(["ts-sdk"], ["handshake"], ["2025-11-25"], force=True) == 0
+        _stamp.forget()
+        assert _stamp.why_stale("run", whole) == "no stamp"
+    finally:
+        _stamp.clear("run")
+        env.settle()
