@@ -145,16 +145,21 @@ def build_site() -> Built:
             else [staging / rel for rel in written if rel.endswith(".html")]
         )
         _linkcheck.check_links(staging, [*check, *(staging / "cells" / n for n in made.written)])
-        old = out.with_name(f".{out.name}-old")
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            out.rename(old)
-        staging.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     count = sum(1 for _ in out.rglob("*.html"))
     return Built(out, time.monotonic() - started, count, made.converted, made.kept, rebuilt)
+
+
+def _swap(new: Path, target: Path) -> None:
+    """``new`` takes ``target``'s place (two renames; the old folder is removed after)."""
+    old = target.with_name(f".{target.name}-old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _linked_copy(source: Path, target: Path) -> None:
@@ -254,12 +259,7 @@ def _build_skeleton(summary: Path, skeleton: Path, shell_path: Path) -> None:
         shutil.rmtree(staging / "cells", ignore_errors=True)
         _drop_shell_from_sitemap(staging)
         _trim_search_index(staging)
-        old = skeleton.with_name(f".{skeleton.name}-old")
-        shutil.rmtree(old, ignore_errors=True)
-        if skeleton.exists():
-            skeleton.rename(old)
-        staging.rename(skeleton)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap(staging, skeleton)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -174,10 +174,7 @@ def test_the_answer_is_judged_on_what_each_side_saw(
 def test_list_changed_is_judged_on_the_upstream_leg(
     proxy_run: dict[str, Any], key: tuple[str, str, str]
 ) -> None:
-    v = proxy_run["by"][key]
-    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
-    check = _check(v, "list-changed")
-    ev = _lines(tx, check)
+    check, ev, tx = _judged(proxy_run, key, "list-changed")
     sent = ev[0]
     assert (sent.leg, sent.dir, sent.method) == (
         "host", "out", "notifications/roots/list_changed"
@@ -190,6 +187,15 @@ def test_list_changed_is_judged_on_the_upstream_leg(
         assert ev[1] is passed[0]
     else:
         assert passed == []
+
+
+def _judged(
+    proxy_run: dict[str, Any], key: tuple[str, str, str], check_id: str
+) -> tuple[dict[str, Any], list[Line], Transcript]:
+    """One check of a proxy cell, the transcript lines it quotes, and the transcript."""
+    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
+    check = _check(proxy_run["by"][key], check_id)
+    return check, _lines(tx, check), tx
 
 
 def _host_calls(tx: Transcript) -> list[Line]:
@@ -319,10 +325,7 @@ def test_one_third_party_program_and_our_transports_on_each_leg(
 def test_a_relay_loss_is_on_the_leg_of_the_column_program(
     proxy_run: dict[str, Any], key: tuple[str, str, str]
 ) -> None:
-    v = proxy_run["by"][key]
-    tx = read_transcript(_cell(proxy_run, key) / "transcript.jsonl")
-    asks = _check(v, "asks")
-    ev = _lines(tx, asks)
+    asks, ev, tx = _judged(proxy_run, key, "asks")
     if asks["outcome"] == "not-relayed":
         # the question left our upstream end (delivered on an HTTP stream, or on stdio) and
         # reached the proxy: what happened next is the proxy's, the only program between
@@ -334,4 +337,4 @@ def test_a_relay_loss_is_on_the_leg_of_the_column_program(
                 assert routed[0]["to"] != "held" or any(r.get("was_held") for r in routed)
     elif asks["outcome"] in ("relayed", "partly-relayed"):
         assert any(x.leg == "host" and x.method == "roots/list" for x in ev)
-    json.dumps(v)  # the verdict is plain data
+    json.dumps(proxy_run["by"][key])  # the verdict is plain data
