@@ -44,22 +44,14 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 
 def _not_a_matrix(value: dict[str, Any]) -> str | None:
-    """Where a stored matrix breaks the published schema (None when it does not); one found
-    valid before is not validated again (``compare.site._matrix.known_valid``)."""
-    import jsonschema
+    """Where a stored matrix breaks the published schema (None when it does not)."""
+    from compare.site._matrix import matrix_error
 
-    from compare.site._matrix import found_valid, known_valid, matrix_schema
-
-    schema = matrix_schema()
-    if known_valid(value, schema):
+    found = matrix_error(value)
+    if found is None:
         return None
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(value)
-    )
-    if error is None:
-        found_valid(value, schema)
-        return None
-    return f"at /{'/'.join(str(p) for p in error.absolute_path)}: {error.message[:120]}"
+    where, message = found
+    return f"at /{'/'.join(str(p) for p in where)}: {message[:120]}"
 
 
 def baseline_path(current: dict[str, Any]) -> Path | None:

@@ -67,6 +67,26 @@ def test_schema_rejects_a_tampered_export(site_env: Path) -> None:
         raise AssertionError("a verdict outside the vocabulary passed the schema")
 
 
+def test_a_tampered_cell_is_found_though_the_others_were_found_valid_before(
+    site_env: Path,
+) -> None:
+    """Items of a matrix found valid are remembered (``matrix_error``); one that changed is
+    validated again, whatever the others were."""
+    from compare.site._matrix import matrix_error
+
+    assert mc("export").returncode == 0
+    matrix = json.loads((site_env / "build" / "matrix.json").read_text(encoding="utf-8"))
+    assert matrix_error(matrix) is None  # every item now remembered
+    matrix["cells"][-1]["verdict"] = "great"
+    found = matrix_error(matrix)
+    assert found is not None
+    where, message = found
+    assert where[:2] == ["cells", len(matrix["cells"]) - 1] and "great" in message
+    matrix["cells"][-1]["verdict"] = "pass"
+    matrix["format"] = "two"  # outside the arrays: the rest of the document is checked too
+    assert matrix_error(matrix) is not None
+
+
 def test_export_out_writes_elsewhere(site_env: Path, tmp_path: Path) -> None:
     out = tmp_path / "elsewhere" / "m.json"
     assert mc("export", "--out", str(out)).returncode == 0
