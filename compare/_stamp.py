@@ -36,17 +36,31 @@ _MEMO: dict[tuple[str, str, bool], str] = {}
 
 
 def _walk(root: Path) -> list[tuple[str, os.stat_result]]:
-    """Every regular file under ``root`` (symlinks not followed), sorted by relative path."""
+    """Every regular file under ``root`` (symlinks not followed), sorted by relative path.
+    The same files ``os.walk`` gives (a link to a folder is neither walked nor listed), read
+    with one ``scandir`` per folder and no path arithmetic per file: the results folder has
+    some 40,000 files, and every stamp check walks it."""
     found: list[tuple[str, os.stat_result]] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in _IGNORED]
-        for name in files:
-            path = os.path.join(folder, name)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            found.append((os.path.relpath(path, root), info))
+    base = str(root)
+    cut = len(base) + 1
+    stack = [base]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir():
+                        if not entry.is_symlink() and entry.name not in _IGNORED:
+                            stack.append(entry.path)
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found.append((entry.path[cut:], info))
     found.sort(key=lambda item: item[0])
     return found
 
