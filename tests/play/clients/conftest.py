@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import initialize_era
 
 from compare import _paths
 from compare._errors import CompareError
@@ -45,6 +46,18 @@ CLI_BINS = {
 #: answering our roots/list and refusing it undeclared. Everything else they do is kept by
 #: the golden cells and by `mcp-compare compare --replay`, so adding an area adds nothing here.
 CLI_SCENARIOS = ("handshake", "version-window", "roots-list", "roots-undeclared")
+#: The roots pair is a mechanism (answering our roots/list, refusing it undeclared), played
+#: at the first and the last revision of the handshake era, not at every one: which revisions
+#: a client takes is measured by the handshake and the version window.
+ROOTS_SCENARIOS = ("roots-list", "roots-undeclared")
+
+
+def roots_revisions() -> list[str]:
+    """The revisions the roots pair is played at (from the pins)."""
+    era = initialize_era()
+    return sorted({era[0], era[-1]}, key=era.index)
+
+
 #: A whole target's run (its smoke scenarios × revisions, two at a time) must end within this.
 RUN_BOUND_S = 900
 #: Where the clients keep their state under a home folder; the real home's copies must not move.
@@ -265,28 +278,36 @@ def client_run(
     run.sentinel_before = snapshot(sentinel)
     run.real_home_before = _real_home_state()
     cli = Path(sys.executable).parent / "mcp-compare"
+    every = [s for s in CLI_SCENARIOS if s not in ROOTS_SCENARIOS]
+    selections = [
+        [a for scenario in every for a in ("--scenario", scenario)],
+        [a for scenario in ROOTS_SCENARIOS for a in ("--scenario", scenario)]
+        + [a for rev in roots_revisions() for a in ("--revision", rev)],
+    ]
     for target in selected_targets(request.session):
-        argv = [str(cli), "run", "--target", target, "--jobs", "2", "--json"]
-        argv += [a for scenario in CLI_SCENARIOS for a in ("--scenario", scenario)]
         started = time.monotonic()
-        try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                timeout=RUN_BOUND_S,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"{target}: `mcp-compare run` did not end within {RUN_BOUND_S} s")
+        parts = []
+        for chosen in selections:
+            argv = [str(cli), "run", "--target", target, "--jobs", "2", "--json", *chosen]
+            try:
+                done = subprocess.run(
+                    argv,
+                    capture_output=True,
+                    text=True,
+                    timeout=RUN_BOUND_S,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"{target}: `mcp-compare run` did not end within {RUN_BOUND_S} s")
+            if done.returncode != 0:
+                pytest.fail(
+                    f"{target}: `mcp-compare run` exited {done.returncode}:\n{done.stderr[-2000:]}"
+                )
+            parts.append(json.loads(done.stdout))
         run.wall_s[target] = round(time.monotonic() - started, 2)
-        if done.returncode != 0:
-            pytest.fail(
-                f"{target}: `mcp-compare run` exited {done.returncode}:\n{done.stderr[-2000:]}"
-            )
-        run.summaries[target] = json.loads(done.stdout)
+        run.summaries[target] = {"parts": parts}
     time.sleep(0.5)  # a process the harness signalled last gets a moment to go
     run.leftovers = processes_mentioning(str(base))
     run.sentinel_after = snapshot(sentinel)

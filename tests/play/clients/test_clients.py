@@ -1,6 +1,7 @@
 """The CLI clients people run — Claude Code, opencode, Gemini CLI (health check and prompt
 mode), Codex, gptme, Qwen Code and Apify's mcpc — played through the harness at the versions
-the target files pin, in their smoke scenarios (``CLI_SCENARIOS``) at every revision.
+the target files pin, in their smoke scenarios (``CLI_SCENARIOS``): the handshake and the
+version window at every revision, the roots pair at the first and last of the handshake era.
 
 Two kinds of test live here. Invariants hold whatever a client does: every planned cell has a
 verdict and its files, not-run cells say why, the judged outcomes agree with the raw lines, a
@@ -23,7 +24,14 @@ from _revisions import initialize_era
 
 from compare.play._run import select
 
-from .conftest import CLI_BINS, CLI_SCENARIOS, ClientRun, target_entry
+from .conftest import (
+    CLI_BINS,
+    CLI_SCENARIOS,
+    ROOTS_SCENARIOS,
+    ClientRun,
+    roots_revisions,
+    target_entry,
+)
 
 pytestmark = pytest.mark.clients
 
@@ -61,7 +69,12 @@ def incoming(run: ClientRun, target: str, scenario: str, revision: str) -> list[
 def planned(target: str) -> dict[tuple[str, str], str | None]:
     """Every cell the harness plans for ``target``: (scenario, revision) → its not-run reason."""
     cells, _commit, _known = select(targets=[target], scenarios=list(CLI_SCENARIOS))
-    return {(c.scenario.id, c.revision): c.not_run_reason() for c in cells}
+    roots = roots_revisions()
+    return {
+        (c.scenario.id, c.revision): c.not_run_reason()
+        for c in cells
+        if c.scenario.id not in ROOTS_SCENARIOS or c.revision in roots
+    }
 
 
 def refused(run: ClientRun, target: str) -> list[str]:
@@ -77,6 +90,11 @@ def refused(run: ClientRun, target: str) -> list[str]:
 def accepted(run: ClientRun, target: str) -> list[str]:
     gone = refused(run, target)
     return [r for r in initialize_era() if r not in gone]
+
+
+def roots_played(run: ClientRun, target: str) -> list[str]:
+    """The accepted revisions the roots pair was played at."""
+    return [r for r in accepted(run, target) if r in roots_revisions()]
 
 
 def peer_end(verdict: dict[str, Any]) -> str:
@@ -98,7 +116,7 @@ def measured(run: ClientRun, target: str) -> dict[str, Any]:
     if roots is None:
         answers = {
             outcomes(run.verdict(target, "roots-undeclared", r))["answer"]
-            for r in accepted(run, target)
+            for r in roots_played(run, target)
         }
         if "roots-undeclared" in RACES_THE_CLOSE.get(target, set()):
             answers.discard("silence")
@@ -110,7 +128,7 @@ def measured(run: ClientRun, target: str) -> dict[str, Any]:
                 for k, v in outcomes(run.verdict(target, "roots-list", r)).items()
                 if k in ROOTS_LIST_CHECKS
             }
-            for r in accepted(run, target)
+            for r in roots_played(run, target)
         }
     # Read from the handshake cells only: since the peer closes as soon as a cell's outcome is
     # decided (issue 11), a stop the client sends after its own work reaches a peer that is
@@ -228,7 +246,7 @@ def test_handshake_outcomes_agree_with_the_wire(client_run: ClientRun, target: s
 @pytest.mark.parametrize("target", TARGETS)
 def test_roots_list_outcomes_agree_with_the_raw_answer(client_run: ClientRun, target: str) -> None:
     """Where roots are declared, the judged encoding and name match the raw bytes of the answer."""
-    for revision in accepted(client_run, target):
+    for revision in roots_played(client_run, target):
         verdict = client_run.verdict(target, "roots-list", revision)
         if verdict["client_capabilities"].get("roots") is None:
             continue
@@ -262,7 +280,7 @@ def test_undeclared_roots_outcomes_agree_with_the_raw_answers(
         pytest.skip(f"{target} declares roots")
     answers: list[dict[str, Any]] = []
     kinds = set()
-    for revision in accepted(client_run, target):
+    for revision in roots_played(client_run, target):
         found = outcomes(client_run.verdict(target, "roots-undeclared", revision))["answer"]
         if found != "silence":
             kinds.add(found)
@@ -337,8 +355,8 @@ def test_clients_end_as_their_entry_says(client_run: ClientRun, target: str) -> 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_client_output_is_recorded_with_the_transcript(client_run: ClientRun, target: str) -> None:
-    """Each accepted revision's roots-list cell keeps what the client wrote to its own output."""
-    for revision in accepted(client_run, target):
+    """Each played roots-list cell keeps what the client wrote to its own output."""
+    for revision in roots_played(client_run, target):
         folder = client_run.cell(target, "roots-list", revision)
         sizes = {n: (folder / n).stat().st_size for n in ("client.stdout", "client.stderr")}
         assert any(sizes.values()), f"{folder}: the client's output was not recorded: {sizes}"
