@@ -19,8 +19,14 @@ from compare._stamp import Digest
 #: read from the checkout (``MCP_COMPARE_SITE`` moves only ``docs/`` and ``build/``).
 SITE_SOURCE = _paths.PROJECT_ROOT / "site"
 _PACKAGE = _paths.PROJECT_ROOT / "compare"
-#: The code that runs ``mkdocs build`` (the pages are its real input).
-_BUILD_CODE = "compare/site/_build.py"
+#: The code that builds the site from the pages (the pages are its real input): mkdocs for the
+#: summary pages, the parts put back into them, the cell pages, the link check.
+_BUILD_CODE = (
+    "compare/site/_build.py",
+    "compare/site/_evidence.py",
+    "compare/site/_splice.py",
+    "compare/site/_linkcheck.py",
+)
 
 
 @cache
@@ -180,7 +186,8 @@ def export_outputs() -> list[Path]:
 def site_inputs() -> str:
     """The pages (``site/docs/``: render rewrites only pages that changed), the committed
     configuration, templates and assets, mkdocs and its theme, and the build code."""
-    digest = Digest("site").settings().files("code", [_paths.PROJECT_ROOT / _BUILD_CODE])
+    code = [_paths.PROJECT_ROOT / name for name in _BUILD_CODE]
+    digest = Digest("site").settings().files("code", code)
     digest.files("config", [SITE_SOURCE / "mkdocs.yml"])
     digest.tree("templates", SITE_SOURCE / "templates", content=True)
     digest.tree("assets", SITE_SOURCE / "assets", content=True)
