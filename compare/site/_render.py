@@ -250,6 +250,12 @@ class Renderer:
             out.append((number, play.verdict, copied))
         return out
 
+    def _cell_files(self, cell: Cell) -> list[str]:
+        """The files a cell's page wrote: its page and the transcripts copied beside it."""
+        names = [f"{cell.slug}.md", f"{cell.slug}.transcript.jsonl"]
+        names += [f"{cell.slug}.play-{p.number}.transcript.jsonl" for p in cell.plays]
+        return sorted(f"cells/{n}" for n in names if f"cells/{n}" in self.files)
+
     def _cell_page(self, cell: Cell, scenario: dict[str, Any], symbols: SymbolUse) -> bool:
         """One cell's page (and its transcripts beside it); whether play 1's was copied."""
         transcript = read_transcript(cell)
@@ -291,26 +297,19 @@ class Renderer:
         for cell in data.cells:
             scenario = data.scenarios.get(cell.scenario, {})
             key = _reuse.cell_key(shared, cell, scenario_keys.get(cell.scenario, ""))
-            kept = reuse.keep(cell.slug, key, self.docs) if reuse is not None else None
-            if kept is not None:
-                self.kept.update(kept.files)
-                for kind, states in kept.symbols.items():
-                    self.symbols.used.setdefault(kind, set()).update(states)
-                if kept.copied:
+            page = reuse.keep(cell.slug, key, self.docs) if reuse is not None else None
+            if page is not None:
+                self.kept.update(page.files)
+                if page.copied:
                     self.copied.add(cell.slug)
-                self.record.pages[cell.slug] = kept
-                continue
-            before = set(self.files)
-            used = SymbolUse()
-            copied = self._cell_page(cell, scenario, used)
-            for kind, seen in used.used.items():
-                self.symbols.used.setdefault(kind, set()).update(seen)
-            self.record.pages[cell.slug] = _reuse.Kept(
-                key,
-                sorted(set(self.files) - before),
-                {kind: sorted(seen) for kind, seen in used.used.items()},
-                copied,
-            )
+            else:
+                used = SymbolUse()
+                copied = self._cell_page(cell, scenario, used)
+                symbols = {kind: sorted(seen) for kind, seen in used.used.items()}
+                page = _reuse.Kept(key, self._cell_files(cell), symbols, copied)
+            for kind, states in page.symbols.items():
+                self.symbols.used.setdefault(kind, set()).update(states)
+            self.record.pages[cell.slug] = page
         impls = implementations(data)
         areas = self.areas()
         for name in impls:
