@@ -16,7 +16,7 @@ from compare import _memo
 from compare.exchange._host_plan import needs
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
-from compare.judge._verdict import Verdict, VerdictError, parse_verdict, read_verdict
+from compare.judge._verdict import Verdict, VerdictError, load_object, parse_verdict
 from compare.play import _integrity
 
 #: Bumped when the harness changes how a cell is played; invalidates cached cells.
@@ -313,17 +313,21 @@ def _scan(results: Path, pinned: dict[str, str] | None) -> CellScan:
         if any(part.startswith(".") or ".old-" in part for part in path.parts[-5:-1]):
             continue  # a staging or superseded folder left by an interrupted run
         try:
-            value = read_verdict(path)
+            before = path.stat()  # before the read (``_integrity.check``)
+            raw = load_object(path)
+            value = parse_verdict(raw)
         except (OSError, VerdictError) as err:
             scan.unreadable.append(Unreadable(path, str(err)))
             continue
-        damage = _integrity.inspect(path.parent).damage
+        legacy = "seal" not in raw and "written" not in raw
+        damage = [] if legacy else _integrity.check(path.parent, raw, before)[0]
         if damage:  # the first damaged file stands for the cell (a transcript before others)
             first = damage[0]
             why = f"{first.what}; `mcp-compare run` plays the cell again"
             scan.unreadable.append(Unreadable(first.path, why))
             continue
         found.append((path, value))
+    _integrity.save_intact()
     newest: dict[str, str] = {}
     for _, v in found:
         target, version = v.target, v.target_version

@@ -524,4 +524,5 @@ def run_cells(
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             list(pool.map(one, range(len(cells))))
+    _integrity.save_intact()
     return [r for r in results if r is not None]

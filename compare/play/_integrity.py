@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from compare import _seal
+from compare import _atomic, _paths, _seal
+from compare._errors import CompareError
 from compare.judge._verdict import VerdictError, load_object
 
 #: Keys a verdict carries in memory only (never written, so never sealed).
@@ -149,6 +152,7 @@ def inspect(folder: Path, *, max_bytes: int = 4 * 1024 * 1024) -> Stored:
     """Read ``folder/verdict.json`` and check it and the files it records; never raises."""
     path = folder / VERDICT
     try:
+        before = path.stat()  # before the read: a verdict rewritten meanwhile is not vouched for
         value = load_object(path, max_bytes)
     except FileNotFoundError:
         return Stored(None)
@@ -161,13 +165,115 @@ def inspect(folder: Path, *, max_bytes: int = 4 * 1024 * 1024) -> Stored:
         return Stored(None, [Damage(path, f"is damaged ({err.strerror})")])
     if "seal" not in value and "written" not in value:
         return Stored(value, legacy=True)
+    damage, files_ok = check(folder, value, before)
+    return Stored(value, damage, files_ok=files_ok)
+
+
+def check(folder: Path, value: dict[str, Any], before: os.stat_result) -> tuple[list[Damage], bool]:
+    """The damage of a sealed verdict ``value`` read from ``folder`` (``before``: its file's
+    stat, taken before it was read) and whether the files it records still match.
+
+    A cell found intact before with every file's stat unchanged (:data:`_INTACT`) is intact
+    without hashing anything again."""
+    signed = _signature(folder, value.get("written"), before)
+    signature = signed[0] if signed is not None else None
+    if signature is not None and signature in _intact():
+        _INTACT_SEEN.add(signature)
+        return [], True
     damage = (
         []
         if value.get("seal") == seal_of(value)
-        else [Damage(path, "was changed after it was written (seal mismatch)")]
+        else [Damage(folder / VERDICT, "was changed after it was written (seal mismatch)")]
     )
     files = _file_damage(folder, value.get("written"))
-    return Stored(value, damage + files, files_ok=not files)
+    # A file changed within the file system's clock tick of its last write keeps its times:
+    # only a cell whose files are all older than :data:`_SETTLED_NS` is vouched for (the
+    # "racily clean" entries of git's index, handled the same way).
+    settled = signed is not None and signed[1] < time.time_ns() - _SETTLED_NS
+    if signed is not None and settled and not damage and not files:
+        _INTACT_SEEN.add(signed[0])
+        _INTACT_NEW.add(signed[0])
+    return damage + files, not files
+
+
+#: Cells found intact by an earlier command, each by :func:`_signature`: the folder, and the
+#: inode, size, modification and status-change times of its verdict and of every file the
+#: verdict records. Any rewrite, truncation, rename over or ``touch`` of one of them changes
+#: a status-change time the writer cannot set back, so a signature seen again means nothing
+#: was written since the seal and every sha256 matched. Without it a compare after ten
+#: replayed cells hashed all 4,914 cells' files (about 40 MB) and re-sealed every verdict:
+#: a second of its ten. Kept in :func:`intact_path`; a missing or unreadable file is an empty
+#: record (everything is checked, as before).
+_INTACT: set[str] | None = None
+_INTACT_SEEN: set[str] = set()
+_INTACT_NEW: set[str] = set()
+_INTACT_FORMAT = 1
+#: How old a cell's newest file must be before its signature is recorded.
+_SETTLED_NS = 2_000_000_000
+#: Past this many signatures the record keeps only the ones this process saw.
+_INTACT_MAX = 50_000
+
+
+def intact_path() -> Path:
+    return _paths.yaml_cache_dir() / "intact-cells.json"
+
+
+def _intact() -> set[str]:
+    global _INTACT
+    if _INTACT is None:
+        try:
+            stored = json.loads(intact_path().read_bytes())
+            ok = isinstance(stored, dict) and stored.get("format") == _INTACT_FORMAT
+            listed = stored.get("intact") if ok else None
+            listed = listed if isinstance(listed, list) else []
+            _INTACT = {s for s in listed if isinstance(s, str)}
+        except (OSError, ValueError):
+            _INTACT = set()
+    return _INTACT
+
+
+def _signature(folder: Path, written: object, before: os.stat_result) -> tuple[str, int] | None:
+    """The cell's signature and the newest status-change time among its files (None when a
+    recorded file cannot be stat'ed or the record has an unknown shape)."""
+    if not isinstance(written, dict):
+        return None
+    base = str(folder)
+    fields = [f"{_INTACT_FORMAT}", base, VERDICT, _stat_fields(before)]
+    newest = before.st_ctime_ns
+    for rel in sorted(written):
+        if not isinstance(rel, str):
+            return None
+        try:
+            st = os.stat(os.path.join(base, rel))
+        except (OSError, ValueError):
+            return None
+        fields += [rel, _stat_fields(st)]
+        newest = max(newest, st.st_ctime_ns, st.st_mtime_ns)
+    text = "\0".join(fields)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), newest
+
+
+def _stat_fields(st: os.stat_result) -> str:
+    return f"{st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns}"
+
+
+def save_intact() -> None:
+    """Write the record of intact cells when this process found new ones (best effort: a
+    folder that cannot be written costs the next command the hashing, nothing else)."""
+    if not _INTACT_NEW:
+        return
+    known = _intact() | _INTACT_NEW
+    if len(known) > _INTACT_MAX:
+        known = set(_INTACT_SEEN)
+    try:
+        _atomic.write_text(
+            intact_path(),
+            json.dumps({"format": _INTACT_FORMAT, "intact": sorted(known)}, indent=0) + "\n",
+        )
+    except CompareError:
+        return
+    _INTACT_NEW.clear()
+    _intact().update(known)
 
 
 def say(line: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -255,3 +256,92 @@ def test_merge_refuses_a_damaged_source_cell(
     with pytest.raises(CompareError, match=r"client\.stdout is missing"):
         merge([tmp_path / "results"], tmp_path / "merged")
     assert not (tmp_path / "merged").exists()
+
+
+@pytest.fixture
+def _fresh_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A record of intact cells of this test's own, read afresh (as by a new command)."""
+    from compare.play import _integrity
+
+    monkeypatch.setenv("MCP_COMPARE_YAML_CACHE", str(tmp_path / "yaml"))
+    monkeypatch.setattr(_integrity, "_INTACT", None)
+    monkeypatch.setattr(_integrity, "_INTACT_SEEN", set())
+    monkeypatch.setattr(_integrity, "_INTACT_NEW", set())
+    return _integrity.intact_path()
+
+
+def _new_command() -> None:
+    """Forget what this process read of the record, as the next command would not know it."""
+    from compare.play import _integrity
+
+    _integrity._INTACT = None
+
+
+def _signatures(record: Path) -> list[str]:
+    if not record.is_file():
+        return []
+    listed: list[str] = json.loads(record.read_text(encoding="utf-8"))["intact"]
+    return listed
+
+
+def test_a_settled_intact_cell_is_not_hashed_again_by_the_next_command(
+    played: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    _fresh_record: Path,
+) -> None:
+    from compare.play import _integrity
+
+    monkeypatch.setattr(_integrity, "_SETTLED_NS", -(10**12))  # every file counts as settled
+    folder, _first = _copy(played, tmp_path)
+    assert len(scan_cells(tmp_path / "results").cells) == 1
+    assert len(_signatures(_fresh_record)) == 1
+    _new_command()
+
+    def no_hashing(*_args: object) -> str:
+        raise AssertionError("a vouched-for cell was hashed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(_integrity, "seal_of", no_hashing)
+        m.setattr(_integrity, "_sha256", no_hashing)
+        assert len(scan_cells(tmp_path / "results").cells) == 1
+    # A later write to one of its files is a new signature: checked in full, and caught.
+    # (Later than the clock tick of the copy: within it the times may not move, which is why
+    # a real command vouches only for settled cells; this test set that rule aside.)
+    time.sleep(0.05)
+    _flip(folder / "transcript.jsonl")
+    _new_command()
+    scan = scan_cells(tmp_path / "results")
+    assert scan.cells == [] and "sha256 mismatch" in scan.unreadable[0].why
+
+
+def test_a_cell_written_a_moment_ago_is_checked_every_time(
+    played: tuple[Path, dict[str, Any]], tmp_path: Path, _fresh_record: Path
+) -> None:
+    """Within the clock tick of its last write a file can change and keep its times: a fresh
+    cell is not vouched for until it settles."""
+    _copy(played, tmp_path)  # the copy's status-change times are now
+    assert len(scan_cells(tmp_path / "results").cells) == 1
+    assert _signatures(_fresh_record) == []
+
+
+@pytest.mark.parametrize("garbage", [b"", b"\xff\xfe not json", b'{"format": 1, "intact": 7}'])
+def test_an_unreadable_record_of_intact_cells_means_checking_everything(
+    played: tuple[Path, dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    _fresh_record: Path,
+    garbage: bytes,
+) -> None:
+    from compare.play import _integrity
+
+    monkeypatch.setattr(_integrity, "_SETTLED_NS", -(10**12))
+    _copy(played, tmp_path)
+    _fresh_record.parent.mkdir(parents=True, exist_ok=True)
+    _fresh_record.write_bytes(garbage)
+    hashed: list[str] = []
+    real = _integrity._sha256
+    monkeypatch.setattr(_integrity, "_sha256", lambda p: hashed.append(p.name) or real(p))
+    assert len(scan_cells(tmp_path / "results").cells) == 1
+    assert set(hashed) >= set(CELL_FILES)  # checked in full
+    assert len(_signatures(_fresh_record)) == 1  # and the record written anew
