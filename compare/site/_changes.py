@@ -37,8 +37,15 @@ class Changes:
 
 def _load(path: Path) -> dict[str, Any] | None:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        return _parse(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError is a ValueError
         return None
     return value if isinstance(value, dict) else None
 
@@ -54,13 +61,24 @@ def _not_a_matrix(value: dict[str, Any]) -> str | None:
     return f"at /{'/'.join(str(p) for p in where)}: {message[:120]}"
 
 
-def baseline_path(current: dict[str, Any]) -> Path | None:
-    """The matrix of the previous run, by the rule in the module docstring."""
+def _baseline(current: dict[str, Any]) -> tuple[Path | None, dict[str, Any] | None]:
+    """The matrix of the previous run, by the rule in the module docstring, and its document
+    (None when unreadable). The last export is told apart from ``current`` by its bytes first
+    (the same document written by the same code is the same bytes), parsed only when they
+    differ: reading two 9 MB matrices was most of this page's time."""
+    from compare.site._matrix import dumps
+
     last = _paths.build_dir() / "matrix.json"
     previous = _paths.build_dir() / "previous" / "matrix.json"
-    if last.is_file() and _load(last) != current:
-        return last
-    return previous if previous.is_file() else None
+    try:
+        raw = last.read_bytes()
+    except OSError:
+        raw = None
+    if raw is not None and raw != dumps(current).encode("utf-8"):
+        value = _parse(raw)
+        if value != current:
+            return last, value
+    return (previous, _load(previous)) if previous.is_file() else (None, None)
 
 
 def _key(cell: dict[str, Any]) -> str:
@@ -75,13 +93,12 @@ def _current_cells(matrix: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def compare_runs(current: dict[str, Any]) -> Changes:
     """Changes against the previous run, plus verdicts that differ between target versions."""
-    path = baseline_path(current)
+    path, before_matrix = _baseline(current)
     changes = Changes(baseline=None)
     changes.across_versions = _across_versions(current)
     if path is None:
         return changes
     changes.baseline = path.relative_to(_paths.build_dir()).as_posix()
-    before_matrix = _load(path)
     if before_matrix is None:
         changes.unreadable = f"build/{changes.baseline} is not readable JSON; nothing compared"
         return changes

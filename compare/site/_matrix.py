@@ -10,14 +10,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jsonschema
 
-from compare import _atomic, _paths
+from compare import _atomic, _memo, _paths
 from compare._errors import CompareError
 from compare.cite import go_link, parse_citation
 from compare.rows._implementations import shipped_kinds
@@ -25,6 +26,8 @@ from compare.site._cells import Cell
 from compare.site._inputs import Citation, SiteData
 
 FORMAT = 2
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -353,5 +356,23 @@ def validate_matrix(matrix: dict[str, Any]) -> None:
 
 
 def dumps(matrix: dict[str, Any]) -> str:
-    """The exact bytes written for a matrix (sorted, indented, UTF-8)."""
+    """The exact bytes written for a matrix (sorted, indented, UTF-8); once per document in
+    a pipeline run (render and export both write it)."""
+    return _same(("matrix-text", id(matrix)), matrix, lambda: _text(matrix))
+
+
+def _text(matrix: dict[str, Any]) -> str:
     return json.dumps(matrix, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def matrix_of(data: SiteData) -> dict[str, Any]:
+    """:func:`build_matrix`, once per pipeline run: render publishes it beside the pages and
+    export writes it to ``build/``, the same document (neither changes it)."""
+    return _same(("matrix", id(data)), data, lambda: build_matrix(data))
+
+
+def _same(key: tuple[str, int], source: object, make: Callable[[], T]) -> T:
+    """``make()``, remembered with the object it was made from: a key by ``id`` names that
+    object only while it lives, and keeping it in the scope keeps it alive."""
+    kept_source, value = _memo.remember(key, lambda: (source, make()))
+    return value if kept_source is source else make()
