@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from compare import _proofs
+from compare import _memo, _proofs
 from compare._errors import CompareError
 from compare.exchange._operations import expand_probe
 from compare.exchange._params import check_params, step_requests
@@ -569,8 +569,13 @@ def load_scenarios(
     """Every scenario in ``directory`` (default: the shipped ``scenarios/``), sorted by id;
     with ``only``, just those of these ids that have a file (a command that plays one
     scenario reads one file, not all of them)."""
+    wanted = None if only is None else frozenset(only)
+    key = ("scenarios", str(directory or SCENARIOS_DIR), wanted)
+    return list(_memo.remember(key, lambda: _load(directory, wanted)))
+
+
+def _load(directory: Path | None, wanted: frozenset[str] | None) -> tuple[Scenario, ...]:
     files = scenario_files(directory)
-    if only is not None:
-        wanted = set(only)
+    if wanted is not None:
         files = {i: p for i, p in files.items() if i in wanted}
-    return [load_scenario_file(p) for p in files.values()]
+    return tuple(load_scenario_file(p) for p in files.values())
