@@ -9,8 +9,9 @@ built from half-read data would be a page with bare claims.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -151,11 +152,19 @@ def _state(value: object) -> str:
     return "unknown" if value is None else str(value)
 
 
+@lru_cache(maxsize=8)
+def _results_name(_moved: str | None) -> str:
+    """The results folder's name (by the variable that moves it: asked once per value, not
+    once for each of the 17,000 cell names rows.json holds)."""
+    return _paths.results_dir().name
+
+
 def _cell_rel(text: str) -> str:
     """A cell folder as rows.json names it, relative to the results root."""
     text = text.strip("/")
     first, _, rest = text.partition("/")
-    if first in ("results", _paths.results_dir().name) and rest:
+    moved = os.environ.get("MCP_COMPARE_RESULTS")
+    if rest and first in ("results", _results_name(moved)):
         text = rest
     for tail in ("/verdict.json", "/transcript.jsonl"):
         text = text.removesuffix(tail)

@@ -30,10 +30,10 @@ from compare.site._grid import Grid, badge_files, changes
 from compare.site._inputs import Area, SiteData, load_site_data
 from compare.site._links import Links
 from compare.site._matrix import (
-    build_matrix,
     dumps,
     implementations,
     kind_group,
+    matrix_of,
     matrix_schema,
     row_columns,
 )
@@ -148,6 +148,10 @@ def _wire_lines(view: CellView) -> dict[int, str]:
     return {line.n: _wire_line(line) for line in view.transcript.lines}
 
 
+#: Where the home page's legend goes until the page's symbols are known.
+LEGEND_MARK = "<!-- mc-home-legend -->"
+
+
 class Renderer:
     """One render: the data, the symbol record, the pages it produced."""
 
@@ -158,7 +162,7 @@ class Renderer:
         self.env = _environment()
         self.files: dict[str, bytes] = {}
         self.copied: set[str] = set()
-        self.matrix = build_matrix(data)
+        self.matrix = matrix_of(data)
         self.kinds = {str(i["id"]): str(i["kind"]) for i in self.matrix["implementations"]}
         #: Where the pages are written (kept cell pages are looked for there), the files of
         #: cell pages kept as they were, and the record of this render's cell pages.
@@ -392,8 +396,9 @@ class Renderer:
         self.files["matrix.schema.json"] = json.dumps(
             matrix_schema(), indent=2, ensure_ascii=False
         ).encode("utf-8")
-        # The home page's legend lists the symbols the home page itself shows: render it once
-        # to learn them, then again with its legend. The legend page lists every page's.
+        # The home page's legend lists the symbols the home page itself shows: the page is
+        # rendered with a mark where the legend goes, then the mark is replaced by the legend
+        # of what it showed. The legend page lists every page's.
         home = SymbolUse()
         home_context: dict[str, Any] = {
             "glance": glance(data.rows or [], areas, columns),
@@ -403,8 +408,16 @@ class Renderer:
             "groups": self.groups(impls),
             "by_target": group_by(data.cells, "target"),
         }
-        self.page("index.md", "home.md.j2", symbols=home, legend=[], wide=True, **home_context)
-        self.page("index.md", "home.md.j2", legend=home.legend(), wide=True, **home_context)
+        self.page(
+            "index.md", "home.md.j2", symbols=home, legend_mark=Md(LEGEND_MARK), wide=True,
+            **home_context,
+        )  # fmt: skip
+        legend = self.env.get_template("_home_legend.md.j2").render(legend=home.legend())
+        self.files["index.md"] = self.files["index.md"].replace(
+            LEGEND_MARK.encode(), legend.strip("\n").encode("utf-8"), 1
+        )
+        for kind, shown in home.used.items():
+            self.symbols.used.setdefault(kind, set()).update(shown)
         self.files.update(static_files())
         _maintainers.add_pages(self)  # the maintainers' section, with the contracts' schemas
         self.page("legend.md", "legend.md.j2", legend=self.symbols.legend())

@@ -67,7 +67,9 @@ def shared_key(data: SiteData, templates: Path) -> str:
 def _folder_stat(folder: Path) -> list[tuple[str, int, int]]:
     """(relative name, size, mtime) of every file under a cell's folder (plays included)."""
     out: list[tuple[str, int, int]] = []
-    stack = [folder]
+    base = str(folder)
+    cut = len(base) + 1  # entries' paths start with the folder's and a separator
+    stack = [base]
     while stack:
         here = stack.pop()
         try:
@@ -76,11 +78,10 @@ def _folder_stat(folder: Path) -> list[tuple[str, int, int]]:
             continue
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
+                stack.append(entry.path)
             elif entry.is_file(follow_symlinks=False):
                 st = entry.stat(follow_symlinks=False)
-                rel = os.path.relpath(entry.path, folder)
-                out.append((rel, st.st_size, st.st_mtime_ns))
+                out.append((entry.path[cut:], st.st_size, st.st_mtime_ns))
     return sorted(out)
 
 
