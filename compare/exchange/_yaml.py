@@ -18,7 +18,7 @@ from compare import _proofs
 from compare._errors import CompareError
 from compare._yaml import load_yaml
 
-__all__ = ["check_schema", "check_schema_value", "load_yaml"]
+__all__ = ["check_schema", "check_schema_value", "load_yaml", "schema_proof"]
 
 
 @cache
@@ -41,6 +41,13 @@ def _validator_identity() -> bytes:
     spec = find_spec("jsonschema")
     library = sorted(Path(spec.origin).parent.glob("*.py")) if spec and spec.origin else []
     return _proofs.code_identity(Path(__file__), *library)
+
+
+def schema_proof(value: object, schema: dict[str, Any]) -> str | None:
+    """The key under which a pass of ``value`` against ``schema`` is recorded
+    (:mod:`compare._proofs`, kind ``schema``): for a checker that reports issues itself
+    instead of raising, as the rows lint does."""
+    return _proof(value, schema)
 
 
 def _proof(value: object, schema: dict[str, Any]) -> str | None:
