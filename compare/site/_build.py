@@ -63,10 +63,8 @@ def _summary_docs(docs: Path) -> tuple[Path, dict[str, _splice.Page], dict[str, 
     shutil.rmtree(folder, ignore_errors=True)
     pages: dict[str, _splice.Page] = {}
     statics: dict[str, Path] = {}
-    for path in sorted(docs.rglob("*")):
-        rel = path.relative_to(docs)
-        if not path.is_file() or rel.parts[0] == "cells":
-            continue
+    for rel in _files_outside_cells(docs):
+        path = docs / rel
         if path.suffix == ".md":
             page = _splice.cut(path.read_text(encoding="utf-8"), f"site/docs/{rel.as_posix()}")
             _atomic.write_text(folder / rel, page.skeleton)
@@ -78,6 +76,18 @@ def _summary_docs(docs: Path) -> tuple[Path, dict[str, _splice.Page], dict[str, 
             statics[rel.as_posix()] = path
     _atomic.write_text(folder / _evidence.SHELL_MD, _evidence.SHELL_SOURCE)
     return folder, pages, statics
+
+
+def _files_outside_cells(root: Path) -> list[Path]:
+    """Every file under ``root`` but those in its ``cells/`` folder, relative and sorted: the
+    summary side of the site, walked without listing the thousands of cell files."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder).relative_to(root)
+        if here == Path("."):
+            dirs[:] = [d for d in dirs if d != "cells"]
+        found += [here / name for name in files]
+    return sorted(found)
 
 
 def _summary_key(folder: Path) -> str:
@@ -131,7 +141,8 @@ def build_site() -> Built:
         record.unlink(missing_ok=True)
         _build_skeleton(summary, skeleton, shell_path)
         _atomic.write_json(record, {"key": key})
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=out.parent))
+    _sweep_abandoned(out.parent)
+    staging = Path(tempfile.mkdtemp(prefix=f".build-{os.getpid()}-", dir=out.parent))
     staging.chmod(0o755)  # mkdtemp makes it private; a site is meant to be read
     try:
         if out.is_dir():
@@ -152,6 +163,27 @@ def build_site() -> Built:
     return Built(out, time.monotonic() - started, count, made.converted, made.kept, rebuilt)
 
 
+def _sweep_abandoned(parent: Path) -> None:
+    """Remove staging folders of builds whose process is gone (killed before its own
+    clean-up could run): each names its process, so a build running beside this one keeps
+    its folder."""
+    for folder in parent.glob(".build-*"):
+        pid = folder.name.split("-")[1] if folder.name.count("-") >= 2 else ""
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
 def _swap(new: Path, target: Path) -> None:
     """``new`` takes ``target``'s place (two renames; the old folder is removed after)."""
     old = target.with_name(f".{target.name}-old")
@@ -165,12 +197,16 @@ def _swap(new: Path, target: Path) -> None:
 def _linked_copy(source: Path, target: Path) -> None:
     """``target`` as a tree of hard links to ``source``'s files: every later write replaces a
     file through a rename, so the last site is never touched while the new one is made."""
-    for folder, _dirs, files in os.walk(source):
-        here = Path(folder)
-        there = target / here.relative_to(source)
-        there.mkdir(parents=True, exist_ok=True)
+    base, cut = str(source), len(str(source))
+    for folder, _dirs, files in os.walk(base):
+        there = str(target) + folder[cut:]
+        os.makedirs(there, exist_ok=True)
         for name in files:
-            _evidence.link_out(here / name, there / name)
+            here, copy = os.path.join(folder, name), os.path.join(there, name)
+            try:
+                os.link(here, copy)
+            except OSError:
+                _evidence.link_out(Path(here), Path(copy))  # a copy where links are refused
 
 
 def _assemble(
@@ -208,12 +244,9 @@ def _assemble(
         _atomic.write_bytes(dst, body)
         written.append(rel)
     removed = 0
-    for path in sorted(out.rglob("*"), reverse=True):
-        stale = path.relative_to(out)
-        if stale.parts[0] == "cells" or not path.is_file():
-            continue
+    for stale in _files_outside_cells(out):
         if stale.as_posix() not in wanted:
-            path.unlink()
+            (out / stale).unlink()
             removed += 1
     _prune(cache, {k for rel, page in pages.items() for k in page.hashes(rel)})
     return written, removed
