@@ -83,6 +83,15 @@ ISSUE_SCENARIOS = {
     "server-samples",
     "server-samples-undeclared",
     "relay-sampling",
+    # issue 38: the server side of tools, resources, prompts, completion and pagination
+    "server-features",
+    "server-lists",
+    "server-tool-unknown",
+    "server-tool-bad-arguments",
+    "server-resource-missing",
+    "server-prompt-unknown",
+    "server-completion-errors",
+    "server-cursor-invalid",
 }
 
 

@@ -190,7 +190,8 @@ def test_rows_cli_writes_rows_json_and_exits_1_on_lint_issues(isolated: Path) ->
     )
     data = json.loads((isolated / "build" / "rows.json").read_text())
     assert json.loads(done.stdout) == data
-    ids = [r["id"] for r in data["areas"][0]["rows"]]
+    [roots] = [a for a in data["areas"] if a["area"] == "roots"]
+    ids = [r["id"] for r in roots["rows"]]
     assert ids == sorted(ids) and len(ids) >= 8
     # The crafted diff lacks most real items: each becomes an issue with a tip, and exit 1.
     assert done.returncode == 1
