@@ -1,0 +1,98 @@
+// An MCP server written with the official TypeScript SDK's own server API (npm
+// @modelcontextprotocol/sdk): McpServer over StdioServerTransport. It is evidence like the
+// hosts beside it: it registers what the SDK's server documentation shows (a tool with
+// input and output schemas, a tool that reports a failure, a static resource, a resource
+// template with completion, a prompt with a completable argument) and nothing else, so what
+// reaches the wire — which capabilities are declared, how lists, unknown names, missing
+// arguments and cursors are answered — is the SDK's doing. The scenarios name no tool of
+// ours: the scripted client asks what any client asks.
+//
+// The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default
+// ../../tools beside this file's checkout), as the client host does.
+//
+//     node ts_sdk_server.mjs        # stdio, until stdin closes
+
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', 'tools');
+
+// A subpath of an installed package, through its package.json "exports" (the "import" entry).
+async function importFrom(name, subpath) {
+  const root = join(tools, 'node_modules', name);
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const exports = manifest.exports || {};
+  const exact = exports[`./${subpath}`];
+  let target = exact && exact.import;
+  if (!target && exports['./*']) target = exports['./*'].import.replace('*', subpath);
+  if (!target && subpath === '.') target = (exports['.'] && exports['.'].import) || manifest.module || manifest.main;
+  return import(pathToFileURL(join(root, target || subpath)).href);
+}
+
+const { McpServer, ResourceTemplate } = await importFrom('@modelcontextprotocol/sdk', 'server/mcp.js');
+const { StdioServerTransport } = await importFrom('@modelcontextprotocol/sdk', 'server/stdio.js');
+const { completable } = await importFrom('@modelcontextprotocol/sdk', 'server/completable.js');
+const { z } = await importFrom('zod', '.');
+
+const server = new McpServer({ name: 'mcp-compare-ts-sdk-server', version: '1.0.0' });
+
+// A tool with a required argument (what a call without it tests) and a plain text result.
+server.registerTool(
+  'echo',
+  {
+    title: 'Echo',
+    description: 'Answer with the message it was given.',
+    inputSchema: { message: z.string() },
+  },
+  async ({ message }) => ({ content: [{ type: 'text', text: message }] }),
+);
+
+// A tool with an output schema: the SDK sends structuredContent beside the text.
+server.registerTool(
+  'add',
+  {
+    title: 'Add',
+    description: 'Add two numbers.',
+    inputSchema: { a: z.number(), b: z.number() },
+    outputSchema: { sum: z.number() },
+  },
+  async ({ a, b }) => {
+    const output = { sum: a + b };
+    return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+  },
+);
+
+// A static text resource.
+server.registerResource(
+  'readme',
+  'mcp-compare://readme',
+  { title: 'Readme', description: 'A short text.', mimeType: 'text/plain' },
+  async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'served by the TypeScript SDK' }] }),
+);
+
+// A resource template whose variable completes from a fixed list.
+const NOTES = ['alpha', 'beta', 'gamma'];
+server.registerResource(
+  'note',
+  new ResourceTemplate('mcp-compare://notes/{name}', {
+    list: undefined,
+    complete: { name: (value) => NOTES.filter((n) => n.startsWith(value)) },
+  }),
+  { title: 'Note', description: 'A note by name.', mimeType: 'text/plain' },
+  async (uri, { name }) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: `note ${name}` }] }),
+);
+
+// A prompt with a completable argument.
+server.registerPrompt(
+  'greet',
+  {
+    title: 'Greet',
+    description: 'Greet someone by name.',
+    argsSchema: { name: completable(z.string(), (value) => NOTES.filter((n) => n.startsWith(value))) },
+  },
+  ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}.` } }] }),
+);
+
+await server.connect(new StdioServerTransport());
