@@ -1,0 +1,74 @@
+"""An MCP server written with fastmcp's own server API (PyPI ``fastmcp``).
+
+Evidence like the client hosts beside it: this file registers only what fastmcp's
+documentation shows — ``@mcp.tool`` functions (one returning a typed object, so fastmcp
+derives an output schema and sends ``structuredContent``), a static ``@mcp.resource``, a
+resource template, a ``@mcp.prompt`` with an argument and an ``@mcp.completion`` handler
+for it — and runs over stdio. What reaches the wire (the capabilities declared, how lists,
+unknown names, missing arguments and cursors are answered) is fastmcp's doing, so the
+column is fastmcp's server side. The scenarios name no tool of ours.
+
+Run with the interpreter of ``tools/venvs/fastmcp-server`` (``mcp-compare tools install``):
+
+    python fastmcp_server.py        # stdio, until stdin closes
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastmcp import FastMCP
+from mcp_types import PromptReference, ResourceTemplateReference
+
+mcp = FastMCP("mcp-compare-fastmcp-server")
+NOTES = ["alpha", "beta", "gamma"]
+
+
+@dataclass
+class Sum:
+    sum: float
+
+
+@mcp.tool
+def echo(message: str) -> str:
+    """Answer with the message it was given."""
+    return message
+
+
+@mcp.tool
+def add(a: float, b: float) -> Sum:
+    """Add two numbers."""
+    return Sum(a + b)
+
+
+@mcp.resource("mcp-compare://readme", mime_type="text/plain")
+def readme() -> str:
+    """A short text."""
+    return "served by fastmcp"
+
+
+@mcp.resource("mcp-compare://notes/{name}", mime_type="text/plain")
+def note(name: str) -> str:
+    """A note by name."""
+    return f"note {name}"
+
+
+@mcp.prompt
+def greet(name: str) -> str:
+    """Greet someone by name."""
+    return f"Say hello to {name}."
+
+
+@mcp.completion
+def complete(ref: Any, argument: Any, context: Any) -> list[str] | None:
+    """Names for the prompt's argument and the template's variable."""
+    prompt = isinstance(ref, PromptReference) and ref.name == "greet"
+    template = isinstance(ref, ResourceTemplateReference)
+    if (prompt or template) and argument.name == "name":
+        return [n for n in NOTES if n.startswith(argument.value)]
+    return None
+
+
+if __name__ == "__main__":
+    mcp.run()
