@@ -18,9 +18,10 @@
 // (assertRequestHandlerCapability, dist/esm/client/index.js:398-418 in 1.32.2), and it
 // validates elicitation and sampling requests and results itself (index.js:169-267). A
 // feature the plan leaves out is neither declared nor handled: the SDK's default is measured.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importFrom as importFromTools } from './node_import.mjs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
 
 const HOST = 'ts-sdk host';
@@ -28,22 +29,7 @@ const { fail, refuse } = exits(HOST);
 const here = dirname(fileURLToPath(import.meta.url));
 const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'tools');
 
-// Resolve a subpath of an installed package through its package.json "exports" (the "import"
-// condition), the way Node would if the package sat beside this file.
-async function importFrom(name, subpath) {
-  const root = join(tools, 'node_modules', ...name.split('/'));
-  let pkg;
-  try {
-    pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  } catch {
-    fail(`${name} is not installed under ${tools}; run: mcp-compare tools install`);
-  }
-  const exports = pkg.exports || {};
-  const exact = exports[`./${subpath}`];
-  let target = exact && exact.import;
-  if (!target && exports['./*']) target = exports['./*'].import.replace('*', subpath);
-  return import(pathToFileURL(join(root, target || subpath)).href);
-}
+const importFrom = (name, subpath) => importFromTools(tools, name, subpath, fail);
 
 const opts = parseArgs(process.argv.slice(2), refuse);
 // The plan, checked against host-plan.schema.json by the reader the Node hosts share.

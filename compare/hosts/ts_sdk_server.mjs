@@ -8,28 +8,22 @@
 // ours: the scripted client asks what any client asks.
 //
 // The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default
-// ../../tools beside this file's checkout), as the client host does.
+// ../../tools beside this file's checkout), through the loader the client host uses.
 //
 //     node ts_sdk_server.mjs        # stdio, until stdin closes
 
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { importFrom as importFromTools } from './node_import.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', 'tools');
 
-// A subpath of an installed package, through its package.json "exports" (the "import" entry).
-async function importFrom(name, subpath) {
-  const root = join(tools, 'node_modules', name);
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const exports = manifest.exports || {};
-  const exact = exports[`./${subpath}`];
-  let target = exact && exact.import;
-  if (!target && exports['./*']) target = exports['./*'].import.replace('*', subpath);
-  if (!target && subpath === '.') target = (exports['.'] && exports['.'].import) || manifest.module || manifest.main;
-  return import(pathToFileURL(join(root, target || subpath)).href);
+function fail(message) {
+  process.stderr.write(`ts-sdk server: ${message}\n`);
+  process.exit(1);
 }
+const importFrom = (name, subpath) => importFromTools(tools, name, subpath, fail);
 
 const { McpServer, ResourceTemplate } = await importFrom('@modelcontextprotocol/sdk', 'server/mcp.js');
 const { StdioServerTransport } = await importFrom('@modelcontextprotocol/sdk', 'server/stdio.js');

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare._paths import results_dir
+from compare._paths import relative_posix, results_dir
 from compare.judge._verdicts import severity
 from compare.pin import release_order
 from compare.play._cells import version_key
@@ -41,13 +41,8 @@ def _cell_key(cell: Cell, with_variant: bool) -> str:
 
 
 def _display(path: Path, root: Path) -> str:
-    """``path`` relative to the results folder's parent (``results/…``), by the strings when
-    it lies under it, as every cell does (pathlib's way cost a tenth of ``rows``)."""
-    text, base = str(path), str(root.parent)
-    if text.startswith(base + "/"):
-        return text[len(base) + 1 :]
     try:
-        return str(path.relative_to(root.parent))
+        return relative_posix(path, root.parent)
     except ValueError:
         return str(path)
 

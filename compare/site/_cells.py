@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
+from compare._paths import relative_posix
 from compare.exchange._targets import load_targets
 from compare.judge._transcript import read_records
 from compare.judge._verdict import Check as VerdictCheck
@@ -155,20 +156,11 @@ def _check(item: VerdictCheck) -> Check:
     )
 
 
-def _relative(folder: Path, root: Path) -> str:
-    """``folder`` relative to ``root`` as a POSIX path (by the strings when ``folder`` is
-    under ``root``, as every scanned cell is: pathlib's way was a tenth of loading them)."""
-    text, base = str(folder), str(root)
-    if text.startswith(base + "/"):
-        return text[len(base) + 1 :]
-    return folder.relative_to(root).as_posix()
-
-
 def _site_cell(result: CellResult, root: Path) -> Cell:
     """The site's view of one cell, from the one verdict reader's typed record."""
     record = result.record
     return Cell(
-        rel=_relative(result.folder, root),
+        rel=relative_posix(result.folder, root),
         folder=result.folder,
         target=record.target,
         version=record.target_version,
