@@ -291,11 +291,20 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
     methods = _methods()
     peer_key = {"client": "steps", "proxy": "upstream_steps"}.get(side)
     for key in ("steps", "upstream_steps"):
+        labels: set[str] = set()
         for i, step in enumerate(data.get(key, [])):
-            if "request" not in step:
+            _check_params_from(source, f"{key}.{i}", step, labels)
+            if step.get("label"):
+                labels.add(str(step["label"]))
+            if "request" not in step and "paginate" not in step:
                 continue
-            method = step["request"]
+            method = step.get("request") or step["paginate"]
             by_peer = key == peer_key
+            if "paginate" in step and by_peer:
+                raise CompareError(
+                    f"{source}: key {key}.{i}.paginate: only the scripted client walks a list",
+                    "move the step into a server scenario's steps",
+                )
             if "meta" in step and (by_peer or side != "server"):
                 raise CompareError(
                     f"{source}: key {key}.{i}.meta: only the scripted client's requests in a"
@@ -324,6 +333,29 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
                     f"use one of {', '.join(sorted(methods[kind]))} (scenario.schema.json "
                     f"$defs.{kind})",
                 )
+
+
+def _check_params_from(
+    source: Path | str, where: str, step: dict[str, Any], labels: set[str]
+) -> None:
+    """``params_from`` reads an answer that exists by then: an earlier step's label (or one
+    of a walk's later pages, ``<label>:page-<n>``), on a request step."""
+    spec = step.get("params_from")
+    if not spec:
+        return
+    if "request" not in step:
+        raise CompareError(
+            f"{source}: key {where}.params_from: only a request step fills its params",
+            "put params_from beside request",
+        )
+    for name, entry in spec.items():
+        origin = str(entry.get("from", "")).split(":page-")[0]
+        if origin not in labels:
+            raise CompareError(
+                f"{source}: key {where}.params_from.{name}.from: no earlier step is labelled"
+                f" {origin!r}",
+                "name the label of a request or paginate step before this one",
+            )
 
 
 def _expanded(raw: dict[str, Any], check: Check) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Generic server rules: what a server offers and answers, with the feature named by the check
 (``with:`` in the scenario file), so a new area's server checks add data, not rules.
 
-- ``server-capability``: what the server's initialize result declares as ``capability``.
+- ``server-capability``: what the server declares as ``capability`` (in its initialize
+  result, or its server/discover result from 2026-07-28).
 - ``server-version``: the protocolVersion the server answered our initialize with, beside the
   one we proposed (the cell's revision, or the scenario's ``propose_version``): the same, a
   pinned revision, or a version the pins do not hold; an error or no answer as such.
@@ -25,7 +26,8 @@
   nothing, and a rule about servers without it never lands on one that has it.
 
 In a server cell the scripted client is ours: ``out`` lines are its, ``in`` lines the
-server's, and the server's capabilities are in its answer to our initialize.
+server's, and the server's capabilities are in its answer to our initialize (to our
+server/discover from 2026-07-28).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from compare.judge.rules._context import Context
 from compare.judge.rules._info import read_info
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, error_code, rule
 from compare.judge.rules.server import NO_INIT, _initialized_n, handshake_failed
-from compare.judge.rules.server_modern import EITHER_GATE, either_gate
+from compare.judge.rules.server_modern import EITHER_GATE, either_gate, modern
 
 _CAPABILITY = Param("server_capability", "the server capability the request belongs to")
 
@@ -61,16 +63,25 @@ def _initialize_result(ctx: Context) -> tuple[Line | None, dict[str, Any] | None
 
 
 def server_capabilities(ctx: Context) -> tuple[dict[str, Any], list[int]]:
-    """The capabilities of the server's initialize result, and that line as evidence."""
-    line, result = _initialize_result(ctx)
+    """The capabilities the server declared, and that line as evidence: in its initialize
+    result before 2026-07-28, in its server/discover result from then on (the era has no
+    handshake; the discover answer is where a server says what it offers)."""
+    if modern(ctx):
+        trace = ctx.tx.steps.get("discover")
+        line = ctx.tx.by_n(trace.evidence) if trace is not None else None
+        obj = line.obj if line is not None else None
+        found = obj.get("result") if isinstance(obj, dict) else None
+        result = found if isinstance(found, dict) else None
+    else:
+        line, result = _initialize_result(ctx)
     caps = result.get("capabilities") if result is not None else None
     return (caps if isinstance(caps, dict) else {}), _ev(line)
 
 
 @rule(
     "server-capability",
-    ("declared", "absent", *NO_INIT),
-    gate=handshake_failed,
+    ("declared", "absent", *EITHER_GATE),
+    gate=either_gate,
     params={"capability": Param("server_capability", "the capability to read", required=True)},
 )
 def _server_capability(ctx: Context) -> Outcome:
@@ -82,6 +93,9 @@ def _server_capability(ctx: Context) -> Outcome:
 
 
 _ANSWERS = ("result", "error", "silence", "closed")
+#: A request whose params come from an earlier answer (``params_from``) that held nothing to
+#: fill them with was never sent: graded in _gates.yaml, so no check has to name it.
+NO_VALUE = "no-value"
 #: ``when`` → the outcome of the servers it leaves out.
 _OTHER_SIDE: dict[str, tuple[str, ...]] = {"declared": ("undeclared",), "undeclared": ("declared",)}
 
@@ -89,7 +103,7 @@ _OTHER_SIDE: dict[str, tuple[str, ...]] = {"declared": ("undeclared",), "undecla
 def _answer_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
     code = ("code",) if params.get("code") else ()
     gate = _OTHER_SIDE.get(str(params.get("when")), ())
-    return (*_ANSWERS, *code, *gate, *EITHER_GATE)
+    return (*_ANSWERS, *code, NO_VALUE, *gate, *EITHER_GATE)
 
 
 def _gate(ctx: Context) -> Outcome | None:
@@ -110,7 +124,7 @@ def _gate(ctx: Context) -> Outcome | None:
 
 @rule(
     "server-answered",
-    (*_ANSWERS, "code", "undeclared", "declared", *EITHER_GATE),
+    (*_ANSWERS, "code", NO_VALUE, "undeclared", "declared", *EITHER_GATE),
     gate=_gate,
     params={
         "step": Param("label", "the step whose request is read", required=True),
@@ -125,7 +139,11 @@ def _gate(ctx: Context) -> Outcome | None:
     outcomes_for=_answer_outcomes,
 )
 def _server_answered(ctx: Context) -> Outcome:
-    kind, line = ctx.reply(str(ctx.params["step"]))
+    label = str(ctx.params["step"])
+    trace = ctx.tx.steps.get(label)
+    if trace is not None and trace.outcome == NO_VALUE:
+        return Outcome(NO_VALUE, "not sent: the server's earlier answer held nothing to ask about")
+    kind, line = ctx.reply(label)
     if line is None:
         if kind == "not-asked":
             return Outcome("closed", "the request was never sent: the server had closed")

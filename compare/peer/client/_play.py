@@ -13,7 +13,7 @@ import time
 
 from .._record import EOF_MARK, Transcript
 from .._steps import StepWaits
-from . import _features, _modern
+from . import _features, _lists, _modern
 from ._fs import run_fs, run_race
 from ._probes import run_probes
 
@@ -42,6 +42,8 @@ class Client(StepWaits):
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
         self.tools: list[dict[str, Any]] = []
+        #: Each labelled request's answer (the whole message), for ``params_from`` to read.
+        self.answers: dict[str, Any] = {}
         self.closed = False
         self.out_lock = threading.Lock()
         self.step_log: list[dict[str, Any]] = []
@@ -224,13 +226,23 @@ class Client(StepWaits):
             ok = self.wait(arrived, timeout)
             record.update(outcome="ok" if ok else "timeout", evidence=hit[0])
         elif "request" in step:
-            rid, got = self.call(step["request"], step.get("params"), timeout, step.get("meta"))
+            params = step.get("params")
+            if "params_from" in step:
+                params, missing = _lists.filled(step, self.answers)
+                if params is None:
+                    record.update(outcome="no-value", evidence=None, missing=missing)
+                    return
+            rid, got = self.call(step["request"], params, timeout, step.get("meta"))
             if step["request"] == "tools/list" and got is not None:
                 listed = (got[1].get("result") or {}).get("tools")
                 self.tools = [t for t in listed if isinstance(t, dict)] if listed else []
+            if step.get("label"):
+                self.answers[str(step["label"])] = got[1] if got else None
             record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
+        elif "paginate" in step:
+            _lists.walk(self, step, timeout, record)
         elif "tool_call" in step:
-            params = self.pick_tool(step["tool_call"])
+            params = self.pick_tool(step["tool_call"], fallback=not step.get("only_listed"))
             if params is None:
                 record.update(outcome="no-tool")
                 return
@@ -266,12 +278,16 @@ class Client(StepWaits):
         else:
             record.update(outcome="unknown-step")
 
-    def pick_tool(self, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """The first candidate the server listed; else its first listed tool, with ``{}``."""
+    def pick_tool(
+        self, candidates: list[dict[str, Any]], fallback: bool = True
+    ) -> dict[str, Any] | None:
+        """The first candidate the server listed; else (with ``fallback``) its first listed
+        tool, with ``{}``. A scenario that must not call a tool it did not choose (one that may
+        act on the machine) says ``only_listed`` and reads ``no-tool`` instead."""
         names = {t.get("name") for t in self.tools}
         for candidate in candidates:
             if candidate.get("name") in names:
                 return {"name": candidate["name"], "arguments": candidate.get("arguments", {})}
-        if self.tools and isinstance(self.tools[0].get("name"), str):
+        if fallback and self.tools and isinstance(self.tools[0].get("name"), str):
             return {"name": self.tools[0]["name"], "arguments": {}}
         return None

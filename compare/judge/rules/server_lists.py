@@ -1,0 +1,365 @@
+"""Server rules that read what a server listed and what its tools returned: the pages of a
+list walked by its cursors, the names of its tools, the order of two listings, and a tool
+result against the output schema the tool itself declared.
+
+- ``server-pages``: the pages of the ``paginate`` step ``step`` (the step, then
+  ``<step>:page-<n>``): one page only, several that ended, a cursor of the server's own it
+  refused, a cursor handed out twice, items repeated across pages, a walk cut at its bound.
+- ``server-tool-names``: whether every name in the tools/list answer of step ``step`` is 1 to
+  128 characters of ``A-Z a-z 0-9 _ - .`` and unique in the list.
+- ``server-list-order``: whether the tools/list answers of steps ``step`` and ``again`` name
+  the same tools in the same order.
+- ``server-structured``: the tools/call answer of step ``step`` against the ``outputSchema``
+  the called tool had in the tools/list answer of step ``list``: structuredContent present and
+  valid under it (JSON Schema, the schema's own ``$schema`` or 2020-12), missing, or invalid.
+- ``server-structured-text``: whether that result also carries the structured content
+  serialised as JSON in a text block.
+
+Every rule opens with the same gate as ``server-answered`` (``capability``/``when`` when
+given), so a server that declared no tools is never judged on them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from jsonschema import validators
+from jsonschema.exceptions import SchemaError
+
+from compare.judge._transcript import Line
+from compare.judge.rules._context import Context
+from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, rule
+from compare.judge.rules.server_generic import _CAPABILITY, _OTHER_SIDE, _gate
+from compare.judge.rules.server_modern import EITHER_GATE
+
+_GATED = ("undeclared", "declared", *EITHER_GATE)
+
+
+def _outcomes(own: tuple[str, ...]) -> Any:
+    """A check's outcomes: the rule's own, and of the gate's only those its ``when`` can give."""
+
+    def produces(params: Any) -> tuple[str, ...]:
+        return (*own, *_OTHER_SIDE.get(str(params.get("when")), ()), *EITHER_GATE)
+
+    return produces
+
+
+_UNANSWERED = ("error", "silence", "closed")
+_WHEN = Param(
+    "text", "declared or undeclared: judge only servers that have the capability, or not",
+    needs="capability",
+)  # fmt: skip
+#: Each list result's member, and what names an item in it.
+_LISTS = {
+    "tools": "name",
+    "prompts": "name",
+    "resources": "uri",
+    "resourceTemplates": "uriTemplate",
+}
+
+
+def _answer(ctx: Context, label: str) -> tuple[str, Line | None, dict[str, Any] | None]:
+    """How the server answered step ``label``, its line, and the result object if any."""
+    kind, line = ctx.reply(label)
+    if line is None or kind != "result":
+        return kind, line, None
+    result = line.obj.get("result")
+    return kind, line, (result if isinstance(result, dict) else {})
+
+
+def _unanswered(kind: str, line: Line | None) -> Outcome:
+    if line is not None:
+        return Outcome("error", (line.raw or "")[:300], _ev(line))
+    if kind == "not-asked":
+        return Outcome("closed", "the request was never sent: the server had closed")
+    return Outcome(kind, NO_ANSWER[kind])
+
+
+def _items(result: dict[str, Any]) -> tuple[str, list[Any]]:
+    for member in _LISTS:
+        if isinstance(result.get(member), list):
+            return member, result[member]
+    return "", []
+
+
+def _key(member: str, item: Any) -> str:
+    value = item.get(_LISTS[member]) if isinstance(item, dict) else None
+    return json.dumps(value if value is not None else item, sort_keys=True)
+
+
+_PAGES_OWN = (
+    "single-page",
+    "paged",
+    "cursor-refused",
+    "cursor-repeated",
+    "repeated-items",
+    "unended",
+    "no-cursor-answer",
+    *_UNANSWERED,
+)
+
+
+@rule(
+    "server-pages",
+    (*_PAGES_OWN, *_GATED),
+    outcomes_for=_outcomes(_PAGES_OWN),
+    gate=_gate,
+    params={
+        "step": Param("label", "the paginate step whose pages are read", required=True),
+        "capability": _CAPABILITY,
+        "when": _WHEN,
+    },
+)  # fmt: skip
+def _server_pages(ctx: Context) -> Outcome:
+    label = str(ctx.params["step"])
+    kind, line, result = _answer(ctx, label)
+    if result is None:
+        return _unanswered(kind, line)
+    pages: list[tuple[Line, dict[str, Any]]] = [(line, result)] if line is not None else []
+    n = 2
+    while f"{label}:page-{n}" in ctx.tx.steps:
+        kind, line, result = _answer(ctx, f"{label}:page-{n}")
+        if result is None:
+            said = f"page {n}: the server refused or left unanswered the cursor it handed out"
+            if line is not None:
+                said += f": {(line.raw or '')[:200]}"
+            outcome = "cursor-refused" if kind == "error" else "no-cursor-answer"
+            return Outcome(outcome, said, _ev(pages[-1][0], line))
+        assert line is not None
+        pages.append((line, result))
+        n += 1
+    evidence = _ev(*(p[0] for p in pages[:5]))
+    cursors = [p[1].get("nextCursor") for p in pages if p[1].get("nextCursor") is not None]
+    if len(pages) == 1 and not cursors:
+        member, items = _items(pages[0][1])
+        said = f"one page of {len(items)} {member or 'items'}, no nextCursor: nothing to page"
+        return Outcome("single-page", said, evidence)
+    repeated = [c for i, c in enumerate(cursors) if c in cursors[:i]]
+    if repeated:
+        said = f"nextCursor {json.dumps(repeated[0])[:80]} handed out twice in one walk"
+        return Outcome("cursor-repeated", said, evidence)
+    seen: dict[str, int] = {}
+    sizes = []
+    for number, (_line, page) in enumerate(pages, 1):
+        member, items = _items(page)
+        sizes.append(len(items))
+        for item in items:
+            key = _key(member, item) if member else json.dumps(item, sort_keys=True)
+            if key in seen:
+                said = f"{key[:80]} on page {seen[key]} and again on page {number}"
+                return Outcome("repeated-items", said, evidence)
+            seen[key] = number
+    shown = ", ".join(str(s) for s in sizes)
+    if pages[-1][1].get("nextCursor") is not None:
+        said = f"{len(pages)} pages ({shown} items) and still a nextCursor: the walk's bound"
+        return Outcome("unended", said, evidence)
+    return Outcome(
+        "paged", f"{len(pages)} pages of {shown} items, the last without a cursor", evidence
+    )
+
+
+#: The characters and length 2025-11-25's tools page gives tool names.
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+
+
+_TOOL_NAMES_OWN = ("conforming", "nonconforming", "duplicated", "no-tools", *_UNANSWERED)
+
+
+@rule(
+    "server-tool-names",
+    (*_TOOL_NAMES_OWN, *_GATED),
+    outcomes_for=_outcomes(_TOOL_NAMES_OWN),
+    gate=_gate,
+    params={
+        "step": Param("label", "the tools/list step whose names are read", required=True),
+        "capability": _CAPABILITY,
+        "when": _WHEN,
+    },
+)
+def _server_tool_names(ctx: Context) -> Outcome:
+    kind, line, result = _answer(ctx, str(ctx.params["step"]))
+    if result is None:
+        return _unanswered(kind, line)
+    found = result.get("tools")
+    tools: list[Any] = found if isinstance(found, list) else []
+    names: list[Any] = [t.get("name") for t in tools if isinstance(t, dict)]
+    if not names:
+        return Outcome("no-tools", "the list holds no tools: no name to read", _ev(line))
+    odd = [n for n in names if not isinstance(n, str) or not _NAME.fullmatch(n)]
+    if odd:
+        shown = ", ".join(json.dumps(n)[:60] for n in odd[:5])
+        return Outcome("nonconforming", f"{len(odd)} of {len(names)} names: {shown}", _ev(line))
+    twice = sorted({str(n) for n in names if names.count(n) > 1})
+    if twice:
+        return Outcome("duplicated", f"listed more than once: {', '.join(twice[:5])}", _ev(line))
+    return Outcome("conforming", f"{len(names)} names, all of 1-128 allowed characters", _ev(line))
+
+
+_LIST_ORDER_OWN = ("same-order", "reordered", "changed", *_UNANSWERED)
+
+
+@rule(
+    "server-list-order",
+    (*_LIST_ORDER_OWN, *_GATED),
+    outcomes_for=_outcomes(_LIST_ORDER_OWN),
+    gate=_gate,
+    params={
+        "step": Param("label", "the first tools/list step", required=True),
+        "again": Param("label", "the second tools/list step, nothing changed between", True),
+        "capability": _CAPABILITY,
+        "when": _WHEN,
+    },
+)
+def _server_list_order(ctx: Context) -> Outcome:
+    lists = []
+    lines = []
+    for label in (str(ctx.params["step"]), str(ctx.params["again"])):
+        kind, line, result = _answer(ctx, label)
+        if result is None:
+            return _unanswered(kind, line)
+        member, items = _items(result)
+        lists.append([_key(member, x) if member else json.dumps(x) for x in items])
+        lines.append(line)
+    first, second = lists
+    if first == second:
+        return Outcome("same-order", f"{len(first)} items, the same both times", _ev(*lines))
+    if sorted(first) == sorted(second):
+        return Outcome("reordered", "the same items in another order", _ev(*lines))
+    return Outcome("changed", f"{len(first)} items, then {len(second)}, not the same", _ev(*lines))
+
+
+def _called(ctx: Context, label: str) -> tuple[str, Line | None, dict[str, Any] | None, str]:
+    """The tools/call answer of step ``label`` and the name of the tool we called."""
+    kind, line, result = _answer(ctx, label)
+    trace = ctx.tx.steps.get(label)
+    sent = next(
+        (x for x in ctx.tx.lines
+         if trace is not None and x.dir == "out" and x.is_request and x.obj.get("id") == trace.id),
+        None,
+    )  # fmt: skip
+    name = sent.params.get("name") if sent is not None else None
+    return kind, line, result, name if isinstance(name, str) else ""
+
+
+def _structured_gate(
+    ctx: Context,
+) -> tuple[Outcome | None, Any, dict[str, Any] | None, Line | None]:
+    """What both structured rules share: the call's answer, or an outcome that ends the rule."""
+    label = str(ctx.params["step"])
+    trace = ctx.tx.steps.get(label)
+    if trace is not None and trace.outcome == "no-tool":
+        return (
+            Outcome("no-tool", "the server listed none of the tools the scenario calls"),
+            None,
+            None,
+            None,
+        )
+    kind, line, result, name = _called(ctx, label)
+    if result is None:
+        return _unanswered(kind, line), None, None, line
+    if result.get("isError") is True:
+        said = f"{name} answered with isError set: no structured result to read"
+        return Outcome("is-error", said, _ev(line)), None, None, line
+    return None, name, result, line
+
+
+_STRUCTURED_OWN = (
+    "conforms",
+    "nonconforming",
+    "missing",
+    "no-schema",
+    "is-error",
+    "no-tool",
+    *_UNANSWERED,
+)
+
+
+@rule(
+    "server-structured",
+    (*_STRUCTURED_OWN, *_GATED),
+    outcomes_for=_outcomes(_STRUCTURED_OWN),
+    gate=_gate,
+    params={
+        "step": Param("label", "the tool_call step whose result is read", required=True),
+        "list": Param("label", "the tools/list step that listed the called tool", True),
+        "capability": _CAPABILITY,
+        "when": _WHEN,
+    },
+)  # fmt: skip
+def _server_structured(ctx: Context) -> Outcome:
+    ended, name, result, line = _structured_gate(ctx)
+    if ended is not None:
+        return ended
+    assert result is not None
+    _kind, list_line, listed = _answer(ctx, str(ctx.params["list"]))
+    tools = (listed or {}).get("tools")
+    tool = next((t for t in tools or [] if isinstance(t, dict) and t.get("name") == name), None)
+    schema = tool.get("outputSchema") if tool is not None else None
+    if not isinstance(schema, dict):
+        return Outcome(
+            "no-schema", f"{name} was listed without an outputSchema", _ev(list_line, line)
+        )
+    evidence = _ev(list_line, line)
+    if "structuredContent" not in result:
+        return Outcome(
+            "missing", f"{name} has an outputSchema; its result has no structuredContent", evidence
+        )
+    try:
+        cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+        cls.check_schema(schema)
+        errors = sorted(cls(schema).iter_errors(result["structuredContent"]), key=str)
+    except SchemaError as err:
+        said = f"{name}'s outputSchema is not a valid schema ({err.message[:200]})"
+        return Outcome("no-schema", said, evidence)
+    if errors:
+        shown = "; ".join(
+            f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in errors[:3]
+        )
+        return Outcome("nonconforming", f"{name}: {shown}"[:300], evidence)
+    return Outcome(
+        "conforms", f"{name}'s structuredContent is valid under its outputSchema", evidence
+    )
+
+
+_STRUCTURED_TEXT_OWN = (
+    "text-copy",
+    "no-text-copy",
+    "no-structured",
+    "is-error",
+    "no-tool",
+    *_UNANSWERED,
+)
+
+
+@rule(
+    "server-structured-text",
+    (*_STRUCTURED_TEXT_OWN, *_GATED),
+    outcomes_for=_outcomes(_STRUCTURED_TEXT_OWN),
+    gate=_gate,
+    params={
+        "step": Param("label", "the tool_call step whose result is read", required=True),
+        "capability": _CAPABILITY,
+        "when": _WHEN,
+    },
+)
+def _server_structured_text(ctx: Context) -> Outcome:
+    ended, name, result, line = _structured_gate(ctx)
+    if ended is not None:
+        return ended
+    assert result is not None
+    if "structuredContent" not in result:
+        return Outcome("no-structured", f"{name}'s result has no structuredContent", _ev(line))
+    texts: list[str] = [
+        c["text"] for c in result.get("content") or []
+        if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
+    ]  # fmt: skip
+    for text in texts:
+        try:
+            if json.loads(text) == result["structuredContent"]:
+                return Outcome("text-copy", f"{name}: a text block holds the same JSON", _ev(line))
+        except ValueError:
+            continue
+    said = f"{name}: {len(texts)} text block(s), none the structured content as JSON"
+    return Outcome("no-text-copy", said, _ev(line))

@@ -1,0 +1,269 @@
+"""The rules that read a server's lists and tool results, from crafted transcripts:
+server-pages (a list walked by its cursors), server-tool-names, server-list-order,
+server-structured and server-structured-text, and server-answered's no-value (a request
+filled from an earlier answer that held nothing).
+
+Each case writes what the scripted client would have recorded and asserts the outcome the rule
+names and that the scenario grades it; between them the cases reach every outcome the rules
+name apart from the gates, which tests/judge/test_server_modern_rules.py covers. At 2026-07-28
+the capability gate reads the server/discover result, which one case shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare.exchange._scenarios import Scenario, load_scenarios
+
+from .test_server_modern_rules import LEGACY, MODERN, ServerTape
+
+TOOLS = {"tools": {}, "prompts": {}, "resources": {}}
+ADD = {
+    "name": "add",
+    "inputSchema": {"type": "object"},
+    "outputSchema": {
+        "type": "object",
+        "properties": {"sum": {"type": "number"}},
+        "required": ["sum"],
+    },
+}
+
+
+@pytest.fixture(autouse=True)
+def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+
+
+@pytest.fixture(scope="module")
+def scenarios(pinned_spec: Path) -> dict[str, Scenario]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+        return {s.id: s for s in load_scenarios()}
+
+
+def opened(caps: dict[str, Any] = TOOLS, revision: str = LEGACY) -> ServerTape:
+    tape = ServerTape()
+    if revision == MODERN:
+        tape.discover({"result": {"supportedVersions": [MODERN], "capabilities": caps}})
+        return tape
+    result = {"protocolVersion": revision, "capabilities": caps, "serverInfo": {"name": "s"}}
+    tape.step("initialize", -1, {"id": 1, "method": "initialize"}, {"result": result})
+    tape.add("out", {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return tape
+
+
+def graded(
+    tmp: Path, scenario: Scenario, check: str, tape: ServerTape, revision: str = LEGACY
+) -> tuple[str, str]:
+    got = tape.judge(tmp, scenario, revision)["checks"][check]
+    grades = next(c for c in scenario.checks if c.id == check).outcomes
+    assert got["outcome"] in grades, got
+    return str(got["outcome"]), str(grades[got["outcome"]]["verdict"])
+
+
+def walk(tape: ServerTape, label: str, method: str, pages: list[Any], first_id: int = 2) -> None:
+    """A paginate step: the first page under ``label``, the rest as ``label:page-n``; a None
+    page is one left unanswered."""
+    for n, reply in enumerate(pages, 1):
+        name = label if n == 1 else f"{label}:page-{n}"
+        params = {} if n == 1 else {"cursor": f"c{n - 1}"}
+        sent = {"id": first_id + n - 1, "method": method, "params": params}
+        tape.step(name, 0, sent, reply)
+
+
+def page(names: list[str], cursor: str | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]
+    }
+    if cursor is not None:
+        result["nextCursor"] = cursor
+    return {"result": result}
+
+
+@pytest.mark.parametrize(
+    ("pages", "outcome", "verdict"),
+    [
+        ([page(["a", "b"])], "single-page", "not-exercised"),
+        ([page(["a"], "c1"), page(["b"])], "paged", "pass"),
+        ([page(["a"], "c1"), page(["b"], "c2"), page([])], "paged", "pass"),
+        (
+            [page(["a"], "c1"), {"error": {"code": -32602, "message": "bad cursor"}}],
+            "cursor-refused",
+            "non-strict",
+        ),
+        ([page(["a"], "c1"), page(["b"], "c1")], "cursor-repeated", "non-strict"),
+        ([page(["a"], "c1"), page(["a"])], "repeated-items", "informational"),
+        ([page(["a"], "c1"), page(["b"], "c2")], "unended", "informational"),
+        ([page(["a"], "c1"), None], "no-cursor-answer", "fail"),
+        ([{"error": {"code": -32601, "message": "no"}}], "error", "informational"),
+    ],
+)
+def test_server_pages_reads_every_page_of_the_walk(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    pages: list[Any],
+    outcome: str,
+    verdict: str,
+) -> None:
+    tape = opened()
+    walk(tape, "list-tools", "tools/list", pages)
+    assert graded(tmp_path, scenarios["server-pages"], "tools-pages", tape) == (outcome, verdict)
+
+
+def test_a_server_without_the_capability_is_not_judged_on_its_pages(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = opened({"tools": {}})
+    walk(tape, "list-prompts", "prompts/list", [{"error": {"code": -32601, "message": "no"}}])
+    got = graded(tmp_path, scenarios["server-pages"], "prompts-pages", tape)
+    assert got == ("undeclared", "informational")
+
+
+@pytest.mark.parametrize(
+    ("names", "outcome", "verdict"),
+    [
+        (["echo", "get_sum.v2", "A-b"], "conforming", "pass"),
+        (["echo", "say hello"], "nonconforming", "non-strict"),
+        (["x" * 129], "nonconforming", "non-strict"),
+        (["echo", "echo"], "duplicated", "non-strict"),
+        ([], "no-tools", "not-exercised"),
+    ],
+)
+def test_tool_names_are_read_against_the_recommended_form(
+    tmp_path: Path, scenarios: dict[str, Scenario], names: list[str], outcome: str, verdict: str
+) -> None:
+    tape = opened()
+    tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, page(names))
+    tape.step("list-tools-again", 1, {"id": 3, "method": "tools/list"}, page(names))
+    got = graded(tmp_path, scenarios["server-tools-twice"], "tool-names", tape)
+    assert got == (outcome, verdict)
+
+
+@pytest.mark.parametrize(
+    ("second", "revision", "check", "outcome", "verdict"),
+    [
+        (["a", "b"], MODERN, "tools-order-2026-07-28", "same-order", "pass"),
+        (["b", "a"], MODERN, "tools-order-2026-07-28", "reordered", "non-strict"),
+        (["a"], MODERN, "tools-order-2026-07-28", "changed", "informational"),
+        (["b", "a"], LEGACY, "tools-order", "reordered", "informational"),
+    ],
+)
+def test_two_listings_are_compared_for_order(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    second: list[str],
+    revision: str,
+    check: str,
+    outcome: str,
+    verdict: str,
+) -> None:
+    tape = opened(revision=revision)
+    tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, page(["a", "b"]))
+    tape.step("list-tools-again", 1, {"id": 3, "method": "tools/list"}, page(second))
+    got = graded(tmp_path, scenarios["server-tools-twice"], check, tape, revision)
+    assert got == (outcome, verdict)
+
+
+def called(
+    tool: dict[str, Any], reply: dict[str, Any] | None, revision: str = LEGACY
+) -> ServerTape:
+    tape = opened(revision=revision)
+    tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, {"result": {"tools": [tool]}})
+    params = {"name": tool["name"], "arguments": {"a": 2, "b": 3}}
+    tape.step("call-structured", 1, {"id": 3, "method": "tools/call", "params": params}, reply)
+    return tape
+
+
+def answer(structured: Any = None, text: str | None = None, **more: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}] if text else [], **more}
+    if structured is not None:
+        result["structuredContent"] = structured
+    return {"result": result}
+
+
+@pytest.mark.parametrize(
+    ("tool", "reply", "outcome", "verdict"),
+    [
+        (ADD, answer({"sum": 5}, '{"sum": 5}'), "conforms", "pass"),
+        (ADD, answer({"sum": "five"}), "nonconforming", "fail"),
+        (ADD, answer({"total": 5}), "nonconforming", "fail"),
+        (ADD, answer(None, "5"), "missing", "fail"),
+        (
+            {"name": "add", "inputSchema": {"type": "object"}},
+            answer(None, "5"),
+            "no-schema",
+            "not-exercised",
+        ),
+        (ADD, answer(None, "boom", isError=True), "is-error", "not-exercised"),
+        (ADD, {"error": {"code": -32603, "message": "x"}}, "error", "informational"),
+        (ADD, None, "silence", "fail"),
+    ],
+)
+def test_structured_content_is_held_to_the_tools_own_output_schema(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    tool: dict[str, Any],
+    reply: dict[str, Any] | None,
+    outcome: str,
+    verdict: str,
+) -> None:
+    tape = called(tool, reply)
+    got = graded(tmp_path, scenarios["server-tool-structured"], "structured-conforms", tape)
+    assert got == (outcome, verdict)
+
+
+@pytest.mark.parametrize(
+    ("reply", "outcome", "verdict"),
+    [
+        (answer({"sum": 5}, '{"sum":5}'), "text-copy", "pass"),
+        (answer({"sum": 5}, "the sum is 5"), "no-text-copy", "non-strict"),
+        (answer({"sum": 5}), "no-text-copy", "non-strict"),
+        (answer(None, "5"), "no-structured", "not-exercised"),
+    ],
+)
+def test_structured_content_is_looked_for_in_the_text_blocks(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    reply: dict[str, Any],
+    outcome: str,
+    verdict: str,
+) -> None:
+    tape = called(ADD, reply)
+    got = graded(tmp_path, scenarios["server-tool-structured"], "structured-text", tape)
+    assert got == (outcome, verdict)
+
+
+def test_a_call_never_made_reads_no_tool(tmp_path: Path, scenarios: dict[str, Scenario]) -> None:
+    tape = opened()
+    tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, page(["navigate"]))
+    tape.note(event="step", index=1, step={"label": "call-structured"})
+    tape.note(event="step-done", index=1, label="call-structured", outcome="no-tool")
+    got = graded(tmp_path, scenarios["server-tool-structured"], "structured-conforms", tape)
+    assert got == ("no-tool", "not-exercised")
+
+
+def test_the_capability_gate_reads_the_discover_result_at_2026_07_28(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = called(ADD, answer({"sum": 5}, '{"sum": 5}', resultType="complete"), MODERN)
+    scenario = scenarios["server-tool-structured"]
+    assert graded(tmp_path, scenario, "structured-conforms", tape, MODERN) == ("conforms", "pass")
+    bare = opened({}, MODERN)
+    bare.step("list-tools", 0, {"id": 2, "method": "tools/list"}, page([]))
+    got = graded(tmp_path, scenario, "structured-conforms", bare, MODERN)
+    assert got == ("undeclared", "informational")
+
+
+def test_a_request_with_nothing_to_fill_it_reads_no_value(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = opened()
+    prompts = {"result": {"prompts": [{"name": "plain"}]}}
+    tape.step("list-prompts", 0, {"id": 2, "method": "prompts/list"}, prompts)
+    tape.note(event="step", index=1, step={"label": "get-without-arguments"})
+    tape.note(event="step-done", index=1, label="get-without-arguments", outcome="no-value")
+    got = graded(tmp_path, scenarios["server-prompt-arguments"], "missing-arguments", tape)
+    assert got == ("no-value", "not-exercised")
