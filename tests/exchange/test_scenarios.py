@@ -92,6 +92,11 @@ ISSUE_SCENARIOS = {
     "server-prompt-unknown",
     "server-completion-errors",
     "server-cursor-invalid",
+    # issue 38: the server's own answers read back (pages, a listed prompt, a typed tool)
+    "server-pages",
+    "server-prompt-arguments",
+    "server-tool-structured",
+    "server-tools-twice",
 }
 
 
