@@ -22,6 +22,7 @@ import queue
 import threading
 import time
 
+from ._catalogue import Catalogue
 from ._era import META_VERSION, is_modern
 from ._record import EOF_MARK, Transcript
 from ._steps import StepWaits
@@ -69,6 +70,8 @@ class Peer(StepWaits):
         #: asked again, and how many more times.
         self.again: dict[str, Any] = {}
         self.rounds_left = 0
+        #: What the peer serves (tools, resources, prompts, completions, their pages).
+        self.catalogue = Catalogue(plan.get("serves") or {}, plan.get("tools", []))
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -165,17 +168,18 @@ class Peer(StepWaits):
             result = {}
         elif method == "logging/setLevel" and "logging" in self.plan.get("capabilities", {}):
             result = {}  # a server that declares logging takes the level (recorded in the line)
-        elif method == "tools/list":
-            result = {"tools": self.plan.get("tools", [])}
         elif method == "tools/call":
-            result = self.tools_call(n, params, modern_request)
-        elif method in ("resources/list", "prompts/list", "resources/templates/list"):
-            key = (
-                method.split("/")[0]
-                if method != "resources/templates/list"
-                else "resourceTemplates"
-            )
-            result = {key: []}
+            done, error = self.catalogue.call_tool(params)
+            if error is not None:
+                self.reply(method, {"jsonrpc": "2.0", "id": rid, "error": error})
+                return
+            assert done is not None
+            result = self.tools_call(n, params, modern_request, done)
+        elif self.catalogue.handles(method):
+            result, error = self.catalogue.answer(method, params)
+            if error is not None:
+                self.reply(method, {"jsonrpc": "2.0", "id": rid, "error": error})
+                return
         if result is None:
             self.reply(method, _error(rid, -32601, "Method not found"))
             return
@@ -210,12 +214,14 @@ class Peer(StepWaits):
             n = self.send(message)
             self.tx.note(event="reply-released", method=method, id=message.get("id"), n=n)
 
-    def tools_call(self, n: int, params: dict[str, Any], modern_request: bool) -> dict[str, Any]:
-        """A tools/call's result: ``ok``, or at 2026-07-28 an InputRequiredResult when the plan's
-        ``mrtr`` or an armed ``embed`` step has input to ask for. A retry (``inputResponses``
-        or ``requestState`` present) is noted per key it answers, for the step that waits."""
+    def tools_call(
+        self, n: int, params: dict[str, Any], modern_request: bool, done: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A tools/call's result: the tool's own (``done``, from the catalogue), or at
+        2026-07-28 an InputRequiredResult when the plan's ``mrtr`` or an armed ``embed`` step
+        has input to ask for. A retry (``inputResponses`` or ``requestState`` present) is
+        noted per key it answers, for the step that waits."""
         mrtr = self.plan.get("mrtr")
-        done = {"content": [{"type": "text", "text": "ok"}], "isError": False}
         if not mrtr and not self.asking:
             return done
         if not modern_request:

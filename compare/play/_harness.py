@@ -164,6 +164,9 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
             }
         ],
         "steps": cell.scenario.steps,
+        # what the peer serves beyond the probe tool (a client scenario's data): lists in
+        # pages, tool results, resources, prompts, completions
+        **({"serves": scenario["serves"]} if scenario.get("serves") else {}),
         "linger_s": float(scenario.get("linger_s", PEER_LINGER_S)),
         "max_line_bytes": 1 << 20,
         "max_lines": 20000,
