@@ -97,6 +97,9 @@ ISSUE_SCENARIOS = {
     "server-prompt-arguments",
     "server-tool-structured",
     "server-tools-twice",
+    # issue 38: the client side, against what the peer serves from scenario data
+    "client-pages",
+    "client-tools-changed",
 }
 
 
