@@ -8,7 +8,7 @@ an ``isError`` result from a protocol error — without the peer naming any feat
   caught; a cursor we never handed out is refused with -32602, as the pagination page asks.
 - ``tools/call`` answers with the tool's ``answer`` (a CallToolResult as written, or an
   ``error`` object sent as a JSON-RPC error), ``ok`` for a tool without one, and -32602 for a
-  tool we do not list.
+  tool we do not list (a plan naming no tools at all answers every call ``ok``).
 - ``resources/read`` answers with the resource's ``contents`` (a listed URI) or -32602 (from
   2026-07-28 the code for a missing resource; earlier revisions name -32002, and the peer is
   not what is measured there). A kind of thing the plan serves none of (no resources, no
@@ -42,9 +42,11 @@ METHOD_NOT_FOUND = -32601
 class Catalogue:
     """The plan's ``serves``, answered request by request."""
 
-    def __init__(self, serves: dict[str, Any], default_tools: list[Any]) -> None:
+    def __init__(self, serves: dict[str, Any], default_tools: list[Any] | None) -> None:
         self.serves = serves
-        self.tools: list[dict[str, Any]] = list(serves.get("tools", default_tools))
+        self.tools: list[dict[str, Any]] = list(serves.get("tools", default_tools or []))
+        #: A plan that names no tools at all (a hand-written one) has every call answered ok.
+        self.any_tool = "tools" not in serves and default_tools is None
         self.page_size = int(serves.get("page_size") or 0)
         #: Every cursor handed out, and the offset it stands for: a cursor is checked
         #: against these only, never parsed.
@@ -84,9 +86,9 @@ class Catalogue:
     def call_tool(self, params: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
         name = params.get("name")
         tool = next((t for t in self.tools if t.get("name") == name), None)
-        if tool is None:
+        if tool is None and not self.any_tool:
             return None, _error(INVALID_PARAMS, f"Unknown tool: {name}")
-        answer = tool.get("answer")
+        answer = tool.get("answer") if tool is not None else None
         if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
             return None, answer["error"]
         if isinstance(answer, dict):

@@ -71,7 +71,7 @@ class Peer(StepWaits):
         self.again: dict[str, Any] = {}
         self.rounds_left = 0
         #: What the peer serves (tools, resources, prompts, completions, their pages).
-        self.catalogue = Catalogue(plan.get("serves") or {}, plan.get("tools", []))
+        self.catalogue = Catalogue(plan.get("serves") or {}, plan.get("tools"))
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
