@@ -39,6 +39,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 HOST = "py-sdk host"
+#: Pages read of one list at most: a bound on a server that never stops handing out cursors.
+MAX_PAGES = 50
 
 
 def connection_closed(client: Client) -> bool:
@@ -97,8 +99,17 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
     client_info = types.Implementation(name="mcp-compare-py-host", version="1.0.0")
     async with Client(server, client_info=client_info, **given) as client:
         if plan["session"]["call_tools"]:
-            listing = await client.list_tools()
-            for tool in listing.tools:
+            # The SDK has no helper that reads every page: an application passes each
+            # next_cursor back to list_tools until a page comes without one.
+            tools: list[types.Tool] = []
+            cursor: str | None = None
+            for _ in range(MAX_PAGES):
+                listing = await client.list_tools(cursor=cursor)
+                tools.extend(listing.tools)
+                cursor = listing.next_cursor
+                if cursor is None:
+                    break
+            for tool in tools:
                 try:
                     await client.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure

@@ -25,6 +25,8 @@ import { importFrom as importFromTools } from './node_import.mjs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
 
 const HOST = 'ts-sdk host';
+// Pages read of one list at most: a bound on a server that never stops handing out cursors.
+const MAX_PAGES = 50;
 const { fail, refuse } = exits(HOST);
 const here = dirname(fileURLToPath(import.meta.url));
 const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'tools');
@@ -92,7 +94,16 @@ const transport = new StdioClientTransport({
 try {
   await client.connect(transport); // initialize + notifications/initialized
   if (plan.session.call_tools) {
-    const { tools: listed } = await client.listTools();
+    // The SDK has no helper that reads every page: an application passes each nextCursor
+    // back to listTools until a page comes without one (an empty string is a cursor too).
+    const listed = [];
+    let cursor;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor });
+      listed.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+    }
     for (const tool of listed) {
       try {
         await client.callTool({ name: tool.name, arguments: {} });
