@@ -1,0 +1,134 @@
+// An MCP server written with the official Go SDK's own server API
+// (github.com/modelcontextprotocol/go-sdk): mcp.NewServer run over mcp.StdioTransport.
+//
+// It is evidence, like the client hosts beside it: it registers the features the SDK's server
+// documentation shows (docs/server.md) — a tool with an input schema, a tool whose typed
+// result gives it an output schema, a static resource, a resource template, a prompt with a
+// required argument and a completion handler — and nothing else. Capabilities are left to
+// the SDK's own inference, so what reaches the wire (what is declared, how lists, unknown
+// names, missing arguments and cursors are answered) is the SDK's doing; the scenarios name
+// no tool of ours. Source references below are into the pinned module,
+// go:github.com/modelcontextprotocol/go-sdk@v1.8.0/.
+//
+// `mcp-compare tools install` builds it into tools/hosts/go-sdk-server/bin/host from the
+// go.mod and go.sum beside it, which pin the SDK's exact version.
+//
+//	host        # stdio, until stdin closes
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The names both completions draw from.
+var notes = []string{"alpha", "beta", "gamma"}
+
+const (
+	readmeURI    = "mcp-compare://readme"
+	notesPrefix  = "mcp-compare://notes/"
+	notesPattern = notesPrefix + "{name}"
+)
+
+// Typed tool arguments and result: mcp.AddTool infers the input schema from the argument
+// type (fields without omitempty are required) and, for a result type other than any, the
+// output schema too (docs/server.md:552-567).
+type echoArgs struct {
+	Message string `json:"message"`
+}
+
+type addArgs struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+}
+
+type sum struct {
+	Sum float64 `json:"sum"`
+}
+
+// echo answers with its message as a text block; its result type is any, so it has no
+// output schema (examples/server/everything/main.go contentTool).
+func echo(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Message}}}, nil, nil
+}
+
+// add returns only its typed result: the SDK puts it in structuredContent and, as Content is
+// left unset, its JSON text in a text block (docs/server.md:672-675).
+func add(_ context.Context, _ *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, sum, error) {
+	return nil, sum{Sum: in.A + in.B}, nil
+}
+
+func readme(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+		{URI: req.Params.URI, MIMEType: "text/plain", Text: "served by the Go SDK"},
+	}}, nil
+}
+
+// note is only called for a URI the SDK matched against the template (docs/server.md:219-220);
+// the handler gets the URI alone, so it takes the name from the URI's tail.
+func note(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	name := strings.TrimPrefix(req.Params.URI, notesPrefix)
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+		{URI: req.Params.URI, MIMEType: "text/plain", Text: "note " + name},
+	}}, nil
+}
+
+// greet is called only for the prompt's own name; the SDK refuses other names itself.
+func greet(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
+		{Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + req.Params.Arguments["name"] + "."}},
+	}}, nil
+}
+
+// complete is the whole of the SDK's completion support: one handler for every reference.
+// Like the SDK's documented handler (docs/server.md:1024-1044), it answers the references it
+// knows and returns an ordinary error for any other, leaving the error's code to the SDK.
+func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ref, arg := req.Params.Ref, req.Params.Argument
+	known := (ref.Type == "ref/prompt" && ref.Name == "greet") ||
+		(ref.Type == "ref/resource" && ref.URI == notesPattern)
+	if !known || arg.Name != "name" {
+		return nil, fmt.Errorf("no completions for %s %s%s argument %q", ref.Type, ref.Name, ref.URI, arg.Name)
+	}
+	values := []string{}
+	for _, n := range notes {
+		if strings.HasPrefix(n, arg.Value) {
+			values = append(values, n)
+		}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Total: len(values), Values: values}}, nil
+}
+
+func main() {
+	// ServerOptions.CompletionHandler gives the server the completions capability
+	// (mcp/server.go:95-96, :697-702); tools, resources and prompts are inferred from what is
+	// added before Run (docs/server.md:47-49, :257-262, :514-516).
+	server := mcp.NewServer(
+		&mcp.Implementation{Name: "mcp-compare-go-sdk-server", Version: "1.0.0"},
+		&mcp.ServerOptions{CompletionHandler: complete},
+	)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Answer with the message it was given."}, echo)
+	mcp.AddTool(server, &mcp.Tool{Name: "add", Description: "Add two numbers."}, add)
+	server.AddResource(&mcp.Resource{
+		Name: "readme", Description: "A short text.", MIMEType: "text/plain", URI: readmeURI,
+	}, readme)
+	server.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "note", Description: "A note by name.", MIMEType: "text/plain", URITemplate: notesPattern,
+	}, note)
+	server.AddPrompt(&mcp.Prompt{
+		Name:        "greet",
+		Description: "Greet someone by name.",
+		Arguments:   []*mcp.PromptArgument{{Name: "name", Required: true}},
+	}, greet)
+
+	// Run serves one session over stdin/stdout and returns when the client disconnects
+	// (README.md:93-98).
+	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintf(os.Stderr, "go-sdk server: %v\n", err)
+		os.Exit(1)
+	}
+}

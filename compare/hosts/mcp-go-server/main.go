@@ -1,0 +1,164 @@
+// An MCP server written with the community Go library github.com/mark3labs/mcp-go's own
+// server API: server.NewMCPServer served by server.ServeStdio.
+//
+// It is evidence, like the client hosts beside it: it registers the features the library's
+// README and docs (www/docs/pages/servers/) show — a tool built with mcp.NewTool and a
+// required string, a tool with an output schema and a structured handler, a static resource,
+// a resource template, a prompt with a required argument and the two completion providers —
+// and nothing else. The only capability option passed is server.WithCompletions, which the
+// library needs before it declares completions; tools, resources and prompts are declared by
+// the library itself when they are added. So what reaches the wire (what is declared, how
+// lists, unknown names, missing arguments and cursors are answered) is the library's doing;
+// the scenarios name no tool of ours. Source references below are into the pinned module,
+// go:github.com/mark3labs/mcp-go@v1.2.1/.
+//
+// `mcp-compare tools install` builds it into tools/hosts/mcp-go-server/bin/host from the
+// go.mod and go.sum beside it, which pin the library's exact version.
+//
+//	host        # stdio, until stdin closes
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// The names both completions draw from.
+var notes = []string{"alpha", "beta", "gamma"}
+
+const (
+	readmeURI    = "mcp-compare://readme"
+	notesPrefix  = "mcp-compare://notes/"
+	notesPattern = notesPrefix + "{name}"
+)
+
+// matching is the list of names that start with what was typed.
+func matching(typed string) []string {
+	values := []string{}
+	for _, n := range notes {
+		if strings.HasPrefix(n, typed) {
+			values = append(values, n)
+		}
+	}
+	return values
+}
+
+// echo reads its required argument and reports a missing one as a tool error, as the
+// README's first tool does (README.md:60-67).
+func echo(_ context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	message, err := request.RequireString("message")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	return mcp.NewToolResultText(message), nil
+}
+
+// The add tool's typed arguments and result: mcp.WithInputSchema / mcp.WithOutputSchema
+// derive its schemas from them, and mcp.NewStructuredToolHandler sends the result as
+// structuredContent plus its JSON text (www/docs/pages/servers/tools.mdx:186-212;
+// mcp/typed_tools.go:25-42, mcp/utils.go:342-361).
+type addArgs struct {
+	A float64 `json:"a"`
+	B float64 `json:"b"`
+}
+
+type sum struct {
+	Sum float64 `json:"sum"`
+}
+
+func add(_ context.Context, _ mcp.CallToolRequest, args addArgs) (sum, error) {
+	return sum{Sum: args.A + args.B}, nil
+}
+
+func readme(_ context.Context, request mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	return []mcp.ResourceContents{mcp.TextResourceContents{
+		URI: request.Params.URI, MIMEType: "text/plain", Text: "served by mcp-go",
+	}}, nil
+}
+
+// note is only called for a URI the library matched against the template; like the
+// README's template handler (README.md:285-288) it takes the name from the URI itself.
+func note(_ context.Context, request mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	name := strings.TrimPrefix(request.Params.URI, notesPrefix)
+	return []mcp.ResourceContents{mcp.TextResourceContents{
+		URI: request.Params.URI, MIMEType: "text/plain", Text: "note " + name,
+	}}, nil
+}
+
+// greet checks its required argument itself, as the README's prompts do (README.md:570-581).
+func greet(_ context.Context, request mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	name := request.Params.Arguments["name"]
+	if name == "" {
+		return nil, fmt.Errorf("name is required")
+	}
+	return mcp.NewGetPromptResult("", []mcp.PromptMessage{
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Say hello to "+name+".")),
+	}), nil
+}
+
+// The completion providers (www/docs/pages/servers/completions.mdx:19-121): each answers
+// the one argument it knows and, like the documented providers, an empty list otherwise.
+type promptCompletions struct{}
+
+func (promptCompletions) CompletePromptArgument(_ context.Context, promptName string, argument mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if promptName == "greet" && argument.Name == "name" {
+		return &mcp.Completion{Values: matching(argument.Value)}, nil
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+type resourceCompletions struct{}
+
+func (resourceCompletions) CompleteResourceArgument(_ context.Context, uri string, argument mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if uri == notesPattern && argument.Name == "name" {
+		return &mcp.Completion{Values: matching(argument.Value)}, nil
+	}
+	return &mcp.Completion{Values: []string{}}, nil
+}
+
+func main() {
+	// WithCompletions declares the capability; the providers answer it
+	// (www/docs/pages/servers/completions.mdx:64-73, :114-120; server/server.go:652-657).
+	s := server.NewMCPServer("mcp-compare-mcp-go-server", "1.0.0",
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(promptCompletions{}),
+		server.WithResourceCompletionProvider(resourceCompletions{}),
+	)
+
+	s.AddTool(mcp.NewTool("echo",
+		mcp.WithDescription("Answer with the message it was given."),
+		mcp.WithString("message", mcp.Required()),
+	), echo)
+	s.AddTool(mcp.NewTool("add",
+		mcp.WithDescription("Add two numbers."),
+		mcp.WithInputSchema[addArgs](),
+		mcp.WithOutputSchema[sum](),
+	), mcp.NewStructuredToolHandler(add))
+
+	// Resources and templates as README.md:249-298 shows.
+	s.AddResource(mcp.NewResource(readmeURI, "readme",
+		mcp.WithResourceDescription("A short text."),
+		mcp.WithMIMEType("text/plain"),
+	), readme)
+	s.AddResourceTemplate(mcp.NewResourceTemplate(notesPattern, "note",
+		mcp.WithTemplateDescription("A note by name."),
+		mcp.WithTemplateMIMEType("text/plain"),
+	), note)
+
+	// A prompt with a required argument, as README.md:570-576 shows.
+	s.AddPrompt(mcp.NewPrompt("greet",
+		mcp.WithPromptDescription("Greet someone by name."),
+		mcp.WithArgument("name", mcp.RequiredArgument()),
+	), greet)
+
+	// ServeStdio serves stdin/stdout until stdin closes (README.md:54-57, server/stdio.go:881-904).
+	if err := server.ServeStdio(s); err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-go server: %v\n", err)
+		os.Exit(1)
+	}
+}
