@@ -106,10 +106,13 @@ func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult,
 func main() {
 	// ServerOptions.CompletionHandler gives the server the completions capability
 	// (mcp/server.go:95-96, :697-702); tools, resources and prompts are inferred from what is
-	// added before Run (docs/server.md:47-49, :257-262, :514-516).
+	// added before Run (docs/server.md:47-49, :257-262, :514-516). ServerOptions.PageSize is
+	// the documented page size of every list (docs/server.md:1225-1228; mcp/server.go:80-84,
+	// default 1000 at :36-37, applied by paginateList at :2215-2250): 1 here, so the two tools
+	// come in two pages and the SDK's own cursors are what a client walks.
 	server := mcp.NewServer(
 		&mcp.Implementation{Name: "mcp-compare-go-sdk-server", Version: "1.0.0"},
-		&mcp.ServerOptions{CompletionHandler: complete},
+		&mcp.ServerOptions{CompletionHandler: complete, PageSize: 1},
 	)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Answer with the message it was given."}, echo)
 	mcp.AddTool(server, &mcp.Tool{Name: "add", Description: "Add two numbers."}, add)

@@ -165,14 +165,26 @@ func main() {
 	}
 
 	if plan.CallTools {
-		listing, err := session.ListTools(ctx, nil)
-		if err != nil {
-			if hungUp(err) {
-				os.Exit(0)
+		// The whole tool list, read through the SDK's own pagination helper: ClientSession.Tools
+		// is an iterator that calls ListTools and passes each nextCursor back until a page comes
+		// without one (client.go:1551-1562, paginate at client.go:1603-1624), as
+		// docs/server.md:1202-1223 ("Pagination", client side) and
+		// examples/client/listfeatures/main.go:66 show. Its stopping rule and its lack of a page
+		// bound are the SDK's: it ends at a missing or empty nextCursor (client.go:1617-1620;
+		// ListToolsResult.NextCursor is a plain string, protocol.go:1334, so an empty one cannot
+		// be told from none), and it has no page bound: the contract's 50-page bound is for a
+		// host's own loop, and where the SDK has a helper, its stopping rule is what gets measured.
+		var tools []*mcp.Tool
+		for tool, err := range session.Tools(ctx, nil) {
+			if err != nil {
+				if hungUp(err) {
+					os.Exit(0)
+				}
+				fail("tools/list: %v", err)
 			}
-			fail("tools/list: %v", err)
+			tools = append(tools, tool)
 		}
-		for _, tool := range listing.Tools {
+		for _, tool := range tools {
 			// The server's answer is evidence, not our failure: report it and go on.
 			if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: map[string]any{}}); err != nil {
 				fmt.Fprintf(os.Stderr, "%s: tools/call %s failed: %v\n", hostName, tool.Name, err)

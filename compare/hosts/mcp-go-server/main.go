@@ -124,10 +124,15 @@ func (resourceCompletions) CompleteResourceArgument(_ context.Context, uri strin
 func main() {
 	// WithCompletions declares the capability; the providers answer it
 	// (www/docs/pages/servers/completions.mdx:64-73, :114-120; server/server.go:652-657).
+	// WithPaginationLimit is the library's page size for every list (server/server.go:302-307,
+	// documented by its doc comment only; without it a list comes whole): 1 here, so the two
+	// tools come in pages and the library's own cursors (listByPagination, server.go:1475-1515)
+	// are what a client walks.
 	s := server.NewMCPServer("mcp-compare-mcp-go-server", "1.0.0",
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(promptCompletions{}),
 		server.WithResourceCompletionProvider(resourceCompletions{}),
+		server.WithPaginationLimit(1),
 	)
 
 	s.AddTool(mcp.NewTool("echo",

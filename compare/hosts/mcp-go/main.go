@@ -209,6 +209,16 @@ func main() {
 		waitForHangUp(fmt.Sprintf("initialize: %v", err))
 	}
 	if plan.CallTools {
+		// The whole tool list, through the library's own "list all" call: ListTools sends
+		// tools/list and passes each nextCursor back through ListToolsByPage until a page comes
+		// without one, returning every page's tools together (client/client.go:703-731). Its
+		// docs name it the call for "the full list" (www/docs/pages/clients/operations.mdx:
+		// 958-964, 1052-1054) and its examples list tools with it (examples/roots_client/
+		// main.go:126); the lazy IterTools (client/iter.go:10-58) walks the same pages the same
+		// way, for early exit, which this host does not need. The stopping rule is the
+		// library's: it ends at a missing or empty nextCursor (PaginatedResult.NextCursor is a
+		// plain string, mcp/types.go:768), and instead of a page bound it refuses a cursor it
+		// already sent (ErrRepeatedListCursor, client/client.go:529-541).
 		listing, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
 			waitForHangUp(fmt.Sprintf("tools/list: %v", err))
