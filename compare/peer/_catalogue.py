@@ -5,7 +5,9 @@ an ``isError`` result from a protocol error — without the peer naming any feat
 
 - Lists come in pages of ``page_size`` items when the plan sets one (else whole), with a
   ``nextCursor`` of ours that holds ``+``, ``/`` and ``=`` so a client that re-encodes it is
-  caught; a cursor we never handed out is refused with -32602, as the pagination page asks.
+  caught (with ``empty_first_cursor`` the first one is the empty string, which 2026-07-28
+  says is a cursor like any other); a cursor we never handed out is refused with -32602, as
+  the pagination page asks.
 - ``tools/call`` answers with the tool's ``answer`` (a CallToolResult as written, or an
   ``error`` object sent as a JSON-RPC error), ``ok`` for a tool without one, and -32602 for a
   tool we do not list (a plan naming no tools at all answers every call ``ok``).
@@ -79,6 +81,8 @@ class Catalogue:
         result: dict[str, Any] = {member: shown[start : start + size]}
         if start + size < len(shown):
             cursor = f"mcpc.{member}.{start + size}+/="
+            if start == 0 and self.serves.get("empty_first_cursor"):
+                cursor = ""  # 2026-07-28: an empty string is a cursor, not the end
             self.cursors[cursor] = (method, start + size)
             result["nextCursor"] = cursor
         return result, None

@@ -100,6 +100,7 @@ ISSUE_SCENARIOS = {
     # issue 38: the client side, against what the peer serves from scenario data
     "client-pages",
     "client-tools-changed",
+    "client-empty-cursor",
 }
 
 

@@ -110,3 +110,18 @@ def test_without_serves_the_peer_answers_as_it_always_did(tmp_path: Path) -> Non
     assert got[1]["result"]["content"] == [{"type": "text", "text": "ok"}]
     assert got[2]["result"] == {"resources": []}
     assert [got[i]["error"]["code"] for i in (3, 4, 5)] == [-32601, -32601, -32601]
+
+
+def test_the_first_cursor_can_be_the_empty_string(tmp_path: Path) -> None:
+    serves = {**SERVES, "empty_first_cursor": True, "page_size": 1}
+    got = ask(
+        tmp_path,
+        [
+            {"method": "tools/list"},
+            {"method": "tools/list", "params": {"cursor": ""}},
+        ],
+        serves=serves,
+    )
+    assert got[0]["result"]["nextCursor"] == ""
+    assert [t["name"] for t in got[1]["result"]["tools"]] == ["b"]
+    assert got[1]["result"]["nextCursor"].endswith("+/=")
