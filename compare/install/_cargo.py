@@ -3,13 +3,21 @@
 An SDK published as a crate cannot be "installed" and driven from outside: the client is a
 program that links it. Its sources live in ``compare/hosts/<target>/`` (Cargo.toml
 with exact ``=`` requirements, Cargo.lock committed); ``tools install`` builds it with
-``cargo build --release --locked`` into ``tools/hosts/<target>/`` and copies the binary to
-``tools/hosts/<target>/bin/host``, the path the target's launch line names.
+``cargo build --release --locked`` and copies the binary to
+``tools/hosts/<target>/bin/host``, the path the target's launch line names. The same goes
+for an SDK's server side (a ``server`` target such as ``rust-sdk-server``): a program of ours
+linking the SDK, from its own folder.
 
 - The build is skipped when the stamp beside the binary holds the sha256 of the host's
   sources, its lock and the compiler's version: the cache is keyed by the lock.
-- The target folder stays under ``tools/hosts/<target>/target`` so a rebuild after a source
-  or lock change is incremental.
+- Every host builds into one cargo target folder, ``tools/hosts/.cargo-target``: a crate
+  that two hosts lock at the same version with the same features is compiled once, not once
+  per host (the hosts' locks are resolved from one another, so most crates are shared). A
+  rebuild after a source or lock change stays incremental. Cargo locks that folder for a
+  whole build, so builds of two hosts take turns; ours holds a lock of its own on it from
+  the build until the binary is copied out, because every host's binary is called ``host``
+  and the next build would overwrite ``release/host``. The per-host ``target/`` of earlier
+  layouts (``tools/hosts/<target>/target``) is removed after a build.
 - Cargo keeps its own home (``CARGO_HOME``, default ``~/.cargo`` of the real home, not the
   installers' scratch home): downloaded crates are shared and content-checked by cargo, and
   the citation form ``crate:NAME@VER/path`` reads their sources there.
@@ -19,11 +27,13 @@ with exact ``=`` requirements, Cargo.lock committed); ``tools install`` builds i
 ``tools lock`` sets the SDK's requirement to the target's exact version (``cargo add``) and
 re-resolves the whole lock (``cargo generate-lockfile``); commit both files.
 
-A crate that *is* the program (a server such as ``rust-mcp-filesystem``, any target whose kind
-is not ``sdk-host``) needs no host of ours: ``cargo install --locked --version X NAME`` builds
-its own binaries from the Cargo.lock published inside the crate (the registry's checksum of
-the ``.crate`` covers that lock, so the exact version pins every dependency; there is no lock
-of ours to commit). It goes into ``tools/crates/<crate>/`` (``--root``: ``bin/`` beside a kept
+Which crates pins are hosts of ours (``is_binary``): a target whose kind is ``sdk-host``,
+and any other target with a host folder of ours, ``compare/hosts/<target>/Cargo.toml``. A
+crate that *is* the program (a server such as ``rust-mcp-filesystem``: kind ``server``, no
+folder of ours) needs no host: ``cargo install --locked --version X NAME`` builds its own
+binaries from the Cargo.lock published inside the crate (the registry's checksum of the
+``.crate`` covers that lock, so the exact version pins every dependency; there is no lock of
+ours to commit). It goes into ``tools/crates/<crate>/`` (``--root``: ``bin/`` beside a kept
 ``target/``, so a rebuild is incremental), never into ``~/.cargo/bin``; cargo sees the scratch
 home like every installer, and its real ``CARGO_HOME`` for the shared download cache. Targets
 pinning the same crate and version share one install. The stamp beside ``bin/`` holds the
@@ -33,11 +43,15 @@ install is retried ``--offline`` from the crates already downloaded.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
+import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 from compare._atomic import write_bytes, write_text
@@ -58,6 +72,32 @@ def source_dir(target: str, hosts: Path | None = None) -> Path:
 
 def out_dir(tools: Path, target: str) -> Path:
     return tools / "hosts" / target
+
+
+#: The cargo target folder every host builds into, under ``tools/hosts/`` (a dot name, so it
+#: is never taken for a target id's folder).
+SHARED_TARGET = ".cargo-target"
+
+
+def target_dir(tools: Path) -> Path:
+    """The one cargo target folder of all the hosts: ``{tools}/hosts/.cargo-target``."""
+    return tools / "hosts" / SHARED_TARGET
+
+
+@contextlib.contextmanager
+def _building(folder: Path) -> Iterator[float]:
+    """Hold the shared target folder from a host's build until its binary is copied out;
+    yields the seconds spent waiting for another host's turn. An exclusive ``flock`` on the
+    folder's own descriptor: one per call, so threads of one install exclude one another as
+    processes do, and the kernel drops it however the holder ends."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        start = time.monotonic()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield time.monotonic() - start
+    finally:
+        os.close(fd)  # closing the last descriptor of the lock releases it
 
 
 def binary(tools: Path, target: str) -> Path:
@@ -150,30 +190,33 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
     out = out_dir(tools, pin.target)
     if _stamp(tools, pin.target).get("sha256") == key and binary(tools, pin.target).is_file():
         return f"{pin.target}: already installed (built host)"
-    target_dir = out / "target"
+    shared = target_dir(tools)
     mode = "--locked"
     try:
         _cargo(tools, src, "fetch", "--locked", what=f"{pin.target}: cargo fetch")
     except CompareError:
         mode = "--offline"  # the registry is unreachable: build from the crates already here
-    _cargo(
-        tools,
-        src,
-        "build",
-        "--release",
-        "--locked",
-        *(["--offline"] if mode == "--offline" else []),
-        "--target-dir",
-        str(target_dir),
-        what=f"{pin.target}: cargo build --release ({mode})",
-    )
-    built = target_dir / "release" / "host"
-    write_bytes(binary(tools, pin.target), built.read_bytes())
-    shutil.copymode(built, binary(tools, pin.target))
+    with _building(shared) as waited:
+        _cargo(
+            tools,
+            src,
+            "build",
+            "--release",
+            "--locked",
+            *(["--offline"] if mode == "--offline" else []),
+            "--target-dir",
+            str(shared),
+            what=f"{pin.target}: cargo build --release ({mode})",
+        )
+        built = shared / "release" / "host"  # every host's binary is called host: copy it now
+        write_bytes(binary(tools, pin.target), built.read_bytes())
+        shutil.copymode(built, binary(tools, pin.target))
+    shutil.rmtree(out / "target", ignore_errors=True)  # a per-host target of older layouts
     stamp = {"sha256": key, "crate": pin.name, "version": pin.version, "rustc": toolchain}
     write_text(out / STAMP, json.dumps(stamp, indent=2) + "\n")
     offline = " offline" if mode == "--offline" else ""
-    return f"{pin.target}: built{offline} with {pin.name} {pin.version} from Cargo.lock"
+    turn = f" (waited {waited:.0f}s for another host's build)" if waited >= 1 else ""
+    return f"{pin.target}: built{offline} with {pin.name} {pin.version} from Cargo.lock{turn}"
 
 
 def lock(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
@@ -193,10 +236,14 @@ def lock(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
 CRATES = "crates"
 
 
-def is_binary(pin: Pin) -> bool:
-    """A crates pin installed as the crate's own program (no host of ours links it); a pin
-    whose kind is unknown (made by hand, not from a target) keeps the older meaning, a host."""
-    return pin.registry == "crates" and pin.kind not in ("", "sdk-host")
+def is_binary(pin: Pin, hosts: Path | None = None) -> bool:
+    """A crates pin installed as the crate's own program: no host of ours links it, because
+    the target is not an SDK's client host and has no folder ``compare/hosts/<target>/`` with
+    a Cargo.toml (an SDK's server side has one, and is built like a client host). A pin whose
+    kind is unknown (made by hand, not from a target) keeps the older meaning, a host."""
+    if pin.registry != "crates" or pin.kind in ("", "sdk-host"):
+        return False
+    return not (source_dir(pin.target, hosts) / "Cargo.toml").is_file()
 
 
 def crate_root(tools: Path, name: str) -> Path:

@@ -18,7 +18,8 @@ class Pin:
     name: str
     version: str
     extras: tuple[str, ...] = ()
-    #: The target's kind: a crates pin of an ``sdk-host`` is a host of ours, any other a program.
+    #: The target's kind: a crates pin of an ``sdk-host``, or of a target with a host folder of
+    #: ours (``compare/hosts/<target>/Cargo.toml``), is a host of ours; any other a program.
     kind: str = ""
     #: npm only: ``own`` installs into ``tools/npm/<target>/`` (``package.tree``), and
     #: ``node`` is the Node.js version installed there beside it (``package.node``).

@@ -21,16 +21,17 @@ from compare.install._pins import Pin
 MAIN = 'fn main() {{ println!("{word}"); }}\n'
 
 
-def tiny_host(hosts: Path, version: str = "0.1.0", word: str = "one") -> Path:
-    src = hosts / "tiny"
+def tiny_host(hosts: Path, version: str = "0.1.0", word: str = "one", name: str = "tiny") -> Path:
+    src = hosts / name
     (src / "src").mkdir(parents=True, exist_ok=True)
     (src / "Cargo.toml").write_text(
-        f'[package]\nname = "tiny"\nversion = "{version}"\nedition = "2021"\n\n'
+        f'[package]\nname = "{name}"\nversion = "{version}"\nedition = "2021"\n\n'
         '[[bin]]\nname = "host"\npath = "src/main.rs"\n',
         encoding="utf-8",
     )
     (src / "Cargo.lock").write_text(
-        f'version = 4\n\n[[package]]\nname = "tiny"\nversion = "{version}"\n', encoding="utf-8"
+        f'version = 4\n\n[[package]]\nname = "{name}"\nversion = "{version}"\n',
+        encoding="utf-8",
     )
     (src / "src" / "main.rs").write_text(MAIN.format(word=word), encoding="utf-8")
     return src
@@ -39,9 +40,9 @@ def tiny_host(hosts: Path, version: str = "0.1.0", word: str = "one") -> Path:
 PIN = Pin("tiny", "crates", "tiny", "0.1.0")
 
 
-def ran(tools: Path) -> str:
+def ran(tools: Path, target: str = "tiny") -> str:
     done = subprocess.run(
-        [str(_cargo.binary(tools, "tiny"))], capture_output=True, text=True, check=True
+        [str(_cargo.binary(tools, target))], capture_output=True, text=True, check=True
     )
     return done.stdout.strip()
 
@@ -54,11 +55,38 @@ def test_build_then_skip_then_rebuild_on_a_source_change(tmp_path: Path) -> None
     assert _cargo.install(PIN, tools, hosts) == "tiny: built with tiny 0.1.0 from Cargo.lock"
     assert ran(tools) == "one"
     assert _cargo.installed_version(tools, "tiny", "tiny") == "0.1.0"
-    assert (tools / "hosts" / "tiny" / "target" / "release").is_dir()  # kept: incremental
+    assert (_cargo.target_dir(tools) / "release").is_dir()  # kept: incremental
+    assert not (tools / "hosts" / "tiny" / "target").exists()  # the shared one, not its own
     assert "already installed" in _cargo.install(PIN, tools, hosts)
     (src / "src" / "main.rs").write_text(MAIN.format(word="two"), encoding="utf-8")
     assert "built" in _cargo.install(PIN, tools, hosts)
     assert ran(tools) == "two"
+
+
+@pytest.mark.clients
+def test_two_hosts_built_at_once_share_the_target_folder_and_keep_their_own_binary(
+    tmp_path: Path,
+) -> None:
+    """Both hosts' binaries are called ``host`` in one target folder: each build keeps the
+    folder until its binary is copied out, so neither host gets the other's program."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    hosts, tools = tmp_path / "hosts", tmp_path / "tools"
+    tiny_host(hosts, word="first", name="first")
+    tiny_host(hosts, word="second", name="second")
+    legacy = tools / "hosts" / "second" / "target" / "release"
+    legacy.mkdir(parents=True)  # a per-host target folder of the older layout
+    pins = [Pin(n, "crates", n, "0.1.0", kind="sdk-host") for n in ("first", "second")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        done = list(pool.map(lambda pin: _cargo.install(pin, tools, hosts), pins))
+    assert all(" built with " in line for line in done), done
+    assert ran(tools, "first") == "first" and ran(tools, "second") == "second"
+    assert sorted(p.name for p in (tools / "hosts").iterdir()) == [
+        _cargo.SHARED_TARGET,
+        "first",
+        "second",
+    ]
+    assert not legacy.parent.exists()  # removed once the host is built in the shared one
 
 
 @pytest.mark.clients
@@ -247,11 +275,27 @@ def test_a_failed_offline_retry_reports_the_registry_error(
     assert not (_cargo.crate_root(tmp_path / "tools", "tinybin") / _cargo.STAMP).exists()
 
 
-def test_only_an_sdk_host_pin_is_a_host_of_ours() -> None:
+def test_an_sdk_host_or_a_target_with_a_host_folder_is_a_host_of_ours(tmp_path: Path) -> None:
+    hosts = tmp_path / "hosts"
+    tiny_host(hosts, name="sdk-server")
     assert not _cargo.is_binary(Pin("rust-sdk", "crates", "rmcp", "3.11.0", kind="sdk-host"))
     assert not _cargo.is_binary(Pin("tiny", "crates", "tiny", "0.1.0"))  # made by hand
-    assert _cargo.is_binary(Pin("s", "crates", "rust-mcp-filesystem", "0.4.5", kind="server"))
+    server = Pin("s", "crates", "rust-mcp-filesystem", "0.4.5", kind="server")
+    assert _cargo.is_binary(server) and _cargo.is_binary(server, hosts)  # no folder of ours
+    ours = Pin("sdk-server", "crates", "rmcp", "3.11.0", kind="server")
+    assert not _cargo.is_binary(ours, hosts)  # compare/hosts/<target>/Cargo.toml: built by us
+    assert _cargo.is_binary(ours, tmp_path / "elsewhere")
     assert not _cargo.is_binary(Pin("s", "npm", "x", "1.0.0", kind="server"))
+
+
+def test_shipped_targets_sort_into_hosts_and_programs() -> None:
+    """The SDK's server side is a host of ours; a published server crate stays a program."""
+    from compare.install import load_pins
+
+    pins = {p.target: p for p in load_pins() if p.registry == "crates"}
+    assert not _cargo.is_binary(pins["rust-sdk"]) and not _cargo.is_binary(pins["rust-sdk-server"])
+    programs = [p for p in pins.values() if p.name == "rust-mcp-filesystem"]
+    assert programs and all(_cargo.is_binary(p) for p in programs)
 
 
 def test_shipped_crate_programs_launch_the_installed_binary() -> None:
@@ -260,7 +304,7 @@ def test_shipped_crate_programs_launch_the_installed_binary() -> None:
     from compare.exchange._targets import load_targets
 
     programs = [t for t in load_targets() if (t.package or {}).get("registry") == "crates"]
-    programs = [t for t in programs if t.kind != "sdk-host"]
+    programs = [t for t in programs if _cargo.is_binary(Pin(t.id, "crates", "", "", kind=t.kind))]
     assert programs, "no crate program shipped"
     for target in programs:
         name = target.package["name"] if target.package else ""

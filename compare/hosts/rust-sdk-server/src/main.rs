@@ -1,0 +1,174 @@
+//! An MCP server written with the official Rust SDK's own server API (crate `rmcp`).
+//!
+//! It is evidence like the client hosts: it registers the same small set as the TypeScript
+//! and fastmcp server hosts (tools `echo` and `add`, the latter with a typed result so rmcp
+//! derives an output schema and sends `structuredContent`; a static resource; a resource
+//! template; a prompt; completion for the prompt's argument and the template's variable) in
+//! the ways rmcp's documentation shows, and nothing else. So what reaches the wire (the
+//! capabilities declared, how lists, unknown names, missing arguments and cursors are
+//! answered) is rmcp's doing, and the column is the SDK's server side.
+//!
+//! Tools and the prompt go through rmcp's macros (`#[tool_router]`/`#[tool]`,
+//! `#[prompt_router]`/`#[prompt]`, then `#[tool_handler]` and `#[prompt_handler]` on the
+//! `ServerHandler`); resources, the template and completion have no macro in rmcp, so they
+//! are `ServerHandler` methods, as its README shows. rmcp asks the server to declare its
+//! capabilities itself in `get_info`: we declare exactly the four features registered here.
+//!
+//!     host        # stdio, until stdin closes
+//!
+//! Built by `mcp-compare tools install` into tools/hosts/rust-sdk-server/ from the
+//! committed lock.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
+    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::stdio;
+use rmcp::{
+    prompt, prompt_handler, prompt_router, schemars, tool, tool_handler, tool_router, ErrorData,
+    Json, RoleServer, ServerHandler, ServiceExt,
+};
+use serde::{Deserialize, Serialize};
+
+const README: &str = "mcp-compare://readme";
+const NOTE_TEMPLATE: &str = "mcp-compare://notes/{name}";
+const NOTE_PREFIX: &str = "mcp-compare://notes/";
+/// What completion offers for the prompt's `name` and the template's `name`.
+const NAMES: [&str; 3] = ["alpha", "beta", "gamma"];
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    message: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    a: f64,
+    b: f64,
+}
+
+/// The typed result of `add`: rmcp derives the tool's output schema from it.
+#[derive(Serialize, schemars::JsonSchema)]
+struct Sum {
+    sum: f64,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct GreetArgs {
+    name: String,
+}
+
+#[derive(Clone)]
+struct Server;
+
+#[tool_router]
+impl Server {
+    #[tool(description = "Answer with the message it was given.")]
+    fn echo(&self, Parameters(EchoArgs { message }): Parameters<EchoArgs>) -> String {
+        message
+    }
+
+    #[tool(description = "Add two numbers.")]
+    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Json<Sum> {
+        Json(Sum { sum: a + b })
+    }
+}
+
+#[prompt_router]
+impl Server {
+    #[prompt(description = "Greet someone by name.")]
+    async fn greet(
+        &self,
+        Parameters(GreetArgs { name }): Parameters<GreetArgs>,
+    ) -> Vec<PromptMessage> {
+        vec![PromptMessage::new_text(
+            Role::User,
+            format!("Say hello to {name}."),
+        )]
+    }
+}
+
+#[tool_handler]
+#[prompt_handler]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .enable_resources()
+            .enable_completions()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("mcp-compare-rust-sdk-server", "1.0.0"))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let readme = Resource::new(README, "readme").with_mime_type("text/plain");
+        Ok(ListResourcesResult::with_all_items(vec![readme]))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let note = ResourceTemplate::new(NOTE_TEMPLATE, "note").with_mime_type("text/plain");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![note]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri.as_str();
+        let text = match uri.strip_prefix(NOTE_PREFIX) {
+            _ if uri == README => "served by the Rust SDK".to_string(),
+            Some(name) if !name.is_empty() && !name.contains('/') => format!("note {name}"),
+            // rmcp's documented answer for a URI nothing serves.
+            _ => return Err(ErrorData::resource_not_found("resource not found", None)),
+        };
+        let contents = ResourceContents::text(text, uri).with_mime_type("text/plain");
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let ours = match &request.r#ref {
+            Reference::Prompt(prompt) => prompt.name == "greet",
+            Reference::Resource(template) => template.uri == NOTE_TEMPLATE,
+            _ => false, // a kind of reference later revisions may add
+        };
+        let typed = &request.argument.value;
+        let values = if ours && request.argument.name == "name" {
+            NAMES
+                .iter()
+                .filter(|n| n.starts_with(typed.as_str()))
+                .map(|n| n.to_string())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let completion =
+            CompletionInfo::new(values).map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(CompleteResult::new(completion))
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = Server.serve(stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
