@@ -197,6 +197,15 @@ async fn session<S: Service<RoleClient>>(
     }
 }
 
+/// The whole tool list, read through the SDK's own pagination helper: `list_all_tools` on the
+/// client's `Peer` (reached through `RunningService`'s `Deref`,
+/// crate:rmcp@3.11.0/src/service.rs:1131-1136) "Calls `list_tools` until every page is listed"
+/// (src/service/client.rs:2044-2047, via `list_all_tools_with_cache_hint` at :2050-2054): its
+/// `list_all_pages` (:1998-2041) sends `tools/list` without a cursor, then passes each page's
+/// `nextCursor` back verbatim while one is present (`while cursor.is_some()`, :2015; `Cursor`
+/// is a plain `String`, src/model.rs:1843, so an empty string is a cursor too). It has no page
+/// bound: the contract's 50-page bound is for a host's own loop, and where the SDK has a
+/// helper its stopping rule is what gets measured.
 async fn list_and_call<S: Service<RoleClient>>(client: &RunningService<RoleClient, S>) {
     match client.list_all_tools().await {
         Ok(tools) => {
