@@ -1,0 +1,185 @@
+// An MCP server written with the official Java SDK's own server API (Maven
+// io.modelcontextprotocol.sdk:mcp): McpServer.sync over a StdioServerTransportProvider.
+//
+// It is evidence like the hosts beside it: it registers the same small set as the TypeScript
+// and fastmcp server hosts (two tools, one with an output schema, a static resource, a resource
+// template, a prompt, completion for the prompt's argument and the template's variable) with
+// the specifications the SDK's server documentation shows, and nothing else. What reaches the
+// wire (the protocol version agreed, how lists, unknown names, bad arguments, cursors and
+// malformed input are answered, which output the tool result carries) is the SDK's doing, so
+// the column is the SDK's server side. The scenarios name no tool of ours.
+//
+//   java -cp classes:lib/* JavaSdkServer        # stdio, until stdin closes
+//
+// `mcp-compare tools install` builds it into tools/hosts/java-sdk-server/ (lib/ from pom.xml
+// through Maven, classes/ from plain javac) and writes bin/host, which the target file names.
+//
+// Where each call is shown: the SDK's server guide, docs/server.md of
+// gh:modelcontextprotocol/java-sdk@305e4cbd (https://java.sdk.modelcontextprotocol.io/latest/server/;
+// every call below checked against the pinned 2.2.0 jar's signatures with javap). Central serves
+// no sources jar for 2.2.0, so the SDK lines cited are from that jar's own line table (javap -l):
+// - McpServer.sync(transportProvider).serverInfo(...).capabilities(...): server.md:33-42;
+//   StdioServerTransportProvider(McpJsonDefaults.getMapper()): server.md:113-114;
+// - capabilities: passing any replaces the defaults the SDK would derive from what was
+//   registered (McpServerFeatures.java:199-211), and those defaults leave completions out, while
+//   completion/complete is only answered when completions is declared (McpAsyncServer.java:
+//   258-259). So they are passed as server.md:322-330 shows them for these features:
+//   tools(true), resources(false, true), prompts(true), completions(). We do not pass logging
+//   (nothing here logs); the SDK adds it to whatever it is given (McpAsyncServer.java:145);
+// - tools: SyncToolSpecification.builder().tool(Tool.builder(name, schema)...).callHandler(...),
+//   server.md:343-358; the schema as a plain map, the type MIGRATION-2.0.md:82 gives it;
+// - structured output: Tool.Builder.outputSchema(Map) and CallToolResult.Builder
+//   .structuredContent(Object). The handler returns only the structured result: the SDK checks
+//   it against the output schema (McpAsyncServer.java:447-456) and, when the content list is
+//   empty, writes the JSON text block itself (:466-470), so that block is its serialisation;
+// - text content: TextContent.builder(text), server.md:420;
+// - resource: SyncResourceSpecification(Resource.builder(uri, name)...), server.md:452-462;
+// - template: SyncResourceTemplateSpecification(ResourceTemplate.builder(template, name)...),
+//   server.md:545-555 (the handler gets the requested URI and reads the variable from it);
+// - prompt: SyncPromptSpecification(Prompt.builder(name).arguments(PromptArgument.builder
+//   (...).required(true)...)), server.md:566-581; PromptMessage.builder(role, content),
+//   server.md:611-632;
+// - completion: SyncCompletionSpecification(PromptReference / ResourceReference, handler),
+//   server.md:654-704.
+//
+// Logging: the SDK logs through the SLF4J API only and ships no backend (README.md:163-167);
+// none is added, so SLF4J prints its "no providers" notice to stderr once and nothing else is
+// logged. Stdout carries only what the SDK's transport writes.
+
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncCompletionSpecification;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncPromptSpecification;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncResourceSpecification;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncResourceTemplateSpecification;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.CompleteRequest;
+import io.modelcontextprotocol.spec.McpSchema.CompleteResult;
+import io.modelcontextprotocol.spec.McpSchema.CompleteResult.CompleteCompletion;
+import io.modelcontextprotocol.spec.McpSchema.GetPromptResult;
+import io.modelcontextprotocol.spec.McpSchema.Prompt;
+import io.modelcontextprotocol.spec.McpSchema.PromptArgument;
+import io.modelcontextprotocol.spec.McpSchema.PromptMessage;
+import io.modelcontextprotocol.spec.McpSchema.PromptReference;
+import io.modelcontextprotocol.spec.McpSchema.ReadResourceResult;
+import io.modelcontextprotocol.spec.McpSchema.Resource;
+import io.modelcontextprotocol.spec.McpSchema.ResourceReference;
+import io.modelcontextprotocol.spec.McpSchema.ResourceTemplate;
+import io.modelcontextprotocol.spec.McpSchema.Role;
+import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
+import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import io.modelcontextprotocol.spec.McpSchema.TextResourceContents;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import java.util.List;
+import java.util.Map;
+
+public final class JavaSdkServer {
+
+    private static final List<String> NOTES = List.of("alpha", "beta", "gamma");
+    private static final String NOTE_TEMPLATE = "mcp-compare://notes/{name}";
+    private static final String NOTE_PREFIX = "mcp-compare://notes/";
+
+    private JavaSdkServer() {
+    }
+
+    // The names from the fixed list that start with what was typed.
+    private static CompleteResult complete(CompleteRequest request) {
+        String typed = request.argument().value() == null ? "" : request.argument().value();
+        List<String> values = NOTES.stream().filter(n -> n.startsWith(typed)).toList();
+        return new CompleteResult(new CompleteCompletion(values, values.size(), false));
+    }
+
+    private static Map<String, Object> objectSchema(Map<String, Object> properties, List<String> required) {
+        return Map.of("type", "object", "properties", properties, "required", required);
+    }
+
+    public static void main(String[] argv) {
+        // A tool with a required argument (what a call without it tests) and a plain text result.
+        SyncToolSpecification echo = SyncToolSpecification.builder()
+            .tool(Tool.builder("echo", objectSchema(Map.of("message", Map.of("type", "string")), List.of("message")))
+                .description("Answer with the message it was given.")
+                .build())
+            .callHandler((exchange, request) -> CallToolResult.builder()
+                .content(List.of(TextContent.builder(String.valueOf(request.arguments().get("message"))).build()))
+                .build())
+            .build();
+
+        // A tool with an output schema: the SDK checks the structured result and adds its text.
+        Map<String, Object> number = Map.of("type", "number");
+        SyncToolSpecification add = SyncToolSpecification.builder()
+            .tool(Tool.builder("add", objectSchema(Map.of("a", number, "b", number), List.of("a", "b")))
+                .description("Add two numbers.")
+                .outputSchema(objectSchema(Map.of("sum", number), List.of("sum")))
+                .build())
+            .callHandler((exchange, request) -> {
+                double a = ((Number) request.arguments().get("a")).doubleValue();
+                double b = ((Number) request.arguments().get("b")).doubleValue();
+                return CallToolResult.builder().structuredContent(Map.of("sum", a + b)).build();
+            })
+            .build();
+
+        // A static text resource.
+        SyncResourceSpecification readme = new SyncResourceSpecification(
+            Resource.builder("mcp-compare://readme", "readme")
+                .description("A short text.")
+                .mimeType("text/plain")
+                .build(),
+            (exchange, request) -> ReadResourceResult.builder(List.of(
+                    TextResourceContents.builder(request.uri(), "served by the Java SDK")
+                        .mimeType("text/plain")
+                        .build()))
+                .build());
+
+        // A resource template; its variable is the rest of the URI after the fixed prefix.
+        SyncResourceTemplateSpecification note = new SyncResourceTemplateSpecification(
+            ResourceTemplate.builder(NOTE_TEMPLATE, "note")
+                .description("A note by name.")
+                .mimeType("text/plain")
+                .build(),
+            (exchange, request) -> {
+                String name = request.uri().substring(NOTE_PREFIX.length());
+                return ReadResourceResult.builder(List.of(
+                        TextResourceContents.builder(request.uri(), "note " + name).mimeType("text/plain").build()))
+                    .build();
+            });
+
+        // A prompt with one required argument. The SDK hands the handler the request as it came
+        // (it does not check the declared required arguments first, measured: a prompts/get
+        // without arguments reaches the handler with none), so the handler reads the argument
+        // without failing on its absence: what the client gets then shows the SDK's check, not
+        // an exception of ours.
+        SyncPromptSpecification greet = new SyncPromptSpecification(
+            Prompt.builder("greet")
+                .description("Greet someone by name.")
+                .arguments(List.of(PromptArgument.builder("name").description("Who to greet.").required(true).build()))
+                .build(),
+            (exchange, request) -> {
+                Object name = request.arguments() == null ? null : request.arguments().get("name");
+                return GetPromptResult.builder(List.of(PromptMessage.builder(Role.USER,
+                        TextContent.builder("Say hello to " + name + ".").build()).build()))
+                    .build();
+            });
+
+        McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper()))
+            .serverInfo("mcp-compare-java-sdk-server", "1.0.0")
+            .capabilities(ServerCapabilities.builder()
+                .tools(true)
+                .resources(false, true)
+                .prompts(true)
+                .completions()
+                .build())
+            .tools(echo, add)
+            .resources(readme)
+            .resourceTemplates(note)
+            .prompts(greet)
+            .completions(
+                new SyncCompletionSpecification(new PromptReference("greet"), (exchange, request) -> complete(request)),
+                new SyncCompletionSpecification(new ResourceReference(NOTE_TEMPLATE),
+                    (exchange, request) -> complete(request)))
+            .build();
+        // The transport reads stdin on the SDK's own (non-daemon) threads; main returns and the
+        // process lives until they end, when stdin closes.
+    }
+}
