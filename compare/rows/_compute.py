@@ -22,7 +22,7 @@ from compare.rows._context import Known, gather
 from compare.rows._derive import derived_column
 from compare.rows._evidence import Report
 from compare.rows._facts import PROSE, render
-from compare.rows._findings import lint_earned, lint_findings, wire_checks
+from compare.rows._findings import lint_earned, lint_findings, scenario_sides, wire_checks
 from compare.rows._lint import lint_areas
 from compare.rows._load import Issue, area_diff, query_checks, schema_issues
 from compare.rows._notes import note_issues
@@ -340,7 +340,7 @@ def compute(
             }
         )
     # every graded failing check of a current cell shows in some row (needs the cells)
-    issues += lint_findings(parsed, cells)
+    issues += lint_findings(parsed, cells, scenario_sides())
     # every pass of a current cell rests on a check that could have failed
     issues += lint_earned(cells, known.grades, wire_checks())
     return {

@@ -28,9 +28,19 @@ def _covers(query: dict[str, Any], scenario: str, check: str, variant: str | Non
     return not revisions or revision in revisions
 
 
-def lint_findings(areas: list[tuple[str, dict[str, Any]]], cells: Cells) -> list[Issue]:
+def lint_findings(
+    areas: list[tuple[str, dict[str, Any]]],
+    cells: Cells,
+    sides: dict[str, str] | None = None,
+) -> list[Issue]:
     """One issue per scenario/check that graded fail or non-strict in a current cell and
-    stands behind no row's status query in any of ``areas`` (file name, parsed area)."""
+    stands behind no row's status query in any of ``areas`` (file name, parsed area).
+
+    A common wire check (``_wire*.yaml``) judges one behaviour of the program whatever the
+    scenario it shows in — a stdout line that is not JSON is the same line in every cell — so
+    with ``sides`` (scenario id → side) a row that queries it in one scenario of a side stands
+    for it in every scenario of that side: the finding shows once, on that row."""
+    wire = wire_checks() if sides is not None else set()
     queries = [
         (file, row["status"]["query"])
         for file, area in areas
@@ -48,6 +58,16 @@ def lint_findings(areas: list[tuple[str, dict[str, Any]]], cells: Cells) -> list
                 continue
             if any(
                 _covers(q, cell.scenario, check, cell.variant, cell.revision) for _, q in queries
+            ):
+                continue
+            if (
+                check in wire
+                and sides is not None
+                and any(
+                    check in query_checks(q)
+                    and sides.get(str(q.get("scenario"))) == sides.get(cell.scenario)
+                    for _, q in queries
+                )
             ):
                 continue
             variant = f" ({cell.variant})" if cell.variant else ""
@@ -192,3 +212,10 @@ def findings_table(cells: Cells) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def scenario_sides() -> dict[str, str]:
+    """Scenario id → its side, from the shipped scenarios."""
+    from compare.exchange._scenarios import load_scenarios
+
+    return {s.id: s.side for s in load_scenarios()}

@@ -7,7 +7,7 @@ from pathlib import Path
 from compare.rows import area_files, compute, load_yaml
 from compare.rows._cells import read_cells
 from compare.rows._context import gather
-from compare.rows._findings import lint_findings
+from compare.rows._findings import lint_findings, scenario_sides
 
 from ._area import LAST_INIT, OLDEST, area, known, write
 from .test_compute import cell
@@ -53,6 +53,29 @@ def test_a_query_limited_to_other_revisions_does_not_cover(isolated: Path, tmp_p
     assert [i for i in doc["issues"] if "roots-list/answered stands behind no row" in i["message"]]
 
 
+def test_a_wire_check_queried_in_one_scenario_stands_for_every_scenario_of_its_side(
+    isolated: Path, tmp_path: Path
+) -> None:
+    """A non-JSON stdout line fails wire-json in every cell of a program: one behaviour, so
+    one row about it (in one scenario) covers the others of the same side, and only those."""
+    results = isolated / "results"
+    cell(results, "ts-sdk", "1.32.2", LAST_INIT, [("answered", "pass"), ("wire-json", "fail")])
+    data = area()
+    data["rows"][0]["status"] = {
+        "query": {"scenario": "roots-list", "check": ["answered", "wire-json"]}
+    }
+    covered = [(f.name, load_yaml(f)) for f in [write(tmp_path / "roots.yaml", data)]]
+    cell(results, "ts-sdk", "1.32.2", OLDEST, [("wire-json", "fail")], scenario="handshake")
+    cell(
+        results, "rs", "1", LAST_INIT, [("wire-json", "fail")], scenario="server-ping", variant=None
+    )
+    cells = read_cells(results, gather().pinned)
+    found = [i.message for i in lint_findings(covered, cells, scenario_sides())]
+    assert len(found) == 1 and "server-ping/wire-json" in found[0]
+    # without the sides (a caller that does not know them) each scenario is its own
+    assert len(lint_findings(covered, cells)) == 2
+
+
 def test_the_shipped_rows_show_every_finding_of_the_results() -> None:
     """Over the results folder in use (MCP_COMPARE_RESULTS, else results/), no graded failing
     check of a current cell hides from the shipped rows; skipped while there are no cells."""
@@ -66,7 +89,7 @@ def test_the_shipped_rows_show_every_finding_of_the_results() -> None:
         pytest.skip(f"no current cells under {results_dir()}")
     # Every shipped area together: a finding may stand behind a row of any of them.
     areas = [(path.name, load_yaml(path)) for path in area_files()]
-    issues = lint_findings(areas, cells)
+    issues = lint_findings(areas, cells, scenario_sides())
     assert issues == [], [i.message for i in issues]
 
 
