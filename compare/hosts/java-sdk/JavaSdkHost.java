@@ -130,6 +130,14 @@ public final class JavaSdkHost {
             watcher.start();
 
             if (plan.callTools) {
+                // The whole tool list through the SDK's own helper: listTools() with no cursor
+                // reads every page itself (McpAsyncClient.java:749-755 in the pinned jar's line
+                // table; McpSyncClient.java:263 blocks on it). It asks for McpSchema.FIRST_PAGE,
+                // then Mono.expand sends each nextCursor back through listTools(cursor) (:750-751)
+                // and gathers the pages' tools into one result (:752-755). Its own end test is
+                // "nextCursor null or empty" (:751, String.isEmpty), so an empty-string cursor
+                // ends the walk there, and it sets no bound on the number of pages: both are the
+                // SDK's doing, measured as such, so no loop of ours stands in for it.
                 McpSchema.ListToolsResult listing = client.listTools();
                 for (McpSchema.Tool tool : listing.tools()) {
                     try {

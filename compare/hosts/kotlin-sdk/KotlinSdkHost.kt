@@ -32,7 +32,10 @@ import io.modelcontextprotocol.kotlin.sdk.client.StdioClientTransport
 import io.modelcontextprotocol.kotlin.sdk.types.ClientCapabilities
 import io.modelcontextprotocol.kotlin.sdk.types.CreateMessageRequest
 import io.modelcontextprotocol.kotlin.sdk.types.Implementation
+import io.modelcontextprotocol.kotlin.sdk.types.ListToolsRequest
 import io.modelcontextprotocol.kotlin.sdk.types.Method
+import io.modelcontextprotocol.kotlin.sdk.types.PaginatedRequestParams
+import io.modelcontextprotocol.kotlin.sdk.types.Tool
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.io.asSink
@@ -57,6 +60,9 @@ private fun causes(err: Throwable): String =
 private fun Client.addFolder(folder: Path) = addRoot(folder.toUri().toString(), folder.fileName.toString())
 
 private val EMPTY = JsonObject(emptyMap())
+
+/** Pages read of one list at most: a bound on a server that never stops handing out cursors. */
+private const val MAX_PAGES = 50
 
 /**
  * The planned capabilities, nothing more: a plan without features declares none (the SDK's
@@ -116,8 +122,24 @@ fun main(argv: Array<String>) {
         try {
             client.connect(transport)
             if (plan.callTools) {
-                val listing = client.listTools()
-                for (tool in listing.tools) {
+                // The whole tool list. The SDK has no helper that follows nextCursor: its
+                // listTools(request) sends one tools/list and returns that one page
+                // (client/Client.kt:563-566), and nothing in the client or core sources jars
+                // reads further pages. So, as its own docs show a cursor going in (a
+                // ListToolsRequest whose PaginatedRequestParams carry it, types/tools.kt:282,
+                // types/request.kt:261-265; the buildListToolsRequest { cursor = ... } example of
+                // types/tools.dsl.kt:132-137 builds the same but is @ExperimentalMcpApi), each
+                // nextCursor (types/tools.kt:304) goes back as it came until a page comes without
+                // one; an empty string is a cursor too.
+                val tools = mutableListOf<Tool>()
+                var cursor: String? = null
+                for (page in 0 until MAX_PAGES) {
+                    val request = if (cursor == null) ListToolsRequest() else ListToolsRequest(PaginatedRequestParams(cursor = cursor))
+                    val listing = client.listTools(request)
+                    tools += listing.tools
+                    cursor = listing.nextCursor ?: break
+                }
+                for (tool in tools) {
                     try {
                         client.callTool(tool.name, emptyMap())
                     } catch (err: Exception) { // the server's answer is evidence, not our failure
