@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from compare.exchange._scenarios import Scenario, load_scenarios
+from compare.exchange._scenarios import Scenario
 
 from .test_judge import Tape
 
@@ -21,11 +21,9 @@ def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
 
 
-@pytest.fixture(scope="module")
-def scenario(pinned_spec: Path) -> Scenario:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-        return next(s for s in load_scenarios() if s.id == "client-pages")
+@pytest.fixture
+def scenario(shipped_scenarios: dict[str, Scenario]) -> Scenario:
+    return shipped_scenarios["client-pages"]
 
 
 def listed(sent: list[Any]) -> Tape:

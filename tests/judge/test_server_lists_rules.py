@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from compare.exchange._scenarios import Scenario, load_scenarios
+from compare.exchange._scenarios import Scenario
 
 from .test_server_modern_rules import LEGACY, MODERN, ServerTape
 
@@ -37,11 +37,9 @@ def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
 
 
-@pytest.fixture(scope="module")
-def scenarios(pinned_spec: Path) -> dict[str, Scenario]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
-        return {s.id: s for s in load_scenarios()}
+@pytest.fixture
+def scenarios(shipped_scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
+    return shipped_scenarios
 
 
 def opened(caps: dict[str, Any] = TOOLS, revision: str = LEGACY) -> ServerTape:

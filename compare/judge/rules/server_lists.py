@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from jsonschema import validators
@@ -30,11 +31,23 @@ from jsonschema.exceptions import SchemaError
 
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
-from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, _ev, rule
+from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, RuleFn, _ev, rule
 from compare.judge.rules.server_generic import _CAPABILITY, _OTHER_SIDE, _gate
 from compare.judge.rules.server_modern import EITHER_GATE
 
 _GATED = ("undeclared", "declared", *EITHER_GATE)
+
+
+def _gated(name: str, own: tuple[str, ...], **params: Param) -> Callable[[RuleFn], RuleFn]:
+    """A rule of this module: its own outcomes beside the capability gate's, and the gate's
+    ``capability``/``when`` beside its own parameters."""
+    return rule(
+        name,
+        (*own, *_GATED),
+        gate=_gate,
+        params={**params, "capability": _CAPABILITY, "when": _WHEN},
+        outcomes_for=_outcomes(own),
+    )
 
 
 def _outcomes(own: tuple[str, ...]) -> Any:
@@ -101,17 +114,11 @@ _PAGES_OWN = (
 )
 
 
-@rule(
+@_gated(
     "server-pages",
-    (*_PAGES_OWN, *_GATED),
-    outcomes_for=_outcomes(_PAGES_OWN),
-    gate=_gate,
-    params={
-        "step": Param("label", "the paginate step whose pages are read", required=True),
-        "capability": _CAPABILITY,
-        "when": _WHEN,
-    },
-)  # fmt: skip
+    _PAGES_OWN,
+    step=Param("label", "the paginate step whose pages are read", required=True),
+)
 def _server_pages(ctx: Context) -> Outcome:
     label = str(ctx.params["step"])
     kind, line, result = _answer(ctx, label)
@@ -167,16 +174,10 @@ _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _TOOL_NAMES_OWN = ("conforming", "nonconforming", "duplicated", "no-tools", *_UNANSWERED)
 
 
-@rule(
+@_gated(
     "server-tool-names",
-    (*_TOOL_NAMES_OWN, *_GATED),
-    outcomes_for=_outcomes(_TOOL_NAMES_OWN),
-    gate=_gate,
-    params={
-        "step": Param("label", "the tools/list step whose names are read", required=True),
-        "capability": _CAPABILITY,
-        "when": _WHEN,
-    },
+    _TOOL_NAMES_OWN,
+    step=Param("label", "the tools/list step whose names are read", required=True),
 )
 def _server_tool_names(ctx: Context) -> Outcome:
     kind, line, result = _answer(ctx, str(ctx.params["step"]))
@@ -200,17 +201,11 @@ def _server_tool_names(ctx: Context) -> Outcome:
 _LIST_ORDER_OWN = ("same-order", "reordered", "changed", *_UNANSWERED)
 
 
-@rule(
+@_gated(
     "server-list-order",
-    (*_LIST_ORDER_OWN, *_GATED),
-    outcomes_for=_outcomes(_LIST_ORDER_OWN),
-    gate=_gate,
-    params={
-        "step": Param("label", "the first tools/list step", required=True),
-        "again": Param("label", "the second tools/list step, nothing changed between", True),
-        "capability": _CAPABILITY,
-        "when": _WHEN,
-    },
+    _LIST_ORDER_OWN,
+    step=Param("label", "the first tools/list step", required=True),
+    again=Param("label", "the second tools/list step, nothing changed between", True),
 )
 def _server_list_order(ctx: Context) -> Outcome:
     lists = []
@@ -276,18 +271,12 @@ _STRUCTURED_OWN = (
 )
 
 
-@rule(
+@_gated(
     "server-structured",
-    (*_STRUCTURED_OWN, *_GATED),
-    outcomes_for=_outcomes(_STRUCTURED_OWN),
-    gate=_gate,
-    params={
-        "step": Param("label", "the tool_call step whose result is read", required=True),
-        "list": Param("label", "the tools/list step that listed the called tool", True),
-        "capability": _CAPABILITY,
-        "when": _WHEN,
-    },
-)  # fmt: skip
+    _STRUCTURED_OWN,
+    step=Param("label", "the tool_call step whose result is read", required=True),
+    list=Param("label", "the tools/list step that listed the called tool", True),
+)
 def _server_structured(ctx: Context) -> Outcome:
     ended, name, result, line = _structured_gate(ctx)
     if ended is not None:
@@ -333,16 +322,10 @@ _STRUCTURED_TEXT_OWN = (
 )
 
 
-@rule(
+@_gated(
     "server-structured-text",
-    (*_STRUCTURED_TEXT_OWN, *_GATED),
-    outcomes_for=_outcomes(_STRUCTURED_TEXT_OWN),
-    gate=_gate,
-    params={
-        "step": Param("label", "the tool_call step whose result is read", required=True),
-        "capability": _CAPABILITY,
-        "when": _WHEN,
-    },
+    _STRUCTURED_TEXT_OWN,
+    step=Param("label", "the tool_call step whose result is read", required=True),
 )
 def _server_structured_text(ctx: Context) -> Outcome:
     ended, name, result, line = _structured_gate(ctx)
