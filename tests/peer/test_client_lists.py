@@ -56,6 +56,7 @@ class Stand:
         self.sent: list[dict[str, Any] | None] = []
         self.notes: list[dict[str, Any]] = []
         self.answers: dict[str, Any] = {}
+        self.tools: list[dict[str, Any]] = []
         self.closed = False
         self.tx = self
 
@@ -86,6 +87,7 @@ def test_walk_sends_each_cursor_back_as_it_came_until_a_page_has_none() -> None:
     labels = [n["label"] for n in stand.notes if n["event"] == "step-done"]
     assert labels == ["list-tools:page-2", "list-tools:page-3"]
     assert set(stand.answers) == {"list-tools", "list-tools:page-2", "list-tools:page-3"}
+    assert [t["name"] for t in stand.tools] == ["a", "b", "c"]  # a tool_call picks from all
 
 
 def test_walk_stops_at_max_pages_and_says_so() -> None:

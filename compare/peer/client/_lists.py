@@ -68,6 +68,13 @@ def filled(step: dict[str, Any], answers: dict[str, Any]) -> tuple[dict[str, Any
     return params, ""
 
 
+def _tools(got: Any) -> list[dict[str, Any]]:
+    """The tools of one tools/list answer (none when it is not a result listing them)."""
+    result = (got[1].get("result") if got else None) or {}
+    found = result.get("tools") if isinstance(result, dict) else None
+    return [t for t in found if isinstance(t, dict)] if isinstance(found, list) else []
+
+
 def walk(client: Any, step: dict[str, Any], timeout: float, record: dict[str, Any]) -> None:
     """Ask for a list and follow its ``nextCursor`` page by page, each cursor sent back as it
     came, until a page has none, a page is refused or goes unanswered, or ``max_pages`` pages
@@ -80,6 +87,7 @@ def walk(client: Any, step: dict[str, Any], timeout: float, record: dict[str, An
     rid, got = client.call(method, base or None, timeout)
     record.update(id=rid, evidence=got and got[0], pages=1)
     client.answers[label] = got[1] if got else None
+    listed = _tools(got)
     for n in range(2, pages + 1):
         result = (got[1].get("result") if got else None) or {}
         cursor = result.get("nextCursor") if isinstance(result, dict) else None
@@ -93,7 +101,10 @@ def walk(client: Any, step: dict[str, Any], timeout: float, record: dict[str, An
             outcome="ok" if got else "timeout", id=rid, evidence=got and got[0],
         )  # fmt: skip
         client.answers[page] = got[1] if got else None
+        listed += _tools(got)
         record["pages"] = n
+    if method == "tools/list":
+        client.tools = listed  # a later tool_call picks from every page
     last = (got[1].get("result") if got else None) or {}
     more = isinstance(last, dict) and last.get("nextCursor") is not None
     record["outcome"] = "timeout" if not got else ("max-pages" if more else "ok")
