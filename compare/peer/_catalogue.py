@@ -99,23 +99,27 @@ class Catalogue:
             return dict(answer), None
         return {"content": [{"type": "text", "text": "ok"}], "isError": False}, None
 
-    def read(self, params: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
-        if not self.items("resources"):
+    def lookup(self, key: str, member: str, value: Any, what: str) -> tuple[Any, Any]:
+        """The served item of ``key`` whose ``member`` is ``value``, or (None, error): -32601
+        when nothing of that kind is served (as a server without the feature), else -32602."""
+        if not self.items(key):
             return None, _error(METHOD_NOT_FOUND, "Method not found")
-        uri = params.get("uri")
-        found = next((r for r in self.items("resources") if r.get("uri") == uri), None)
+        found = next((i for i in self.items(key) if i.get(member) == value), None)
         if found is None:
-            return None, _error(INVALID_PARAMS, f"Unknown resource: {uri}")
-        contents = found.get("contents") or [{"uri": uri, "text": ""}]
-        return {"contents": contents}, None
+            return None, _error(INVALID_PARAMS, f"Unknown {what}: {value}")
+        return found, None
+
+    def read(self, params: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
+        uri = params.get("uri")
+        found, error = self.lookup("resources", "uri", uri, "resource")
+        if error is not None:
+            return None, error
+        return {"contents": found.get("contents") or [{"uri": uri, "text": ""}]}, None
 
     def get_prompt(self, params: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
-        if not self.items("prompts"):
-            return None, _error(METHOD_NOT_FOUND, "Method not found")
-        name = params.get("name")
-        found = next((p for p in self.items("prompts") if p.get("name") == name), None)
-        if found is None:
-            return None, _error(INVALID_PARAMS, f"Unknown prompt: {name}")
+        found, error = self.lookup("prompts", "name", params.get("name"), "prompt")
+        if error is not None:
+            return None, error
         return {"messages": found.get("messages") or []}, None
 
     def complete(self, params: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:

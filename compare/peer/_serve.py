@@ -168,18 +168,14 @@ class Peer(StepWaits):
             result = {}
         elif method == "logging/setLevel" and "logging" in self.plan.get("capabilities", {}):
             result = {}  # a server that declares logging takes the level (recorded in the line)
-        elif method == "tools/call":
-            done, error = self.catalogue.call_tool(params)
-            if error is not None:
-                self.reply(method, {"jsonrpc": "2.0", "id": rid, "error": error})
-                return
-            assert done is not None
-            result = self.tools_call(n, params, modern_request, done)
         elif self.catalogue.handles(method):
             result, error = self.catalogue.answer(method, params)
             if error is not None:
                 self.reply(method, {"jsonrpc": "2.0", "id": rid, "error": error})
                 return
+            if method == "tools/call":
+                assert result is not None
+                result = self.tools_call(n, params, modern_request, result)
         if result is None:
             self.reply(method, _error(rid, -32601, "Method not found"))
             return
