@@ -156,6 +156,36 @@ def test_shipped_rust_host_lock_pins_the_target_version() -> None:
         assert _cargo.locked_version(_cargo.source_dir(pin.target), pin.name) == pin.version
 
 
+def test_shipped_hosts_of_one_sdk_depend_on_the_same_crates_alike() -> None:
+    """Hosts of one SDK (its client and its server side) name the same dependencies with the
+    same features and lock them at the same versions: in the shared target folder every crate
+    is then compiled once for all of them. One feature more on one side changes a crate's
+    build, and with it every crate that depends on it, so the second host's build took ~90 s
+    instead of ~10 s on CI's 2 cores."""
+    import tomllib
+
+    from compare.install import load_pins
+
+    by_sdk: dict[tuple[str, str], list[str]] = {}
+    for pin in load_pins():
+        if pin.registry == "crates" and not _cargo.is_binary(pin):
+            by_sdk.setdefault((pin.name, pin.version), []).append(pin.target)
+
+    def crates(target: str) -> tuple[object, set[tuple[str, str]]]:
+        src = _cargo.source_dir(target)
+        manifest = tomllib.loads((src / "Cargo.toml").read_text(encoding="utf-8"))
+        own = manifest["package"]["name"]
+        lock = tomllib.loads((src / "Cargo.lock").read_text(encoding="utf-8"))
+        locked = {(p["name"], p["version"]) for p in lock["package"] if p["name"] != own}
+        return manifest["dependencies"], locked
+
+    shared = [targets for targets in by_sdk.values() if len(targets) > 1]
+    assert shared, "no SDK with two crates hosts shipped"
+    for first, *rest in shared:
+        for other in rest:
+            assert crates(other) == crates(first), (first, other)
+
+
 @pytest.mark.clients
 def test_lock_on_a_copy_of_the_rust_host_keeps_its_pins(tmp_path: Path) -> None:
     """``tools lock`` (cargo add NAME@=VER, then generate-lockfile) on the shipped host."""
