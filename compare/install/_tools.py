@@ -91,9 +91,13 @@ def install_tools(targets_dir: Path | None = None, tools: Path | None = None) ->
     jobs += [functools.partial(HOST_BUILDERS[pin.registry].install, pin, folder) for pin in hosts]
     if crates:
         jobs.append(functools.partial(_cargo.install_binaries, crates, folder))
+    # The compiles start first (a crate program, then the hosts: minutes of CPU each on a
+    # cold machine) and the downloads fill the slots beside them; reported in the list's order.
+    heavy = len(jobs) - len(hosts) - bool(crates)
+    order = list(range(len(jobs)))[heavy:][::-1] + list(range(heavy))
     took: list[float] = []
     with _exclusive(folder):
-        steps = _in_parallel(jobs, took)
+        steps = _in_parallel(jobs, took, order)
     return InstallReport(steps, time.monotonic() - start, folder_size(folder), folder, took)
 
 
@@ -102,10 +106,15 @@ def install_tools(targets_dir: Path | None = None, tools: Path | None = None) ->
 PARALLEL_INSTALLS = 3
 
 
-def _in_parallel(jobs: list[Callable[[], str]], seconds: list[float] | None = None) -> list[str]:
+def _in_parallel(
+    jobs: list[Callable[[], str]],
+    seconds: list[float] | None = None,
+    start: list[int] | None = None,
+) -> list[str]:
     """Run independent installs side by side (each writes only its own folder under tools/);
     results keep the jobs' order, and the first failure is raised once all have ended.
     ``seconds`` receives each job's wall time, in the same order: what a cold start is made of.
+    ``start`` is the order the jobs are started in (by index; default: the list's order).
     """
     took = [0.0] * len(jobs)
 
@@ -117,7 +126,8 @@ def _in_parallel(jobs: list[Callable[[], str]], seconds: list[float] | None = No
             took[index] = round(time.monotonic() - start, 1)
 
     with ThreadPoolExecutor(max_workers=PARALLEL_INSTALLS) as pool:
-        futures = [pool.submit(timed, i) for i in range(len(jobs))]
+        started = {i: pool.submit(timed, i) for i in (start or range(len(jobs)))}
+        futures = [started[i] for i in range(len(jobs))]
         wait(futures)
     if seconds is not None:
         seconds[:] = took
