@@ -1,6 +1,7 @@
 """The rules that read a server's lists and tool results, from crafted transcripts:
 server-pages (a list walked by its cursors), server-tool-names, server-list-order,
-server-structured and server-structured-text, and server-answered's no-value (a request
+server-structured, server-structured-text and server-item-fields (the optional members of
+listed items), and server-answered's no-value (a request
 filled from an earlier answer that held nothing).
 
 Each case writes what the scripted client would have recorded and asserts the outcome the rule
@@ -265,3 +266,78 @@ def test_a_request_with_nothing_to_fill_it_reads_no_value(
     tape.note(event="step-done", index=1, label="get-without-arguments", outcome="no-value")
     got = graded(tmp_path, scenarios["server-prompt-arguments"], "missing-arguments", tape)
     assert got == ("no-value", "not-exercised")
+
+
+def tools_page(tools: list[dict[str, Any]], cursor: str | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"tools": [{"inputSchema": {"type": "object"}, **t} for t in tools]}
+    if cursor is not None:
+        result["nextCursor"] = cursor
+    return {"result": result}
+
+
+@pytest.mark.parametrize(
+    ("check", "pages", "outcome", "shown"),
+    [
+        ("tools-title", [tools_page([{"name": "a", "title": "A"}])], "every", "a: \"A\""),
+        (
+            "tools-title",
+            [tools_page([{"name": "a", "title": "A"}], "c1"), tools_page([{"name": "b"}])],
+            "some",
+            "1 of 2 tools",
+        ),
+        ("tools-icons", [tools_page([{"name": "a"}, {"name": "b"}])], "none", "none of 2"),
+        ("tools-title", [tools_page([])], "no-items", "no tools"),
+        (
+            "tools-execution",
+            [tools_page([{"name": "a", "execution": {"taskSupport": "optional"}},
+                         {"name": "b", "execution": {}}])],
+            "some",
+            "a: \"optional\"",
+        ),
+        (
+            "tools-title",
+            [{"error": {"code": -32603, "message": "boom"}}],
+            "error",
+            "boom",
+        ),
+    ],
+)  # fmt: skip
+def test_the_members_of_listed_items_are_recorded_across_every_page(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    check: str,
+    pages: list[Any],
+    outcome: str,
+    shown: str,
+) -> None:
+    tape = opened()
+    walk(tape, "list-tools", "tools/list", pages)
+    got = tape.judge(tmp_path, scenarios["server-pages"], LEGACY)["checks"][check]
+    assert (got["outcome"], got["verdict"]) == (outcome, "informational"), got
+    assert shown in got["observed"], got
+
+
+def test_a_member_of_a_listed_items_list_is_read_in_each_of_its_members(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """A prompt's arguments are a list: an argument title anywhere in it counts."""
+    tape = opened()
+    prompts = [
+        {"name": "greet", "arguments": [{"name": "who"}, {"name": "how", "title": "How"}]},
+        {"name": "plain", "arguments": [{"name": "x"}]},
+        {"name": "bare"},
+    ]
+    walk(tape, "list-prompts", "prompts/list", [{"result": {"prompts": prompts}}])
+    got = tape.judge(tmp_path, scenarios["server-pages"], LEGACY)["checks"]
+    assert got["prompts-argument-title"]["outcome"] == "some"
+    assert "1 of 3 prompts" in got["prompts-argument-title"]["observed"]
+    assert got["prompts-title"]["outcome"] == "none"
+
+
+def test_a_server_without_the_capability_has_nothing_listed_to_read(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = opened({"tools": {}})
+    walk(tape, "list-resources", "resources/list", [{"result": {"resources": []}}])
+    got = graded(tmp_path, scenarios["server-pages"], "resources-title", tape)
+    assert got == ("undeclared", "informational")

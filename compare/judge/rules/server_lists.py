@@ -14,6 +14,8 @@ result against the output schema the tool itself declared.
   valid under it (JSON Schema, the schema's own ``$schema`` or 2020-12), missing, or invalid.
 - ``server-structured-text``: whether that result also carries the structured content
   serialised as JSON in a text block.
+- ``server-item-fields``: whether every item of a list (all its pages), some or none carries
+  the member ``field`` (a dotted path): what a server fills in of the optional members.
 
 Every rule opens with the same gate as ``server-answered`` (``capability``/``when`` when
 given), so a server that declared no tools is never judged on them.
@@ -346,3 +348,81 @@ def _server_structured_text(ctx: Context) -> Outcome:
             continue
     said = f"{name}: {len(texts)} text block(s), none the structured content as JSON"
     return Outcome("no-text-copy", said, _ev(line))
+
+
+def _walk(ctx: Context, label: str) -> tuple[str, list[Line], list[dict[str, Any]]]:
+    """Every page of the list step ``label`` that was answered with a result (the step, then
+    ``<label>:page-<n>`` while there are any), and how the first was answered."""
+    kind, line, result = _answer(ctx, label)
+    if result is None or line is None:
+        return kind, [line] if line is not None else [], []
+    lines, results = [line], [result]
+    n = 2
+    while f"{label}:page-{n}" in ctx.tx.steps:
+        _kind, line, result = _answer(ctx, f"{label}:page-{n}")
+        if result is None or line is None:
+            break
+        lines.append(line)
+        results.append(result)
+        n += 1
+    return kind, lines, results
+
+
+_MISSING = object()
+
+
+def _at(item: Any, path: list[str]) -> Any:
+    """The value at a dotted ``path`` in ``item``; a list on the way is read in each of its
+    members (``arguments.title``: the title of each argument), :data:`_MISSING` when no member
+    has it."""
+    if not path:
+        return item
+    if isinstance(item, list):
+        found = [v for v in (_at(x, path) for x in item) if v is not _MISSING]
+        return found if found else _MISSING
+    if isinstance(item, dict) and path[0] in item:
+        return _at(item[path[0]], path[1:])
+    return _MISSING
+
+
+_ITEM_FIELDS_OWN = ("every", "some", "none", "no-items", *_UNANSWERED)
+
+
+@_gated(
+    "server-item-fields",
+    _ITEM_FIELDS_OWN,
+    step=Param("label", "the list step (one request or a walk of pages) whose items are read",
+               required=True),
+    field=Param("text", "the member read in each item, a dotted path (annotations.readOnlyHint)",
+                required=True),
+)  # fmt: skip
+def _server_item_fields(ctx: Context) -> Outcome:
+    """What a server puts in the items it lists, recorded: whether every item, some or none
+    carries ``field``. Many members of a listed tool, prompt or resource are optional (a title,
+    icons, annotations), so what a server sends is a fact about it, not a verdict; a client's
+    display and a proxy's relay depend on it."""
+    kind, lines, results = _walk(ctx, str(ctx.params["step"]))
+    if not results:
+        return _unanswered(kind, lines[0] if lines else None)
+    path = str(ctx.params["field"]).split(".")
+    member = ""
+    items: list[Any] = []
+    for result in results:
+        member, found = _items(result)
+        items += found
+    evidence = _ev(*lines[:5])
+    if not items:
+        return Outcome(
+            "no-items", f"the list holds no {member or 'items'}: nothing to read", evidence
+        )
+    having = [(item, _at(item, path)) for item in items]
+    having = [(item, value) for item, value in having if value is not _MISSING]
+    names = [json.loads(_key(member, item)) if member else "?" for item, _value in having]
+    shown = ", ".join(f"{n}: {json.dumps(v, ensure_ascii=False)[:60]}" for n, (_i, v) in
+                      zip(names[:4], having[:4], strict=True))  # fmt: skip
+    field_name = ctx.params["field"]
+    if not having:
+        return Outcome("none", f"none of {len(items)} {member} carries {field_name}", evidence)
+    outcome = "every" if len(having) == len(items) else "some"
+    said = f"{len(having)} of {len(items)} {member} carry {field_name} ({shown})"
+    return Outcome(outcome, said[:400], evidence)
