@@ -47,6 +47,25 @@ def test_filled_leaves_the_request_unsent_when_nothing_matches() -> None:
     assert params is None and "list-prompts" in missing
 
 
+def test_a_dotted_name_fills_a_member_of_an_object_param_and_leaves_the_step_alone() -> None:
+    spec = {"from": "list-prompts", "items": "result.prompts", "has": "arguments.0.name"}
+    step = {
+        "request": "completion/complete",
+        "params": {"ref": {"type": "ref/prompt"}, "argument": {"value": ""}},
+        "params_from": {
+            "ref.name": {**spec, "take": "name"},
+            "argument.name": {**spec, "take": "arguments.0.name"},
+        },
+    }
+    params, missing = _lists.filled(step, {"list-prompts": PROMPTS})
+    assert missing == ""
+    assert params == {
+        "ref": {"type": "ref/prompt", "name": "optional"},
+        "argument": {"value": "", "name": "x"},
+    }
+    assert step["params"] == {"ref": {"type": "ref/prompt"}, "argument": {"value": ""}}
+
+
 class Stand:
     """Answers each list request with the next of ``replies`` (None: left unanswered) and
     records the params it was sent."""

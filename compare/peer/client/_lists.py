@@ -8,6 +8,8 @@ a feature. What the server answered is recorded as it came; the judge reads it a
 
 from __future__ import annotations
 
+import json
+
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
 if TYPE_CHECKING:
     from typing import Any
@@ -59,12 +61,19 @@ def pick(answers: dict[str, Any], spec: dict[str, Any]) -> Any:
 def filled(step: dict[str, Any], answers: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """The step's params with every ``params_from`` member filled in, or (None, what was
     missing) when one cannot be: then the request is not sent."""
-    params = dict(step.get("params") or {})
+    params = json.loads(json.dumps(step.get("params") or {}))  # a copy: the step is data
     for name, spec in (step.get("params_from") or {}).items():
         value = pick(answers, spec)
         if value is None:
             return None, f"{name}: nothing in {spec.get('from')}'s answer matched"
-        params[name] = value
+        # a dotted name fills a member of an object param (``ref.name``: the name in ref)
+        *outer, last = name.split(".")
+        place = params
+        for part in outer:
+            inner = place.get(part)
+            place[part] = inner if isinstance(inner, dict) else {}
+            place = place[part]
+        place[last] = value
     return params, ""
 
 
