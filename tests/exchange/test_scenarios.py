@@ -101,6 +101,8 @@ ISSUE_SCENARIOS = {
     "client-pages",
     "client-tools-changed",
     "client-empty-cursor",
+    "server-completion-values",
+    "server-list-members",
 }
 
 

@@ -312,7 +312,7 @@ def test_the_members_of_listed_items_are_recorded_across_every_page(
 ) -> None:
     tape = opened()
     walk(tape, "list-tools", "tools/list", pages)
-    got = tape.judge(tmp_path, scenarios["server-pages"], LEGACY)["checks"][check]
+    got = tape.judge(tmp_path, scenarios["server-list-members"], LEGACY)["checks"][check]
     assert (got["outcome"], got["verdict"]) == (outcome, "informational"), got
     assert shown in got["observed"], got
 
@@ -328,7 +328,7 @@ def test_a_member_of_a_listed_items_list_is_read_in_each_of_its_members(
         {"name": "bare"},
     ]
     walk(tape, "list-prompts", "prompts/list", [{"result": {"prompts": prompts}}])
-    got = tape.judge(tmp_path, scenarios["server-pages"], LEGACY)["checks"]
+    got = tape.judge(tmp_path, scenarios["server-list-members"], LEGACY)["checks"]
     assert got["prompts-argument-title"]["outcome"] == "some"
     assert "1 of 3 prompts" in got["prompts-argument-title"]["observed"]
     assert got["prompts-title"]["outcome"] == "none"
@@ -339,5 +339,53 @@ def test_a_server_without_the_capability_has_nothing_listed_to_read(
 ) -> None:
     tape = opened({"tools": {}})
     walk(tape, "list-resources", "resources/list", [{"result": {"resources": []}}])
-    got = graded(tmp_path, scenarios["server-pages"], "resources-title", tape)
+    got = graded(tmp_path, scenarios["server-list-members"], "resources-title", tape)
+    assert got == ("undeclared", "informational")
+
+
+COMPLETING = {"tools": {}, "prompts": {}, "completions": {}}
+
+
+def completion(values: int, **more: Any) -> dict[str, Any]:
+    return {"result": {"completion": {"values": [f"v{i}" for i in range(values)], **more}}}
+
+
+@pytest.mark.parametrize(
+    ("reply", "outcome"),
+    [
+        (completion(3), "bounded"),
+        (completion(3, total=10, hasMore=True), "bounded"),
+        (completion(0, total=0, hasMore=False), "bounded"),
+        (completion(101), "over-100"),
+        (completion(5, total=2), "total-below"),
+        (completion(3, total=10), "more-unsaid"),
+        (completion(3, total=10, hasMore=False), "more-unsaid"),
+        ({"error": {"code": -32602, "message": "no"}}, "error"),
+        (None, "silence"),
+    ],
+)
+def test_completion_values_are_read_against_the_bound_total_and_has_more(
+    tmp_path: Path, scenarios: dict[str, Scenario], reply: Any, outcome: str
+) -> None:
+    tape = opened(COMPLETING)
+    prompts = {"result": {"prompts": [{"name": "greet", "arguments": [{"name": "who"}]}]}}
+    tape.step("list-prompts", 0, {"id": 2, "method": "prompts/list"}, prompts)
+    sent = {"id": 3, "method": "completion/complete", "params": {}}
+    tape.step("complete", 1, sent, reply)
+    got = graded(tmp_path, scenarios["server-completion-values"], "values", tape)
+    assert got[0] == outcome
+
+
+def test_completion_values_without_a_prompt_to_complete_are_not_exercised(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = opened(COMPLETING)
+    tape.step("list-prompts", 0, {"id": 2, "method": "prompts/list"}, {"result": {"prompts": []}})
+    tape.note(event="step", index=1, step={"label": "complete"})
+    tape.note(event="step-done", index=1, label="complete", outcome="no-value")
+    got = graded(tmp_path, scenarios["server-completion-values"], "values", tape)
+    assert got == ("no-value", "not-exercised")
+    # a server that did not declare completions is not read at all
+    tape = opened()
+    got = graded(tmp_path, scenarios["server-completion-values"], "values", tape)
     assert got == ("undeclared", "informational")

@@ -16,6 +16,8 @@ result against the output schema the tool itself declared.
   serialised as JSON in a text block.
 - ``server-item-fields``: whether every item of a list (all its pages), some or none carries
   the member ``field`` (a dotted path): what a server fills in of the optional members.
+- ``server-completion-values``: a completion answer's values against the page's bound of 100,
+  and its total and hasMore against the values sent.
 
 Every rule opens with the same gate as ``server-answered`` (``capability``/``when`` when
 given), so a server that declared no tools is never judged on them.
@@ -34,7 +36,7 @@ from jsonschema.exceptions import SchemaError
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import NO_ANSWER, Outcome, Param, RuleFn, _ev, rule
-from compare.judge.rules.server_generic import _CAPABILITY, _OTHER_SIDE, _gate
+from compare.judge.rules.server_generic import _CAPABILITY, _OTHER_SIDE, NO_VALUE, _gate
 from compare.judge.rules.server_modern import EITHER_GATE
 
 _GATED = ("undeclared", "declared", *EITHER_GATE)
@@ -426,3 +428,40 @@ def _server_item_fields(ctx: Context) -> Outcome:
     outcome = "every" if len(having) == len(items) else "some"
     said = f"{len(having)} of {len(items)} {member} carry {field_name} ({shown})"
     return Outcome(outcome, said[:400], evidence)
+
+
+#: Values one completion answer holds at most (the completion page, every revision).
+_MAX_VALUES = 100
+_COMPLETION_OWN = ("bounded", "over-100", "total-below", "more-unsaid", NO_VALUE, *_UNANSWERED)
+
+
+@_gated(
+    "server-completion-values",
+    _COMPLETION_OWN,
+    step=Param("label", "the completion/complete step whose answer is read", required=True),
+)
+def _server_completion_values(ctx: Context) -> Outcome:
+    """The values of a completion answer against what the page says of them: at most 100 in
+    one answer, an optional total of all matches, and hasMore when more exist than were sent."""
+    label = str(ctx.params["step"])
+    trace = ctx.tx.steps.get(label)
+    if trace is not None and trace.outcome == NO_VALUE:
+        return Outcome(NO_VALUE, "not sent: the server listed no prompt with an argument")
+    kind, line, result = _answer(ctx, label)
+    if result is None:
+        return _unanswered(kind, line)
+    found = result.get("completion")
+    completion: dict[str, Any] = found if isinstance(found, dict) else {}
+    listed = completion.get("values")
+    values: list[Any] = listed if isinstance(listed, list) else []
+    total, more = completion.get("total"), completion.get("hasMore")
+    said = f"{len(values)} values, total {json.dumps(total)}, hasMore {json.dumps(more)}"
+    if values:
+        said += f" ({', '.join(json.dumps(v, ensure_ascii=False)[:30] for v in values[:3])}…)"
+    if len(values) > _MAX_VALUES:
+        return Outcome("over-100", said, _ev(line))
+    if isinstance(total, int) and total < len(values):
+        return Outcome("total-below", said, _ev(line))
+    if isinstance(total, int) and total > len(values) and more is not True:
+        return Outcome("more-unsaid", said, _ev(line))
+    return Outcome("bounded", said, _ev(line))
