@@ -103,6 +103,7 @@ ISSUE_SCENARIOS = {
     "client-empty-cursor",
     "server-completion-values",
     "server-list-members",
+    "server-tool-content",
 }
 
 

@@ -389,3 +389,37 @@ def test_completion_values_without_a_prompt_to_complete_are_not_exercised(
     tape = opened()
     got = graded(tmp_path, scenarios["server-completion-values"], "values", tape)
     assert got == ("undeclared", "informational")
+
+
+LINK = {"type": "resource_link", "uri": "x:1", "name": "a"}
+
+
+@pytest.mark.parametrize(
+    ("content", "outcome"),
+    [
+        ([LINK], "every"),
+        ([{"type": "text", "text": "t"}, LINK], "some"),
+        ([{"type": "text", "text": "t"}], "none"),
+        ([], "no-items"),
+    ],
+)  # fmt: skip
+def test_a_tool_results_blocks_are_counted_by_their_type(
+    tmp_path: Path, scenarios: dict[str, Scenario], content: list[Any], outcome: str
+) -> None:
+    tape = opened()
+    tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, tools_page([{"name": "x"}]))
+    sent = {"id": 3, "method": "tools/call", "params": {"name": "get-resource-links"}}
+    tape.step("call-links", 1, sent, {"result": {"content": content}})
+    got = graded(tmp_path, scenarios["server-tool-content"], "resource-links", tape)
+    assert got == (outcome, "informational")
+
+
+def test_a_tool_the_server_does_not_list_is_not_exercised(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    tape = opened()
+    tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, tools_page([{"name": "x"}]))
+    tape.note(event="step", index=1, step={"label": "call-image"})
+    tape.note(event="step-done", index=1, label="call-image", outcome="no-tool")
+    got = graded(tmp_path, scenarios["server-tool-content"], "image", tape)
+    assert got == ("no-tool", "not-exercised")

@@ -15,7 +15,8 @@ result against the output schema the tool itself declared.
 - ``server-structured-text``: whether that result also carries the structured content
   serialised as JSON in a text block.
 - ``server-item-fields``: whether every item of a list (all its pages), some or none carries
-  the member ``field`` (a dotted path): what a server fills in of the optional members.
+  the member ``field`` (a dotted path; with ``equals``, that value there): what a server fills
+  in of the optional members, or which content blocks a tool result holds.
 - ``server-completion-values``: a completion answer's values against the page's bound of 100,
   and its total and hasMore against the values sent.
 
@@ -74,6 +75,7 @@ _LISTS = {
     "prompts": "name",
     "resources": "uri",
     "resourceTemplates": "uriTemplate",
+    "content": "type",  # a tool result's blocks (server-item-fields), named by their type
 }
 
 
@@ -387,23 +389,28 @@ def _at(item: Any, path: list[str]) -> Any:
     return _MISSING
 
 
-_ITEM_FIELDS_OWN = ("every", "some", "none", "no-items", *_UNANSWERED)
+_ITEM_FIELDS_OWN = ("every", "some", "none", "no-items", "no-tool", NO_VALUE, *_UNANSWERED)
 
 
 @_gated(
     "server-item-fields",
     _ITEM_FIELDS_OWN,
-    step=Param("label", "the list step (one request or a walk of pages) whose items are read",
-               required=True),
+    step=Param("label", "the step whose answer's items are read: a list (one request or a walk "
+               "of pages) or a tool call (its content blocks)", required=True),
     field=Param("text", "the member read in each item, a dotted path (annotations.readOnlyHint)",
                 required=True),
+    equals=Param("text", "count an item only where the member has this value (type: image)"),
 )  # fmt: skip
 def _server_item_fields(ctx: Context) -> Outcome:
     """What a server puts in the items it lists, recorded: whether every item, some or none
     carries ``field``. Many members of a listed tool, prompt or resource are optional (a title,
     icons, annotations), so what a server sends is a fact about it, not a verdict; a client's
     display and a proxy's relay depend on it."""
-    kind, lines, results = _walk(ctx, str(ctx.params["step"]))
+    label = str(ctx.params["step"])
+    trace = ctx.tx.steps.get(label)
+    if trace is not None and trace.outcome in ("no-tool", NO_VALUE):
+        return Outcome(trace.outcome, "not sent: the server listed nothing the step could name")
+    kind, lines, results = _walk(ctx, label)
     if not results:
         return _unanswered(kind, lines[0] if lines else None)
     path = str(ctx.params["field"]).split(".")
@@ -419,10 +426,13 @@ def _server_item_fields(ctx: Context) -> Outcome:
         )
     having = [(item, _at(item, path)) for item in items]
     having = [(item, value) for item, value in having if value is not _MISSING]
+    wanted = ctx.params.get("equals")
+    if wanted is not None:
+        having = [(i, v) for i, v in having if v == wanted or (isinstance(v, list) and wanted in v)]
     names = [json.loads(_key(member, item)) if member else "?" for item, _value in having]
     shown = ", ".join(f"{n}: {json.dumps(v, ensure_ascii=False)[:60]}" for n, (_i, v) in
                       zip(names[:4], having[:4], strict=True))  # fmt: skip
-    field_name = ctx.params["field"]
+    field_name = ctx.params["field"] + (f" = {wanted}" if wanted is not None else "")
     if not having:
         return Outcome("none", f"none of {len(items)} {member} carries {field_name}", evidence)
     outcome = "every" if len(having) == len(items) else "some"
