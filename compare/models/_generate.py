@@ -85,6 +85,14 @@ def _generate_one(pins: Pins, revision: Revision, out: Path) -> None:
         )
     if not out.is_file():
         raise CompareError(f"the generator wrote nothing for {revision.schema}")
+    out.write_text(_binary_base64(out.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _binary_base64(module: str) -> str:
+    """``format: byte`` members (image and audio data, a resource's blob) hold base64 of any
+    bytes. The generator types them ``Base64Str``, which decodes the bytes as UTF-8 text, so a
+    real PNG failed validation; ``Base64Bytes`` checks the same base64 and keeps the bytes."""
+    return module.replace("Base64Str", "Base64Bytes")
 
 
 @dataclass

@@ -32,6 +32,8 @@ JUDGE_SOURCES = (
     ("_rules", HERE.parent / "judge" / "rules"),
     ("_uri.py", HERE.parent / "judge" / "_uri.py"),
     ("_validate.py", HERE.parent / "judge" / "_validate.py"),
+    # the generated models every message is validated with
+    ("models", HERE.parent.parent / "schemas" / "models"),
     ("_transcript.py", HERE.parent / "judge" / "_transcript.py"),
     ("_scenarios.py", HERE.parent / "exchange" / "_scenarios.py"),
     ("peer/_era.py", HERE.parent / "peer" / "_era.py"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Literal
 
-from pydantic import AnyUrl, Base64Str, BaseModel, ConfigDict, Field, RootModel
+from pydantic import AnyUrl, Base64Bytes, BaseModel, ConfigDict, Field, RootModel
 
 
 class SchemaDocument(RootModel[Any]):
@@ -18,7 +18,7 @@ class BlobResourceContents(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
-    blob: Base64Str
+    blob: Base64Bytes
     mimeType: str | None = None
     uri: AnyUrl
 
@@ -592,7 +592,7 @@ class AudioContent(BaseModel):
         extra="allow",
     )
     annotations: Annotations | None = None
-    data: Base64Str
+    data: Base64Bytes
     mimeType: str
     type: Literal["audio"]
 
@@ -647,7 +647,7 @@ class ImageContent(BaseModel):
         extra="allow",
     )
     annotations: Annotations | None = None
-    data: Base64Str
+    data: Base64Bytes
     mimeType: str
     type: Literal["image"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Literal
 
-from pydantic import AnyUrl, Base64Str, BaseModel, ConfigDict, Field, RootModel
+from pydantic import AnyUrl, Base64Bytes, BaseModel, ConfigDict, Field, RootModel
 
 
 class SchemaDocument(RootModel[Any]):
@@ -27,7 +27,7 @@ class BlobResourceContents(BaseModel):
         extra="allow",
     )
     field_meta: dict[str, Any] | None = Field(None, alias="_meta")
-    blob: Base64Str
+    blob: Base64Bytes
     mimeType: str | None = None
     uri: AnyUrl
 
@@ -746,7 +746,7 @@ class AudioContent(BaseModel):
     )
     field_meta: dict[str, Any] | None = Field(None, alias="_meta")
     annotations: Annotations | None = None
-    data: Base64Str
+    data: Base64Bytes
     mimeType: str
     type: Literal["audio"]
 
@@ -863,7 +863,7 @@ class ImageContent(BaseModel):
     )
     field_meta: dict[str, Any] | None = Field(None, alias="_meta")
     annotations: Annotations | None = None
-    data: Base64Str
+    data: Base64Bytes
     mimeType: str
     type: Literal["image"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Literal, Union
 
-from pydantic import AnyUrl, Base64Str, BaseModel, ConfigDict, Field, RootModel
+from pydantic import AnyUrl, Base64Bytes, BaseModel, ConfigDict, Field, RootModel
 
 
 class SchemaDocument(RootModel[Any]):
@@ -551,7 +551,7 @@ class AudioContent(BaseModel):
     )
     field_meta: MetaObject | None = Field(None, alias="_meta")
     annotations: Annotations | None = None
-    data: Base64Str
+    data: Base64Bytes
     mimeType: str
     type: Literal["audio"]
 
@@ -561,7 +561,7 @@ class BlobResourceContents(BaseModel):
         extra="allow",
     )
     field_meta: MetaObject | None = Field(None, alias="_meta")
-    blob: Base64Str
+    blob: Base64Bytes
     mimeType: str | None = None
     uri: AnyUrl
 
@@ -631,7 +631,7 @@ class ImageContent(BaseModel):
     )
     field_meta: MetaObject | None = Field(None, alias="_meta")
     annotations: Annotations | None = None
-    data: Base64Str
+    data: Base64Bytes
     mimeType: str
     type: Literal["image"]
 

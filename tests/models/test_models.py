@@ -217,6 +217,19 @@ def test_unencoded_uri_is_a_precise_error(isolated: Path) -> None:
     assert validate_as(encoded, "ListRootsResult", "2025-11-25").ok
 
 
+@pytest.mark.parametrize("revision", revisions())
+def test_base64_of_any_bytes_is_valid_data_and_anything_else_is_not(
+    isolated: Path, revision: str
+) -> None:
+    """An image is base64 of binary bytes, not of UTF-8 text (a PNG's first byte is 0x89)."""
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\xff").decode()
+    image = {"type": "image", "data": png, "mimeType": "image/png"}
+    assert validate_as(image, "ImageContent", revision).ok
+    assert not validate_as({**image, "data": "not base64 at all!"}, "ImageContent", revision).ok
+
+
 def test_wrong_json_type_is_not_coerced(isolated: Path) -> None:
     raw = INIT.replace('"roots":{}', '"roots":{"listChanged":"true"}')
     result = validate_line(raw, "2025-11-25")
