@@ -104,6 +104,7 @@ ISSUE_SCENARIOS = {
     "server-completion-values",
     "server-list-members",
     "server-tool-content",
+    "server-resource-subscribe",
 }
 
 

@@ -423,3 +423,28 @@ def test_a_tool_the_server_does_not_list_is_not_exercised(
     tape.note(event="step-done", index=1, label="call-image", outcome="no-tool")
     got = graded(tmp_path, scenarios["server-tool-content"], "image", tape)
     assert got == ("no-tool", "not-exercised")
+
+
+@pytest.mark.parametrize(
+    ("resources", "reply", "outcome"),
+    [
+        ({"subscribe": True}, {"result": {}}, ("result", "pass")),
+        ({"subscribe": True}, {"error": {"code": -1, "message": "no"}}, ("error", "informational")),
+        ({"subscribe": True}, None, ("silence", "fail")),
+        ({"listChanged": True}, {"result": {}}, ("undeclared", "informational")),
+        ({"subscribe": False}, {"result": {}}, ("undeclared", "informational")),
+    ],
+)  # fmt: skip
+def test_a_subscription_is_judged_only_where_the_capability_sets_subscribe(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    resources: dict[str, Any],
+    reply: Any,
+    outcome: tuple[str, str],
+) -> None:
+    tape = opened({"resources": resources})
+    listed = {"result": {"resources": [{"uri": "x:/a", "name": "a"}]}}
+    tape.step("list-resources", 0, {"id": 2, "method": "resources/list"}, listed)
+    sent = {"id": 3, "method": "resources/subscribe", "params": {"uri": "x:/a"}}
+    tape.step("subscribe", 1, sent, reply)
+    assert graded(tmp_path, scenarios["server-resource-subscribe"], "subscribe", tape) == outcome

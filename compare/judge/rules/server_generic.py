@@ -117,6 +117,11 @@ def _gate(ctx: Context) -> Outcome | None:
     caps, evidence = server_capabilities(ctx)
     if when == "declared" and name not in caps:
         return Outcome("undeclared", f"no {name} capability: nothing was promised", evidence)
+    member = ctx.params.get("member")
+    value = caps.get(name)
+    if when == "declared" and member and not (isinstance(value, dict) and value.get(str(member))):
+        said = f"{name} = {value}, without {member}: nothing was promised"
+        return Outcome("undeclared", said, evidence)
     if when == "undeclared" and name in caps:
         return Outcome("declared", f"{name} = {caps[name]}: judged where it is declared", evidence)
     return None
@@ -134,6 +139,12 @@ def _gate(ctx: Context) -> Outcome | None:
             "text",
             "declared or undeclared: judge only servers that have the capability, or not",
             needs="capability",
+        ),
+        "member": Param(
+            "member",
+            "with when: declared, judge only servers whose capability also sets this member"
+            " (resources: subscribe)",
+            needs="when",
         ),
     },
     outcomes_for=_answer_outcomes,
