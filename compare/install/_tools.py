@@ -93,8 +93,8 @@ def install_tools(targets_dir: Path | None = None, tools: Path | None = None) ->
         jobs.append(functools.partial(_cargo.install_binaries, crates, folder))
     # The compiles start first (a crate program, then the hosts: minutes of CPU each on a
     # cold machine) and the downloads fill the slots beside them; reported in the list's order.
-    heavy = len(jobs) - len(hosts) - bool(crates)
-    order = list(range(len(jobs)))[heavy:][::-1] + list(range(heavy))
+    downloads = len(jobs) - len(hosts) - bool(crates)
+    order = list(range(len(jobs)))[downloads:][::-1] + list(range(downloads))
     took: list[float] = []
     with _exclusive(folder):
         steps = _in_parallel(jobs, took, order)
@@ -109,12 +109,12 @@ PARALLEL_INSTALLS = 3
 def _in_parallel(
     jobs: list[Callable[[], str]],
     seconds: list[float] | None = None,
-    start: list[int] | None = None,
+    order: list[int] | None = None,
 ) -> list[str]:
     """Run independent installs side by side (each writes only its own folder under tools/);
     results keep the jobs' order, and the first failure is raised once all have ended.
     ``seconds`` receives each job's wall time, in the same order: what a cold start is made of.
-    ``start`` is the order the jobs are started in (by index; default: the list's order).
+    ``order`` is the order the jobs are started in (by index; default: the list's order).
     """
     took = [0.0] * len(jobs)
 
@@ -126,7 +126,7 @@ def _in_parallel(
             took[index] = round(time.monotonic() - start, 1)
 
     with ThreadPoolExecutor(max_workers=PARALLEL_INSTALLS) as pool:
-        started = {i: pool.submit(timed, i) for i in (start or range(len(jobs)))}
+        started = {i: pool.submit(timed, i) for i in (order or range(len(jobs)))}
         futures = [started[i] for i in range(len(jobs))]
         wait(futures)
     if seconds is not None:

@@ -77,7 +77,7 @@ def test_the_install_starts_the_compiles_first(
     monkeypatch.setattr(_tools, "load_pins", lambda _dir=None: pins)
     monkeypatch.setattr(_tools._cargo, "is_binary", lambda p: p.registry == "crates")
     monkeypatch.setattr(
-        _tools, "_in_parallel", lambda jobs, took, start: order.append(start) or ["x"] * len(jobs)
+        _tools, "_in_parallel", lambda jobs, took, given: order.append(given) or ["x"] * len(jobs)
     )
     _tools.install_tools(tools=tmp_path)
     # jobs: npm, (no own npm), pypi b, host c, the crate program; started: crate, host, rest

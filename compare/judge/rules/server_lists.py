@@ -354,6 +354,15 @@ def _server_structured_text(ctx: Context) -> Outcome:
     return Outcome("no-text-copy", said, _ev(line))
 
 
+def _unsent(ctx: Context, label: str) -> Outcome | None:
+    """The outcome of a step the scripted client did not send because the server's earlier
+    answer named nothing for it (no listed tool it calls, nothing to fill its params with)."""
+    trace = ctx.tx.steps.get(label)
+    if trace is None or trace.outcome not in ("no-tool", NO_VALUE):
+        return None
+    return Outcome(trace.outcome, "not sent: the server listed nothing the step could name")
+
+
 def _walk(ctx: Context, label: str) -> tuple[str, list[Line], list[dict[str, Any]]]:
     """Every page of the list step ``label`` that was answered with a result (the step, then
     ``<label>:page-<n>`` while there are any), and how the first was answered."""
@@ -407,9 +416,9 @@ def _server_item_fields(ctx: Context) -> Outcome:
     icons, annotations), so what a server sends is a fact about it, not a verdict; a client's
     display and a proxy's relay depend on it."""
     label = str(ctx.params["step"])
-    trace = ctx.tx.steps.get(label)
-    if trace is not None and trace.outcome in ("no-tool", NO_VALUE):
-        return Outcome(trace.outcome, "not sent: the server listed nothing the step could name")
+    unsent = _unsent(ctx, label)
+    if unsent is not None:
+        return unsent
     kind, lines, results = _walk(ctx, label)
     if not results:
         return _unanswered(kind, lines[0] if lines else None)
@@ -454,9 +463,9 @@ def _server_completion_values(ctx: Context) -> Outcome:
     """The values of a completion answer against what the page says of them: at most 100 in
     one answer, an optional total of all matches, and hasMore when more exist than were sent."""
     label = str(ctx.params["step"])
-    trace = ctx.tx.steps.get(label)
-    if trace is not None and trace.outcome == NO_VALUE:
-        return Outcome(NO_VALUE, "not sent: the server listed no prompt with an argument")
+    unsent = _unsent(ctx, label)
+    if unsent is not None:
+        return unsent
     kind, line, result = _answer(ctx, label)
     if result is None:
         return _unanswered(kind, line)
