@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compare import _memo
+from compare import _memo, _paths
 from compare.exchange._host_plan import needs
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
@@ -32,14 +32,23 @@ JUDGE_SOURCES = (
     ("_rules", HERE.parent / "judge" / "rules"),
     ("_uri.py", HERE.parent / "judge" / "_uri.py"),
     ("_validate.py", HERE.parent / "judge" / "_validate.py"),
-    # the generated models every message is validated with
-    ("models", HERE.parent.parent / "schemas" / "models"),
     ("_transcript.py", HERE.parent / "judge" / "_transcript.py"),
     ("_scenarios.py", HERE.parent / "exchange" / "_scenarios.py"),
     ("peer/_era.py", HERE.parent / "peer" / "_era.py"),
     # the added root's folder name, which the judge looks for (said once there)
     ("hosts/variants.yaml", HERE.parent / "hosts" / "variants.yaml"),
 )
+
+
+def _judge_sources() -> list[tuple[str, Path]]:
+    """:data:`JUDGE_SOURCES` with the generated models every message is validated with, from
+    where validation reads them (``MCP_COMPARE_SCHEMAS``), beside the validator."""
+    models = _paths.schemas_dir() / "models"
+    out = list(JUDGE_SOURCES)
+    if models.is_dir():
+        out.insert(out.index(("_validate.py", HERE.parent / "judge" / "_validate.py")) + 1,
+                   ("models", models))  # fmt: skip
+    return out
 
 
 def _sources(path: Path) -> list[Path]:
@@ -75,7 +84,7 @@ def judge_version() -> str:
     """sha256 over the judging code, so an edited rule re-judges every cached cell (memoised
     per process, as :func:`harness_version`)."""
     digest = hashlib.sha256()
-    for label, place in JUDGE_SOURCES:
+    for label, place in _judge_sources():
         for path in _sources(place):
             rel = f"{label}/{path.name}" if place.is_dir() else label
             digest.update(rel.encode() + b"\0" + path.read_bytes())
