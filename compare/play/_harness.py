@@ -340,6 +340,19 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     existing = stored.verdict
     # A stored cell is reused only when it is still what was written (``_integrity``); a
     # judge-only change, or a damaged verdict over intact files, is judged again.
+    reason = cell.not_run_reason()
+    if reason:
+        # Checked before anything stored is reused or judged again: a cell that may not be
+        # played (a target's new `not_run`, a lacked feature) keeps no earlier play either.
+        same = existing or {}
+        unchanged = same.get("verdict") == "not-run" and same.get("key") == key
+        if unchanged and not stored.damage and _only_verdict(final):
+            same["cached"] = True
+            return same
+        verdict = _base_verdict(cell, key)
+        verdict.update(verdict="not-run", reason=reason)
+        _store_not_run(verdict, final)
+        return verdict
     step, refused = _integrity.next_step(stored, key, cell.play_key(), final, settings)
     had = _plays.count(existing)
     if step == "cached" and existing is not None:
@@ -352,11 +365,6 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     verdict = _base_verdict(cell, key)
     if step == "refuse":
         verdict.update(verdict="error", reason=f"not judged again, because {refused}")
-        return verdict
-    reason = cell.not_run_reason()
-    if reason:
-        verdict.update(verdict="not-run", reason=reason)
-        _atomic.write_json(final / "verdict.json", _integrity.seal(verdict, None))
         return verdict
     want = settings.repeat
     if stored.damage and existing is not None and existing.get("key") == key:
@@ -380,6 +388,34 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
         raise
     finally:
         watch.release()
+
+
+def _only_verdict(final: Path) -> bool:
+    """Whether the cell's folder holds its verdict and nothing else."""
+    try:
+        return [p.name for p in final.iterdir()] == ["verdict.json"]
+    except OSError:
+        return False
+
+
+def _store_not_run(verdict: dict[str, Any], final: Path) -> None:
+    """Store a not-run verdict as the cell's only file. A folder that still holds an earlier
+    play is swapped for a fresh one: its transcript would otherwise be judged again later and
+    publish a verdict for a cell that may not be played."""
+    sealed = _integrity.seal(verdict, None)
+    if not final.exists() or _only_verdict(final):
+        _atomic.write_json(final / "verdict.json", sealed)
+        return
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".{final.name}.stage-", dir=final.parent))
+    except OSError as err:
+        raise _atomic.storage_error(err, final.parent) from err
+    try:
+        _atomic.write_json(stage / "verdict.json", sealed)
+        swap_in(stage, final)
+    except (OSError, CompareError) as err:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise _atomic.storage_error(err, final) from err
 
 
 def _play(

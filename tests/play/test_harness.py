@@ -14,6 +14,7 @@ import pytest
 from _revisions import initialize_era, revisions
 
 from compare.exchange._scenarios import Scenario, load_scenarios
+from compare.exchange._targets import parse_target
 from compare.play import _cells, _harness, _integrity, _schedule
 from compare.play._cells import Cell, load_cells, plan_cells
 from compare.play._harness import RunSettings, run_cells
@@ -93,6 +94,29 @@ def test_cells_a_target_cannot_play_are_not_run_with_a_reason(tmp_path: Path) ->
     assert all(v["reason"].startswith("not run, because") for v in verdicts)
     assert "cannot add a root" in verdicts[0]["reason"]
     assert "2024-11-05 … 2025-11-25" in verdicts[1]["reason"]
+
+
+def test_a_cell_a_target_may_no_longer_play_keeps_none_of_its_earlier_play(tmp_path: Path) -> None:
+    """A `not_run` entry added after a cell was played replaces the stored play whole: the
+    folder keeps only the not-run verdict, so no later re-judging brings the old transcript
+    back as a published verdict."""
+    played = fake_target("good")
+    cell = Cell(played, "default", _scenario("handshake"), "2025-11-25")
+    [first] = run_cells([cell], _settings(tmp_path))
+    assert first["verdict"] == "pass"
+    raw = {**played.raw, "not_run": {"handshake": "the target's data says so"}}
+    target = parse_target(raw, Path("fake-good.yaml"))
+    barred = Cell(target, "default", _scenario("handshake"), "2025-11-25")
+    folder = barred.folder(tmp_path / "results")
+    assert folder == cell.folder(tmp_path / "results")
+    for settings in (_settings(tmp_path), _settings(tmp_path, rejudge=True), _settings(tmp_path)):
+        [verdict] = run_cells([barred], settings)
+        assert verdict["verdict"] == "not-run"
+        assert verdict["reason"] == "not run, because the target's data says so"
+        assert sorted(p.name for p in folder.iterdir()) == ["verdict.json"]
+    assert verdict["cached"] is True
+    assert not list((tmp_path / "results").rglob("*.stage-*"))
+    assert not list((tmp_path / "results").rglob("*.old-*"))
 
 
 def test_variants_pick_their_scenarios() -> None:
