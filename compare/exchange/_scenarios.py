@@ -27,6 +27,7 @@ from compare.exchange._params import check_params, step_requests
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
 from compare.judge._sentences import Sentence, expand_refs, load_sentences, sentences_file
 from compare.judge.rules import RULES
+from compare.models import first_modern
 from compare.pin import release_order
 
 HERE = Path(__file__).resolve().parent
@@ -140,6 +141,12 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
                 raise CompareError(f"{source}: key {key}.{i}.label: {label!r} used twice", None)
             if label:
                 labels.add(label)
+    if side == "server" and _opens_with_discover(data["revisions"]):
+        # from 2026-07-28 the scripted client opens with its own server/discover probe,
+        # labelled "discover" (compare.peer.client._modern), as it labels "initialize" before
+        if "discover" in labels:
+            raise CompareError(f"{source}: key steps: the label 'discover' is the probe's", None)
+        labels.add("discover")
     _check_releases(data, side, source)
     _check_requests(data, side, source)
     _check_fixture_steps(data, side, source)
@@ -237,6 +244,12 @@ def _check_fixture_steps(data: dict[str, Any], side: str, source: Path) -> None:
                     f"{where}.{key}: {race[key]!r} is not one of probe.{names}",
                     f"name one of: {', '.join(sorted(probe.get(names) or {}))}",
                 )
+
+
+def _opens_with_discover(window: dict[str, Any]) -> bool:
+    """Whether every revision of the window opens with server/discover (none has initialize)."""
+    modern = first_modern()
+    return modern is not None and release_order(str(window["from"])) >= release_order(modern)
 
 
 def _check_releases(data: dict[str, Any], side: str, source: Path) -> None:

@@ -105,6 +105,10 @@ ISSUE_SCENARIOS = {
     "server-list-members",
     "server-tool-content",
     "server-resource-subscribe",
+    # issue 38: the 2026-07-28 caching hints on a server's cacheable answers
+    "server-cache-hints",
+    # issue 38: the members 2025-06-18 added to a completion request
+    "server-completion-context",
 }
 
 
@@ -349,3 +353,31 @@ def test_a_check_follows_only_an_earlier_one_with_outcomes_both_grade(
     with pytest.raises(CompareError) as err:
         load_scenario_file(path)
     assert message in err.value.message
+
+
+def test_a_modern_server_scenario_may_read_the_discovery_probe_by_its_label(
+    tmp_path: Path,
+) -> None:
+    """From 2026-07-28 the scripted client opens with server/discover, labelled "discover", so
+    a server scenario played only there may name it; one that also plays earlier, where no
+    probe is sent, may not, and no step of its own may take the label."""
+    text = (
+        "id: demo\ntitle: t\ndescription: d\nside: server\n"
+        'revisions: {from: "FROM", until: null}\n'
+        "steps:\n  - {request: tools/list, label: LABEL, timeout_s: 5}\n"
+        "checks:\n  - id: answered\n    title: t\n    rule: server-answered\n"
+        "    with: {step: discover}\n    expected: e\n    outcomes:\n"
+        + "".join(
+            f"      {o}: {{verdict: informational, means: m}}\n"
+            for o in ("result", "error", "silence", "closed", "no-value")
+        )
+        + "    refs: []\n"
+    )
+    modern = text.replace("FROM", "2026-07-28")
+    assert load_scenario_file(_write(tmp_path, modern.replace("LABEL", "list"))).id == "demo"
+    with pytest.raises(CompareError, match="no step is labelled 'discover'"):
+        load_scenario_file(
+            _write(tmp_path, text.replace("FROM", "2025-11-25").replace("LABEL", "list"))
+        )
+    with pytest.raises(CompareError, match="the label 'discover' is the probe's"):
+        load_scenario_file(_write(tmp_path, modern.replace("LABEL", "discover")))
