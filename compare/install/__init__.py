@@ -1,7 +1,8 @@
 """Installs the real clients named by the target files into the project-local tools folder.
 
 npm packages share ``tools/node_modules`` (from the committed ``package-lock.json``); each PyPI
-client gets its own venv under ``tools/venvs/<target>/`` (from ``tools/requirements/``); each
+client gets its own venv at ``tools/venvs/<target>/`` (from ``tools/requirements/``; targets with
+the same closure link to one shared venv, see ``_pypi``); each
 Go client's host program is built into ``tools/hosts/<target>/`` (from its committed
 ``go.mod``/``go.sum``, see ``_go``), and a crate that is itself the program (a server) goes in
 with ``cargo install --locked`` into ``tools/crates/<crate>/`` (see ``_cargo``).

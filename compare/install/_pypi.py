@@ -6,13 +6,23 @@ Each venv ``tools/venvs/<target>/`` comes from ``tools/requirements/<target>.txt
 outside the file can be pulled in (a new release of a dependency cannot change what we test),
 and ``pip check`` afterwards proves the file really is a closure. Separate venvs let fastmcp
 and the Python SDK pin different ``mcp`` versions without a conflict.
+
+Targets whose closures are the same packages at the same versions (fastmcp as a client, a
+server and a proxy; the Python SDK's client and server) share one venv: it is installed once
+under ``tools/venvs/.shared/<closure digest>/`` and each target's folder is a link to it. The
+same files would be installed otherwise, so nothing measured changes; an install costs a
+third of the CPU it did for those targets.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
+import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from compare._atomic import write_text
@@ -63,6 +73,47 @@ def unpinned(pin: Pin, locked: dict[str, str]) -> str | None:
     return None
 
 
+def _closure_digest(text: str) -> str:
+    """sha256 of a requirements file's packages alone (its comment header names the target)."""
+    lines = sorted(line.strip() for line in text.splitlines() if "==" in line.split("#", 1)[0])
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def shared_path(tools: Path, digest: str) -> Path:
+    """The venv every target with this closure uses."""
+    return tools / "venvs" / ".shared" / digest[:16]
+
+
+@contextlib.contextmanager
+def _held(path: Path) -> Iterator[None]:
+    """An exclusive flock on ``path`` (created if need be): two targets that share a closure
+    are installed in parallel jobs, and only one of them may build the venv."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor drops the lock
+
+
+def _link(tools: Path, target: str, shared: Path) -> None:
+    """Point ``tools/venvs/<target>`` at the shared venv, replacing whatever stood there (a venv
+    of its own from an earlier layout or a ``tools lock``, a link to another closure)."""
+    venv = venv_path(tools, target)
+    relative = Path(os.path.relpath(shared, venv.parent))
+    if venv.is_symlink() and Path(os.readlink(venv)) == relative:
+        return
+    if venv.is_symlink() or venv.is_file():
+        venv.unlink()
+    elif venv.exists():
+        shutil.rmtree(venv)
+    temporary = venv.with_name(f".{target}.link-{os.getpid()}")
+    temporary.unlink(missing_ok=True)
+    temporary.symlink_to(relative, target_is_directory=True)
+    os.replace(temporary, venv)  # atomic: the target's path is never missing midway
+
+
 def installed_version(tools: Path, target: str, name: str) -> str | None:
     """The version of ``name`` in the target's venv (read from its dist-info), or None."""
     want = canonical(name)
@@ -74,6 +125,8 @@ def installed_version(tools: Path, target: str, name: str) -> str | None:
 
 
 def _create_venv(tools: Path, venv: Path) -> None:
+    if venv.is_symlink():
+        venv.unlink()  # a link to a shared venv: only the link goes, never what it shares
     shutil.rmtree(venv, ignore_errors=True)
     run([sys.executable, "-m", "venv", str(venv)], tools=tools, what=f"creating the venv {venv}")
 
@@ -106,33 +159,39 @@ def install(pin: Pin, tools: Path) -> str:
             f"{req} does not pin {missing} (the target file asks for it)",
             "run: mcp-compare tools lock, then commit the requirements file",
         )
-    venv = venv_path(tools, pin.target)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = _closure_digest(text)
+    venv = shared_path(tools, digest)
     stamp = venv / STAMP
-    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest:
-        _check(pin, tools)
-        return f"{pin.target}: already installed"
-    _create_venv(tools, venv)
-    _pip(
-        tools, venv, "install", "-q", "--no-deps", "-r", str(req), what=f"{pin.target}: pip install"
-    )
-    _pip(
-        tools, venv, "check", what=f"{pin.target}: pip check (is the requirements file a closure?)"
-    )
+    with _held(venv.with_name(venv.name + ".lock")):
+        done = stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == digest
+        if not done:
+            _create_venv(tools, venv)
+            what = f"{pin.target}: pip install"
+            _pip(tools, venv, "install", "-q", "--no-deps", "-r", str(req), what=what)
+            what = f"{pin.target}: pip check (is the requirements file a closure?)"
+            _pip(tools, venv, "check", what=what)
+            write_text(stamp, digest + "\n")
+        _link(tools, pin.target, venv)
     _check(pin, tools)
-    write_text(stamp, digest + "\n")
+    if done:
+        return f"{pin.target}: already installed"
     return f"{pin.target}: installed {pin.spec} from {req.name}"
 
 
 def lock(pin: Pin, tools: Path) -> str:
-    """Resolve the target's package afresh and write its full exact closure."""
-    venv = venv_path(tools, pin.target)
-    _create_venv(tools, venv)
-    _pip(tools, venv, "install", "-q", pin.spec, *pin.extras, what=f"{pin.target}: pip install")
-    frozen = _pip(tools, venv, "freeze", "--exclude-editable", what=f"{pin.target}: pip freeze")
+    """Resolve the target's package afresh and write its full exact closure; then install
+    that closure as ``install`` does (shared with any target that has the same one)."""
+    scratch = tools / "venvs" / ".shared" / f".lock-{pin.target}"
+    _create_venv(tools, scratch)
+    try:
+        what = f"{pin.target}: pip install"
+        _pip(tools, scratch, "install", "-q", pin.spec, *pin.extras, what=what)
+        what = f"{pin.target}: pip freeze"
+        frozen = _pip(tools, scratch, "freeze", "--exclude-editable", what=what)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     lines = sorted((line for line in frozen.splitlines() if "==" in line), key=lambda s: s.lower())
     text = HEADER.format(target=pin.target, spec=pin.spec) + "\n".join(lines) + "\n"
     write_text(requirements_path(tools, pin.target), text)
-    _check(pin, tools)
-    write_text(venv / STAMP, hashlib.sha256(text.encode("utf-8")).hexdigest() + "\n")
+    install(pin, tools)
     return f"{pin.target}: locked {len(lines)} packages"
