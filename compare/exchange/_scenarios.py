@@ -317,7 +317,12 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
                 labels.add(str(step["label"]))
             if "request" not in step and "paginate" not in step:
                 continue
-            method = step.get("request") or step["paginate"]
+            method = step["request"] if "request" in step else step["paginate"]
+            if not isinstance(method, str) or not method:
+                raise CompareError(
+                    f"{source}: key {key}.{i}: the step names no method ({method!r})",
+                    "write the JSON-RPC method it sends, e.g. tools/list",
+                )
             by_peer = key == peer_key
             if "paginate" in step and by_peer:
                 raise CompareError(
