@@ -109,6 +109,8 @@ ISSUE_SCENARIOS = {
     "server-cache-hints",
     # issue 38: the members 2025-06-18 added to a completion request
     "server-completion-context",
+    # issue 38: update notifications for a subscribed resource
+    "server-resource-updated",
 }
 
 
@@ -203,6 +205,7 @@ def test_base_scenario_loads(tmp_path: Path) -> None:
         ('until: "2025-11-25"', 'until: "2024-01-01"', "is before"),
         ("{await: notifications/initialized,", "{wait: notifications/initialized,", "steps.0"),
         ("id: answered", "id: wire-json", "used twice"),
+        ("{request: roots/list,", '{request: "",', "the step names no method"),
     ],
 )
 def test_malformed_scenario(tmp_path: Path, old: str, new: str, message: str) -> None:
