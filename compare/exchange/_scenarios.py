@@ -128,6 +128,14 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             f"{source}: key propose_version: only for side: server",
             "only the scripted client (a server cell's) proposes a version of our choosing",
         )
+    if ("model" in data) != ("model" in data.get("requires", [])) or (
+        "model" in data and side != "client"
+    ):
+        raise CompareError(
+            f"{source}: key model: a client scenario's, and beside requires: [model]",
+            "the stand-in model asks a client for a tool call; a scenario that has it plays"
+            " only where there is one",
+        )
     if "initialized_delay_s" in data and side != "server":
         raise CompareError(
             f"{source}: key initialized_delay_s: only for side: server",

@@ -97,6 +97,9 @@ class Target:
     can_change_roots: bool = False
     #: The cell serves an OpenAI-compatible stand-in model (``compare/hosts/model_endpoint.py``).
     model_endpoint: bool = False
+    #: How the client offers MCP tools to its model, where not as a function each
+    #: (``model_bridge``: ``compare/hosts/model_endpoint.py`` ToolCall.bridge).
+    model_bridge: dict[str, str] | None = None
     speaks: list[str] = field(default_factory=list)
     not_run: dict[str, str] = field(default_factory=dict)
     cites: list[dict[str, str]] = field(default_factory=list)
@@ -318,6 +321,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),
         can_change_roots=bool(data.get("can_change_roots", False)),
         model_endpoint=bool(data.get("model_endpoint", False)),
+        model_bridge=dict(data["model_bridge"]) if data.get("model_bridge") else None,
         speaks=list(data.get("speaks", [])),
         not_run=dict(data.get("not_run") or {}),
         cites=list(data.get("cites", [])),
@@ -326,9 +330,15 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
 
 
 def _check_model_url(data: dict[str, Any], source: Path) -> None:
-    """``{model_url}`` has a value only in a cell that serves the model endpoint."""
+    """``{model_url}`` has a value only in a cell that serves the model endpoint, and only
+    such a cell's model can be offered MCP tools through a bridge."""
     if data.get("model_endpoint"):
         return
+    if data.get("model_bridge"):
+        raise CompareError(
+            f"{source}: key model_bridge: only beside model_endpoint: true",
+            "set model_endpoint: true, or drop model_bridge",
+        )
     templates = [
         *(data.get("launch") or {}).get("argv", []),
         *[item for cmd in data.get("setup", []) for item in cmd],

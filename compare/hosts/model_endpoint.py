@@ -10,6 +10,14 @@ and answers anything else with a JSON 404. A body that is not a JSON object with
 crash. Every request is written as one JSON line (method, path, body) to a log in the cell,
 which is the evidence of what the client asked of its model.
 
+A cell may also give it one tool call to ask for (``ToolCall``: an MCP tool as the peer lists
+it, the arguments, and how the client offers MCP tools to its model). On the first chat
+request that offers that tool, the endpoint answers with a call to it instead of the text
+(``finish_reason: tool_calls``, plain or streamed), once; every later request gets the text,
+so the client hands the tool's result back and ends. Which request was answered with the call,
+and its id, is written in the log beside the request, so a judge can find the result the
+client passed back.
+
 Standard library only, so it runs in the harness's own process (a thread per cell, stopped
 with the cell, so it cannot outlive it) and also alone, for exploring a client by hand:
 
@@ -29,6 +37,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -65,16 +74,102 @@ class _Log:
                 handle.write(line + "\n")
 
 
+#: Characters a client puts between its own prefix and an MCP tool's name in the function it
+#: offers its model (``mcp__peer__echo``, ``peer_echo``, ``peer.echo``, ``peer:echo``).
+_JOINERS = ("__", "_", ".", ":", "/", "-")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """The one tool call a cell's model asks for.
+
+    ``tool`` is the MCP tool's name as the peer lists it; ``arguments`` what the model passes.
+    A client that offers the tool as a function of its own name (the name itself, or it after
+    a prefix of the client's) is asked to call that function. ``bridge`` says how a client
+    offers MCP tools otherwise:
+
+    - behind one function of its own (``{"function": "tool_call", "name":
+      "mcp__peer__{tool}", "arguments": "arguments"}``): that function is called with the
+      tool's name in the client's spelling and the arguments under the member given;
+    - as a tool call written in the reply's text (``{"text": "```{name}\\n{arguments}\\n```",
+      "name": "peer.{tool}"}``): once a request's messages name the tool so, the reply is that
+      text with the arguments as JSON.
+    """
+
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    bridge: dict[str, str] | None = None
+
+    def function_for(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The function to call and its arguments, if ``request`` offers the tool; else None."""
+        offered = [
+            str(f.get("name")) for t in request.get("tools") or [] if isinstance(t, dict)
+            for f in [t.get("function") or t] if isinstance(f, dict) and f.get("name")
+        ]  # fmt: skip
+        for name in offered:
+            if name == self.tool or any(name.endswith(j + self.tool) for j in _JOINERS):
+                return name, dict(self.arguments)
+        bridge = self.bridge or {}
+        if "text" in bridge:
+            return None  # a client that reads tool calls from the reply's text: text_for
+        spelled = str(bridge.get("name", "{tool}")).format(tool=self.tool)
+        # the bridge is offered whatever the client connected to: the tool is offered only
+        # where the request also names it (a list of what the bridge reaches)
+        if bridge.get("function") in offered and _names(request, spelled):
+            member = str(bridge.get("arguments", "arguments"))
+            return str(bridge["function"]), {"name": spelled, member: dict(self.arguments)}
+        return None
+
+    def text_for(self, request: dict[str, Any]) -> str | None:
+        """The reply that writes the tool call, if the client reads calls from text and one of
+        ``request``'s messages names the tool as the client does; else None."""
+        bridge = self.bridge or {}
+        if "text" not in bridge:
+            return None
+        spelled = str(bridge.get("name", "{tool}")).format(tool=self.tool)
+        if not _names(request, spelled):
+            return None
+        arguments = json.dumps(self.arguments, ensure_ascii=False)
+        return str(bridge["text"]).replace("{name}", spelled).replace("{arguments}", arguments)
+
+
+def _names(request: dict[str, Any], spelled: str) -> bool:
+    """Whether a request's messages name the tool as the client spells it."""
+    said = json.dumps(request.get("messages"), ensure_ascii=False)
+    return spelled in said or json.dumps(spelled)[1:-1] in said
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     # A port given by hand may still be in TIME_WAIT from a previous run.
     allow_reuse_address = True
 
-    def __init__(self, port: int, log: _Log, reply: str) -> None:
+    def __init__(self, port: int, log: _Log, reply: str, call: ToolCall | None = None) -> None:
         self.log = log
         self.reply = reply
+        self.call = call
+        self.called = False  # the tool call is asked for once
+        self.turn = threading.Lock()
         self.serial = 0
         super().__init__((HOST, port), _Handler)
+
+    def decide(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The tool call to answer ``request`` with (name, arguments, id), once; else None."""
+        if self.call is None:
+            return None
+        with self.turn:
+            if self.called:
+                return None
+            found = self.call.function_for(request)
+            text = None if found is not None else self.call.text_for(request)
+            if found is None and text is None:
+                return None
+            self.called = True
+            self.serial += 1
+            call_id = f"call_mcpc_{self.serial}"
+            if found is None:
+                return {"text": text, "id": call_id}
+            return {"name": found[0], "arguments": found[1], "id": call_id}
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Quiet: a client that hangs up mid-answer is the client's business, and the base
@@ -130,13 +225,14 @@ class _Handler(BaseHTTPRequestHandler):
         # The OpenAI error shape, so a client's SDK can show the message.
         self._send_json(status, {"error": {"message": message, "type": kind, "code": None}})
 
-    def _record(self, body: bytes, status: int) -> None:
+    def _record(self, body: bytes, status: int, answer: dict[str, Any] | None = None) -> None:
         text = body.decode("utf-8", errors="replace")
         try:
             parsed: Any = json.loads(text) if text else None
             entry_body: dict[str, Any] = {"body": parsed}
         except ValueError:
             entry_body = {"body_raw": text}
+        said = {"tool_call": answer} if answer is not None else {}
         self.server.log.write(
             {
                 "at": _now(),
@@ -145,6 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "user_agent": self.headers.get("User-Agent"),
                 **entry_body,
                 "status": status,
+                **said,
             }
         )
 
@@ -184,14 +281,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(body, 400)
             self._error(400, request, "invalid_request_error")
             return
-        self._record(body, 200)
+        call = self.server.decide(request)
+        self._record(body, 200, call)
         model = str(request.get("model") or MODEL_ID)
         if request.get("stream") is True:
             options = request.get("stream_options")
             usage = isinstance(options, dict) and options.get("include_usage") is True
-            self._stream(model, usage)
+            self._stream(model, usage, call)
         else:
-            self._send_json(200, _completion(_completion_id(self.server), model, self.server.reply))
+            cid = _completion_id(self.server)
+            self._send_json(200, _completion(cid, model, self.server.reply, call))
 
     def do_PUT(self) -> None:
         self._unknown()
@@ -207,8 +306,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body, 404)
         self._error(404, f"no route for {self.command} {self.path}", "not_found")
 
-    def _stream(self, model: str, usage: bool) -> None:
-        """The reply as chat.completion.chunk events, chunked on the wire, then [DONE]."""
+    def _stream(self, model: str, usage: bool, call: dict[str, Any] | None = None) -> None:
+        """The reply (or the tool call) as chat.completion.chunk events, chunked on the wire,
+        then [DONE]."""
         cid, created = _completion_id(self.server), int(time.time())
 
         def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
@@ -220,11 +320,22 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             }
 
-        events: list[dict[str, Any]] = [
-            chunk({"role": "assistant", "content": ""}, None),
-            chunk({"content": self.server.reply}, None),
-            chunk({}, "stop"),
-        ]
+        if call is None or "text" in call:
+            reply = self.server.reply if call is None else str(call["text"])
+            events: list[dict[str, Any]] = [
+                chunk({"role": "assistant", "content": ""}, None),
+                chunk({"content": reply}, None),
+                chunk({}, "stop"),
+            ]
+        else:
+            head = {"index": 0, "id": call["id"], "type": "function",
+                    "function": {"name": call["name"], "arguments": ""}}  # fmt: skip
+            body = {"index": 0, "function": {"arguments": json.dumps(call["arguments"])}}
+            events = [
+                chunk({"role": "assistant", "content": None, "tool_calls": [head]}, None),
+                chunk({"tool_calls": [body]}, None),
+                chunk({}, "tool_calls"),
+            ]
         if usage:
             events.append({**chunk({}, None), "choices": [], "usage": _usage(self.server.reply)})
         self.send_response(200)
@@ -249,7 +360,16 @@ def _usage(reply: str) -> dict[str, int]:
     return {"prompt_tokens": 1, "completion_tokens": words, "total_tokens": words + 1}
 
 
-def _completion(cid: str, model: str, reply: str) -> dict[str, Any]:
+def _completion(
+    cid: str, model: str, reply: str, call: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply}
+    if call is not None and "text" in call:
+        message = {"role": "assistant", "content": str(call["text"])}
+    elif call is not None:
+        function = {"name": call["name"], "arguments": json.dumps(call["arguments"])}
+        asked = {"id": call["id"], "type": "function", "function": function}
+        message = {"role": "assistant", "content": None, "tool_calls": [asked]}
     return {
         "id": cid,
         "object": "chat.completion",
@@ -258,8 +378,8 @@ def _completion(cid: str, model: str, reply: str) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply},
-                "finish_reason": "stop",
+                "message": message,
+                "finish_reason": "tool_calls" if call is not None and "name" in call else "stop",
             }
         ],
         "usage": _usage(reply),
@@ -282,12 +402,18 @@ def _parse_chat(body: bytes) -> dict[str, Any] | str:
 class Endpoint:
     """A running endpoint: its base URL, how many requests it saw, and how to stop it."""
 
-    def __init__(self, log_path: Path | None, port: int = 0, reply: str = REPLY) -> None:
+    def __init__(
+        self,
+        log_path: Path | None,
+        port: int = 0,
+        reply: str = REPLY,
+        call: ToolCall | None = None,
+    ) -> None:
         self._log = _Log(log_path)
         if log_path is not None:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             log_path.touch()
-        self._server = _Server(port, self._log, reply)
+        self._server = _Server(port, self._log, reply, call)
         self.port = int(self._server.server_address[1])
         self.url = f"http://{HOST}:{self.port}/v1"
         self._thread = threading.Thread(
@@ -311,9 +437,11 @@ class Endpoint:
 
 
 @contextmanager
-def serving(log_path: Path | None, port: int = 0, reply: str = REPLY) -> Iterator[Endpoint]:
+def serving(
+    log_path: Path | None, port: int = 0, reply: str = REPLY, call: ToolCall | None = None
+) -> Iterator[Endpoint]:
     """An endpoint for the length of a ``with`` block: a cell's, so it ends with the cell."""
-    endpoint = Endpoint(log_path, port, reply)
+    endpoint = Endpoint(log_path, port, reply, call)
     try:
         yield endpoint
     finally:

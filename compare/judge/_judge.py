@@ -24,6 +24,32 @@ from compare.judge.rules import RULES, Context
 from compare.judge.rules._registry import Outcome
 from compare.judge.rules.probes import fixture_changes, read_probes
 
+#: Where a cell's model endpoint logs what the client asked of its model, one JSON a line
+#: (``compare/hosts/model_endpoint.py``), and how much of it is read: a client's requests carry
+#: its whole conversation, so they are large but bounded.
+MODEL_LOG = "model-requests.jsonl"
+_MODEL_LOG_BYTES = 32 << 20
+
+
+def _model_log(cell: Path) -> list[dict[str, Any]]:
+    """The requests the client sent the cell's model, in order; a line that is not a JSON
+    object is left out (the endpoint writes whole lines, so only damage makes one)."""
+    path = cell / MODEL_LOG
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(_MODEL_LOG_BYTES)
+    except OSError:
+        return []
+    entries: list[dict[str, Any]] = []
+    for line in data.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
 
 def judge_checks(
     scenario: Scenario,
@@ -35,7 +61,7 @@ def judge_checks(
     """Evaluate every check of ``scenario`` (then the common wire checks) on the transcript."""
     tx = read_transcript(cell / "transcript.jsonl")
     revision = str(plan["revision"])
-    ctx = Context(tx, plan, revision, known_revisions, process)
+    ctx = Context(tx, plan, revision, known_revisions, process, model_requests=_model_log(cell))
     checks: list[dict[str, Any]] = []
     for check in [*scenario.checks, *common_checks(scenario.side)]:
         if check.revisions and not in_window(revision, check.revisions):

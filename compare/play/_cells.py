@@ -125,6 +125,12 @@ def host_version(target_id: str, entry: str) -> str | None:
     return digest.hexdigest()
 
 
+@functools.cache
+def _file_digest(path: Path) -> str:
+    """sha256 of one source file (memoised per process, as :func:`harness_version`)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _digest(material: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
@@ -167,6 +173,8 @@ class Cell:
         host = host_version(self.target.id, raw)
         if host is not None:  # absent for targets without a host: their keys stay as they were
             material["host"] = host
+        if self.target.model_endpoint:  # the stand-in model answers what the client asks it
+            material["model_endpoint"] = _file_digest(HOSTS / "model_endpoint.py")
         if self.target.variants:  # the host plan's fragment (common variants live elsewhere)
             fragment = self.target.variants.get(self.variant) or {}
             material["host_plan"] = {k: v for k, v in fragment.items() if k != "description"}
@@ -216,6 +224,11 @@ class Cell:
                 return f"not run, because {t.name} lacks {feature}: {why}"
         if "can_change_roots" in s.requires and not t.can_change_roots:
             return f"not run, because {t.name} cannot add a root while connected"
+        if "model" in s.requires and not t.model_endpoint:
+            return (
+                f"not run, because {t.name} asks no model of ours what to do, so no tool call"
+                " can be asked of it"
+            )
         if "host_plan" in s.requires and not t.variants:
             return (
                 f"not run, because {t.name} is run as it is: no host of ours can tell it what to"

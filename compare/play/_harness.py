@@ -31,7 +31,7 @@ from compare._paths import tools_dir
 from compare.exchange._host_plan import host_refusal, write_host_plan
 from compare.exchange._targets import Expansion
 from compare.judge import _validate
-from compare.judge._judge import judge_checks, overall, read_done
+from compare.judge._judge import MODEL_LOG, judge_checks, overall, read_done
 from compare.models import first_modern
 from compare.peer import is_modern
 from compare.pin import release_order
@@ -59,8 +59,6 @@ WORKSPACE_NAME = "web #staging é"
 #: ``linger_why``): the peer answers what already arrived and closes, so the cell ends when
 #: its outcome is decided instead of sitting out a fixed wait.
 PEER_LINGER_S = 0.0
-#: Where a cell's model endpoint logs what the client asked of its model (one JSON a line).
-MODEL_LOG = "model-requests.jsonl"
 
 
 @dataclass(frozen=True)
@@ -211,9 +209,15 @@ def _run_client(
     try:
         model = None
         if target.model_endpoint:
+            from compare.hosts.model_endpoint import ToolCall
             from compare.hosts.model_endpoint import serving as serve_model
 
-            model = serving.enter_context(serve_model(stage / MODEL_LOG))
+            asked = (cell.scenario.raw.get("model") or {}).get("call")
+            call = None
+            if asked:
+                arguments = dict(asked.get("arguments") or {})
+                call = ToolCall(str(asked["tool"]), arguments, target.model_bridge)
+            model = serving.enter_context(serve_model(stage / MODEL_LOG, call=call))
         named = (target.raw.get("workspace") or {}).get("name") or WORKSPACE_NAME
         home, workspace, control = tmp / "home", tmp / str(named), tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):

@@ -139,6 +139,31 @@ def test_model_url_needs_model_endpoint() -> None:
     assert parse_target({**data, "model_endpoint": True}, Path("needs-model.yaml")).model_endpoint
 
 
+def test_a_bridge_to_the_model_needs_a_model_and_a_scenario_that_asks_needs_one(
+    tmp_path: Path,
+) -> None:
+    """model_bridge only beside model_endpoint; a cell of a scenario whose model asks for a
+    tool call is not run for a target that serves no model of ours."""
+    data = {
+        "id": "bridged",
+        "name": "bridged",
+        "kind": "command",
+        "launch": {"argv": ["client", "--", "{server_argv}"]},
+        "ends": "self",
+        "timeout_s": 5,
+        "model_bridge": {"function": "call", "name": "{tool}", "source": "x.js:1"},
+    }
+    with pytest.raises(CompareError, match="model_bridge: only beside model_endpoint"):
+        parse_target(data, Path("bridged.yaml"))
+    target = parse_target({**data, "model_endpoint": True}, Path("bridged.yaml"))
+    assert target.model_bridge == data["model_bridge"]
+    plain = parse_target({k: v for k, v in data.items() if k != "model_bridge"}, Path("p.yaml"))
+    [scenario] = [s for s in load_scenarios() if s.id == "client-tool-error"]
+    reason = Cell(plain, "default", scenario, "2025-11-25").not_run_reason()
+    assert reason is not None and "asks no model of ours" in reason
+    assert Cell(target, "default", scenario, "2025-11-25").not_run_reason() is None
+
+
 #: A setup step standing in for a client's start-up call to its model: it asks the endpoint
 #: the cell serves (through {model_url}) for a completion, and prints the URL it used.
 ASK_MODEL = """
@@ -199,3 +224,96 @@ def test_a_client_that_hangs_up_or_sends_a_broken_chunk_leaves_it_serving(
         assert _get(endpoint.url + "/models")[0] == 200
     assert status_line.startswith(b"HTTP/1.1 400 ")
     assert "Traceback" not in capsys.readouterr().err
+
+
+def _tools(*names: str) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": n, "parameters": {}}} for n in names]
+
+
+def _chat(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    status, raw, _kind = _post(url + "/chat/completions", json.dumps(body).encode())
+    assert status == 200
+    if not body.get("stream"):
+        return dict(json.loads(raw)["choices"][0])
+    # the streamed chunks put back together: the text, the calls, the finish reason
+    events = [e for e in raw.decode().split("\n\n") if e]
+    assert events[-1] == "data: [DONE]"
+    chunks = [json.loads(e[len("data: ") :]) for e in events[:-1]]
+    text, calls, finish = "", [], None
+    for chunk in chunks:
+        delta = chunk["choices"][0]["delta"]
+        text += delta.get("content") or ""
+        for part in delta.get("tool_calls") or []:
+            if "id" in part:
+                calls.append({**part, "function": dict(part["function"])})
+            else:
+                calls[part["index"]]["function"]["arguments"] += part["function"]["arguments"]
+        finish = chunk["choices"][0]["finish_reason"] or finish
+    message = {"content": text or None, "tool_calls": calls or None}
+    return {"message": message, "finish_reason": finish}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_tool_call_is_asked_for_once_on_the_first_request_that_offers_the_tool(
+    tmp_path: Path, stream: bool
+) -> None:
+    """A request that does not offer the tool gets the text; the first that offers it (under
+    a client prefix) gets the call, plain or streamed; every later one the text again."""
+    log = tmp_path / "requests.jsonl"
+    call = model_endpoint.ToolCall("lookup", {"key": "alpha"})
+    ask = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": stream}
+    with model_endpoint.serving(log, call=call) as endpoint:
+        plain = _chat(endpoint.url, {**ask, "tools": _tools("read_file")})
+        assert plain["message"]["content"] == model_endpoint.REPLY
+        asked = _chat(endpoint.url, {**ask, "tools": _tools("read_file", "mcp__peer__lookup")})
+        assert asked["finish_reason"] == "tool_calls"
+        [made] = asked["message"]["tool_calls"]
+        assert made["function"]["name"] == "mcp__peer__lookup"
+        assert json.loads(made["function"]["arguments"]) == {"key": "alpha"}
+        again = _chat(endpoint.url, {**ask, "tools": _tools("mcp__peer__lookup")})
+        assert again["message"]["content"] == model_endpoint.REPLY
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [e.get("tool_call") for e in entries] == [
+        None,
+        {"name": "mcp__peer__lookup", "arguments": {"key": "alpha"}, "id": made["id"]},
+        None,
+    ]
+
+
+def test_a_name_that_only_ends_like_the_tool_is_not_the_tool() -> None:
+    call = model_endpoint.ToolCall("lookup", {})
+    assert call.function_for({"tools": _tools("deeplookup", "lookups")}) is None
+    assert call.function_for({"tools": _tools("peer.lookup")}) == ("peer.lookup", {})
+
+
+def test_a_bridge_function_carries_the_tool_in_the_clients_spelling() -> None:
+    bridge = {"function": "tool_call", "name": "mcp__peer__{tool}", "arguments": "args"}
+    call = model_endpoint.ToolCall("lookup", {"key": "alpha"}, bridge)
+    listed = [{"role": "user", "content": "tools you may call: mcp__peer__lookup"}]
+    assert call.function_for({"tools": _tools("tool_search"), "messages": listed}) is None
+    # the bridge alone, with no word of the tool (the client never connected to the server)
+    unlisted = {"tools": _tools("tool_search", "tool_call"), "messages": []}
+    assert call.function_for(unlisted) is None
+    assert call.function_for({**unlisted, "messages": listed}) == (
+        "tool_call",
+        {"name": "mcp__peer__lookup", "args": {"key": "alpha"}},
+    )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_call_written_in_text_is_asked_once_the_prompt_names_the_tool(
+    tmp_path: Path, stream: bool
+) -> None:
+    bridge = {"name": "peer.{tool}", "text": "```{name}\n{arguments}\n```\n"}
+    call = model_endpoint.ToolCall("lookup", {"key": "alpha"}, bridge)
+    ask = {"model": "m", "stream": stream}
+    with model_endpoint.serving(tmp_path / "log.jsonl", call=call) as endpoint:
+        first = _chat(endpoint.url, {**ask, "messages": [{"role": "user", "content": "hi"}]})
+        assert first["message"]["content"] == model_endpoint.REPLY
+        named = [{"role": "system", "content": [{"type": "text", "text": "## peer.lookup"}]}]
+        asked = _chat(endpoint.url, {**ask, "messages": named})
+        assert asked["message"]["content"] == '```peer.lookup\n{"key": "alpha"}\n```\n'
+        assert asked["finish_reason"] == "stop"
+        assert _chat(endpoint.url, {**ask, "messages": named})["message"]["content"] == (
+            model_endpoint.REPLY
+        )

@@ -31,6 +31,9 @@ class Context:
     check_probes: dict[str, Any] | None = None
     #: The parameters of the check being judged (its ``with:``), checked by the loader.
     params: dict[str, Any] = field(default_factory=dict)
+    #: What the client asked the cell's stand-in model, one entry a request, as the endpoint
+    #: logged it (``model-requests.jsonl``); empty for a cell that served no model.
+    model_requests: list[dict[str, Any]] = field(default_factory=list)
 
     @cached_property
     def first_modern(self) -> str | None:

@@ -1,0 +1,94 @@
+"""What a client handed its model, read from the cell's stand-in model log.
+
+A client that runs a model (an agent CLI) shows what it does with a tool's result only in its
+next request to the model: the result is not sent to the MCP server, so the wire between
+client and peer cannot show it. In a scenario whose model asks for a tool call, the endpoint
+logs which request it answered with the call and the call's id; the client's later request
+that carries a message for that id (or, for a call written in the reply's text, the messages
+after that reply) is the result as the client passed it on.
+
+- ``model-tool-result``: whether the client handed a result back for our call, and whether it
+  holds the text ``contains``, in any case (a marker the peer put in one part of the tool's
+  result: a text block, the structured content, an error's text; or a word such as "error"
+  the result itself does not hold). ``not-offered``: no request offered the
+  tool, so the model never asked; ``not-returned``: it asked, and no later request carried a
+  result for that call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compare.judge.rules._context import Context
+from compare.judge.rules._registry import Outcome, Param, rule
+
+
+def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
+    """What a logged request holds in answer to our call, or None: the message for the call's
+    id (the OpenAI chat shape: role ``tool`` with ``tool_call_id``); for a call written in the
+    reply's text, the content of every message after our reply that holds it."""
+    body = entry.get("body")
+    messages = body.get("messages") if isinstance(body, dict) else None
+    messages = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    for message in messages:
+        if message.get("tool_call_id") == call.get("id"):
+            return message.get("content")
+    written = call.get("text")
+    if not isinstance(written, str):
+        return None
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant" and written in _text(message.get("content")):
+            after = [m.get("content") for m in messages[i + 1 :]]
+            return after or None
+    return None
+
+
+def _text(content: Any) -> str:
+    """A message's content as one text: a string as it is, a list of parts as their texts one
+    a line (a part without text, and anything else, as JSON with its strings as written)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str) else _text(p)
+            for p in content
+        )
+    return json.dumps(content, ensure_ascii=False)
+
+
+@rule(
+    "model-tool-result",
+    ("holds", "lacks", "not-returned", "not-offered"),
+    params={"contains": Param("text", "the marker looked for in the result handed back",
+                              required=True)},
+)  # fmt: skip
+def _model_tool_result(ctx: Context) -> Outcome:
+    log = ctx.model_requests
+    asked = next((e for e in log if isinstance(e.get("tool_call"), dict)), None)
+    if asked is None:
+        return Outcome(
+            "not-offered", f"{len(log)} request(s) to the model; none offered the tool to call"
+        )
+    call = asked["tool_call"]
+    call_id, number = str(call.get("id")), asked.get("n", 0)
+    for entry in log:
+        if not isinstance(entry.get("n"), int) or entry["n"] <= number:
+            continue
+        answer = _answer_to(entry, call)
+        if answer is None:
+            continue
+        text = _text(answer)
+        marker = str(ctx.params["contains"])
+        shown = json.dumps(text[:200], ensure_ascii=False)
+        named = call.get("name") or "the call written in our reply"
+        where = f"model request {entry['n']}, the answer to {named} ({call_id})"
+        if marker.casefold() in text.casefold():
+            return Outcome("holds", f"{where} holds {marker}: {shown}")
+        return Outcome("lacks", f"{where} lacks {marker}: {shown}")
+    later = sum(1 for e in log if isinstance(e.get("n"), int) and e["n"] > number)
+    return Outcome(
+        "not-returned",
+        f"the model asked for {call.get('name') or 'a tool'} ({call_id}) in request {number};"
+        f" none of the {later} later request(s) carries a result for it",
+    )
