@@ -111,6 +111,10 @@ ISSUE_SCENARIOS = {
     "server-completion-context",
     # issue 38: update notifications for a subscribed resource
     "server-resource-updated",
+    # issue 38: what an agent CLI hands its model after a tool call the model asked for
+    "client-tool-result",
+    "client-tool-error",
+    "client-tool-link",
 }
 
 
@@ -206,6 +210,7 @@ def test_base_scenario_loads(tmp_path: Path) -> None:
         ("{await: notifications/initialized,", "{wait: notifications/initialized,", "steps.0"),
         ("id: answered", "id: wire-json", "used twice"),
         ("{request: roots/list,", '{request: "",', "the step names no method"),
+        ("steps:", "model: {call: {tool: x}}\nsteps:", "beside requires: [model]"),
     ],
 )
 def test_malformed_scenario(tmp_path: Path, old: str, new: str, message: str) -> None:
