@@ -1,14 +1,16 @@
 """A stand-in model service: the smallest OpenAI-compatible HTTP endpoint a CLI client needs.
 
-Some clients (gptme, qwen-code) refuse to start, or never reach their MCP start-up, without a
-model provider. What we measure happens before or without a model answer: the MCP connection,
-initialize, roots. So each such cell gets this endpoint on 127.0.0.1 instead of the network:
-it lists one model, answers every chat completion with one short fixed assistant text and no
-tool call (plain JSON, or ``stream: true`` as server-sent-event chunks ending ``data: [DONE]``),
-and answers anything else with a JSON 404. A body that is not a JSON object with a
-``messages`` list gets a 400, so a client's malformed request is a recorded answer, not a
-crash. Every request is written as one JSON line (method, path, body) to a log in the cell,
-which is the evidence of what the client asked of its model.
+Some clients (gptme, qwen-code, codex) refuse to start, or never reach their MCP start-up,
+without a model provider. Most of what we measure happens before or without a model answer:
+the MCP connection, initialize, roots. So each such cell gets this endpoint on 127.0.0.1
+instead of the network: it lists one model, answers every chat completion, and every request
+of the Responses API, with one short fixed assistant text (plain JSON, or ``stream: true`` as
+server-sent events: chat chunks ending ``data: [DONE]``, or Responses events ending
+``response.completed``), and answers anything else with a JSON 404. A body that is not a JSON
+object with a ``messages`` list (chat) or an ``input`` (Responses) gets a 400, so a client's
+malformed request is a recorded answer, not a crash. Every request is written as one JSON
+line (method, path, body) to a log in the cell, which is the evidence of what the client
+asked of its model.
 
 A cell may also give it one tool call to ask for (``ToolCall``: an MCP tool as the peer lists
 it, the arguments, and how the client offers MCP tools to its model). On the first chat
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
 import sys
 import threading
@@ -100,24 +103,24 @@ class ToolCall:
     arguments: dict[str, Any] = field(default_factory=dict)
     bridge: dict[str, str] | None = None
 
-    def function_for(self, request: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        """The function to call and its arguments, if ``request`` offers the tool; else None."""
-        offered = [
-            str(f.get("name")) for t in request.get("tools") or [] if isinstance(t, dict)
-            for f in [t.get("function") or t] if isinstance(f, dict) and f.get("name")
-        ]  # fmt: skip
-        for name in offered:
-            if name == self.tool or any(name.endswith(j + self.tool) for j in _JOINERS):
-                return name, dict(self.arguments)
+    def function_for(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The function to call (``name``, ``arguments``, and the ``namespace`` it was offered
+        in, if any), if ``request`` offers the tool; else None."""
+        offered = list(_offered(request.get("tools")))
+        for name, namespace in offered:
+            if _same(name, self.tool):
+                found = {"name": name, "arguments": dict(self.arguments)}
+                return {**found, "namespace": namespace} if namespace else found
         bridge = self.bridge or {}
         if "text" in bridge:
             return None  # a client that reads tool calls from the reply's text: text_for
         spelled = str(bridge.get("name", "{tool}")).format(tool=self.tool)
         # the bridge is offered whatever the client connected to: the tool is offered only
         # where the request also names it (a list of what the bridge reaches)
-        if bridge.get("function") in offered and _names(request, spelled):
+        if bridge.get("function") in {n for n, _ns in offered} and _names(request, spelled):
             member = str(bridge.get("arguments", "arguments"))
-            return str(bridge["function"]), {"name": spelled, member: dict(self.arguments)}
+            arguments = {"name": spelled, member: dict(self.arguments)}
+            return {"name": str(bridge["function"]), "arguments": arguments}
         return None
 
     def text_for(self, request: dict[str, Any]) -> str | None:
@@ -133,9 +136,41 @@ class ToolCall:
         return str(bridge["text"]).replace("{name}", spelled).replace("{arguments}", arguments)
 
 
+def _offered(tools: Any, namespace: str | None = None) -> Iterator[tuple[str, str | None]]:
+    """Each function a request offers, with the namespace it sits in: a chat tool's
+    ``function``, a Responses tool itself, and the tools of a Responses ``namespace``."""
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("tools"), list):
+            yield from _offered(tool["tools"], str(tool.get("name") or "") or None)
+            continue
+        inner = tool.get("function")
+        function: dict[str, Any] = inner if isinstance(inner, dict) else tool
+        if function.get("name"):
+            yield str(function["name"]), namespace
+
+
+def _plain(name: str) -> str:
+    """A tool name with every character outside A-Z, a-z, 0-9 made ``_``, as clients make the
+    names they offer a model (``mcp-compare-lookup`` → ``mcp_compare_lookup``)."""
+    return re.sub(r"[^0-9A-Za-z]", "_", name)
+
+
+def _same(offered: str, tool: str) -> bool:
+    """Whether a function a client offers is the MCP tool: the name itself, or it after a
+    prefix of the client's, as written or with the client's character substitutions."""
+    for a, b in ((offered, tool), (_plain(offered), _plain(tool))):
+        if a == b or any(a.endswith(j + b) for j in _JOINERS):
+            return True
+    return False
+
+
 def _names(request: dict[str, Any], spelled: str) -> bool:
-    """Whether a request's messages name the tool as the client spells it."""
-    said = json.dumps(request.get("messages"), ensure_ascii=False)
+    """Whether a request's prompt (chat messages, or a Responses request's instructions and
+    input) names the tool as the client spells it."""
+    prompt = {k: request.get(k) for k in ("messages", "instructions", "input")}
+    said = json.dumps(prompt, ensure_ascii=False)
     return spelled in said or json.dumps(spelled)[1:-1] in said
 
 
@@ -169,7 +204,7 @@ class _Server(ThreadingHTTPServer):
             call_id = f"call_mcpc_{self.serial}"
             if found is None:
                 return {"text": text, "id": call_id}
-            return {"name": found[0], "arguments": found[1], "id": call_id}
+            return {**found, "id": call_id}
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Quiet: a client that hangs up mid-answer is the client's business, and the base
@@ -272,6 +307,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/responses", "/responses"):
+            self._respond(body)
+            return
         if path not in ("/v1/chat/completions", "/chat/completions"):
             self._record(body, 404)
             self._error(404, f"no route for POST {self.path}", "not_found")
@@ -291,6 +329,74 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             cid = _completion_id(self.server)
             self._send_json(200, _completion(cid, model, self.server.reply, call))
+
+    def _respond(self, body: bytes) -> None:
+        """The Responses API (``POST /v1/responses``), the other form an OpenAI-compatible
+        client may speak: the same text or tool call, as one output item, in a JSON response
+        or as the stream of events that ends with response.completed."""
+        request = _parse_request(body, "input")
+        if isinstance(request, str):
+            self._record(body, 400)
+            self._error(400, request, "invalid_request_error")
+            return
+        call = self.server.decide(request)
+        self._record(body, 200, call)
+        self.server.serial += 1
+        rid, model = f"resp_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
+        if call is None or "text" in call:
+            text = self.server.reply if call is None else str(call["text"])
+            part = {"type": "output_text", "text": text, "annotations": []}
+            item: dict[str, Any] = {"type": "message", "id": f"msg_{rid}", "status": "completed",
+                                    "role": "assistant", "content": [part]}  # fmt: skip
+        else:
+            item = {"type": "function_call", "id": f"fc_{rid}", "status": "completed",
+                    "call_id": call["id"], "name": call["name"],
+                    "arguments": json.dumps(call["arguments"])}  # fmt: skip
+            if call.get("namespace"):
+                item["namespace"] = call["namespace"]  # a tool offered inside a namespace
+        words = len(self.server.reply.split())
+        done = {
+            "id": rid, "object": "response", "created_at": int(time.time()), "model": model,
+            "status": "completed", "output": [item],
+            "usage": {"input_tokens": 1, "output_tokens": words, "total_tokens": words + 1,
+                      "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}},
+        }  # fmt: skip
+        if request.get("stream") is not True:
+            self._send_json(200, done)
+            return
+        started = {**done, "status": "in_progress", "output": []}
+        events: list[dict[str, Any]] = [
+            {"type": "response.created", "response": started},
+            {"type": "response.output_item.added", "output_index": 0,
+             "item": {**item, "status": "in_progress"}},
+        ]  # fmt: skip
+        if item["type"] == "message":
+            events.append({"type": "response.output_text.delta", "item_id": item["id"],
+                           "output_index": 0, "content_index": 0,
+                           "delta": item["content"][0]["text"]})  # fmt: skip
+        events += [
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            {"type": "response.completed", "response": done},
+        ]
+        self._send_events(
+            [f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n"
+             for n, e in enumerate(events)]
+        )  # fmt: skip
+
+    def _send_events(self, texts: list[str]) -> None:
+        """Server-sent events, chunked on the wire."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for text in texts:
+            data = text.encode("utf-8")
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def do_PUT(self) -> None:
         self._unknown()
@@ -338,17 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
             ]
         if usage:
             events.append({**chunk({}, None), "choices": [], "usage": _usage(self.server.reply)})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        for text in [f"data: {json.dumps(e)}\n\n" for e in events] + ["data: [DONE]\n\n"]:
-            data = text.encode("utf-8")
-            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-            self.wfile.flush()
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        self._send_events([f"data: {json.dumps(e)}\n\n" for e in events] + ["data: [DONE]\n\n"])
 
 
 def _model(model_id: str = MODEL_ID) -> dict[str, Any]:
@@ -387,15 +483,23 @@ def _completion(
 
 
 def _parse_chat(body: bytes) -> dict[str, Any] | str:
-    """The request as a mapping, or why it is refused."""
+    """A chat request as a mapping, or why it is refused."""
+    return _parse_request(body, "messages")
+
+
+def _parse_request(body: bytes, turns: str) -> dict[str, Any] | str:
+    """The request as a mapping, or why it is refused: a JSON object whose ``turns`` member
+    (``messages`` for chat, ``input`` for the Responses API) is a list (or, for ``input``, a
+    plain string, which that API also takes)."""
     try:
         request = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
         return f"the body is not JSON: {err}"
     if not isinstance(request, dict):
         return "the body is not a JSON object"
-    if not isinstance(request.get("messages"), list):
-        return "'messages' must be a list"
+    given = request.get(turns)
+    if not isinstance(given, list) and not (turns == "input" and isinstance(given, str)):
+        return f"'{turns}' must be a list"
     return request
 
 

@@ -155,3 +155,19 @@ def test_a_cell_without_a_model_log_offered_nothing(
 ) -> None:
     checks = judged(tmp_path, shipped_scenarios["client-tool-link"], [])
     assert checks["link-to-model"]["outcome"] == "not-offered"
+
+
+def test_a_responses_request_carries_the_answer_as_a_function_call_output(
+    tmp_path: Path, shipped_scenarios: dict[str, Scenario]
+) -> None:
+    """The Responses API (Codex): the result comes back as an input item with our call id."""
+    called = {"name": "x", "arguments": {}, "namespace": "mcp__peer", "id": "call_mcpc_1"}
+    output = {"type": "function_call_output", "call_id": "call_mcpc_1",
+              "output": 'Output:\n{"marker":"structured-marker-9c4d"}'}  # fmt: skip
+    log = [
+        {"n": 1, "body": {"input": [{"type": "message"}]}, "tool_call": called},
+        {"n": 2, "body": {"input": [{"type": "message"}, {"type": "function_call"}, output]}},
+    ]
+    checks = judged(tmp_path, shipped_scenarios["client-tool-result"], log)
+    assert checks["structured-to-model"]["outcome"] == "holds"
+    assert checks["text-to-model"]["outcome"] == "lacks"

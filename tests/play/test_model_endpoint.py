@@ -281,9 +281,19 @@ def test_a_tool_call_is_asked_for_once_on_the_first_request_that_offers_the_tool
 
 
 def test_a_name_that_only_ends_like_the_tool_is_not_the_tool() -> None:
-    call = model_endpoint.ToolCall("lookup", {})
-    assert call.function_for({"tools": _tools("deeplookup", "lookups")}) is None
-    assert call.function_for({"tools": _tools("peer.lookup")}) == ("peer.lookup", {})
+    call = model_endpoint.ToolCall("look-up", {})
+    assert call.function_for({"tools": _tools("deeplook-up", "look-ups")}) is None
+    assert call.function_for({"tools": _tools("peer.look-up")}) == {
+        "name": "peer.look-up",
+        "arguments": {},
+    }
+    # a client that makes the name safe for its model, and offers it inside a namespace
+    spaced = [{"type": "namespace", "name": "mcp__peer", "tools": [{"name": "look_up"}]}]
+    assert call.function_for({"tools": spaced}) == {
+        "name": "look_up",
+        "arguments": {},
+        "namespace": "mcp__peer",
+    }
 
 
 def test_a_bridge_function_carries_the_tool_in_the_clients_spelling() -> None:
@@ -294,10 +304,10 @@ def test_a_bridge_function_carries_the_tool_in_the_clients_spelling() -> None:
     # the bridge alone, with no word of the tool (the client never connected to the server)
     unlisted = {"tools": _tools("tool_search", "tool_call"), "messages": []}
     assert call.function_for(unlisted) is None
-    assert call.function_for({**unlisted, "messages": listed}) == (
-        "tool_call",
-        {"name": "mcp__peer__lookup", "args": {"key": "alpha"}},
-    )
+    assert call.function_for({**unlisted, "messages": listed}) == {
+        "name": "tool_call",
+        "arguments": {"name": "mcp__peer__lookup", "args": {"key": "alpha"}},
+    }
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -317,3 +327,39 @@ def test_a_call_written_in_text_is_asked_once_the_prompt_names_the_tool(
         assert _chat(endpoint.url, {**ask, "messages": named})["message"]["content"] == (
             model_endpoint.REPLY
         )
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_responses_api_answers_with_the_text_or_the_call_as_one_output_item(
+    tmp_path: Path, stream: bool
+) -> None:
+    """The form Codex speaks: a tool offered inside a namespace, under the name the client
+    made safe for its model, is called there; any other request gets the text."""
+    call = model_endpoint.ToolCall("mcp-look-up", {"key": "alpha"})
+    tools = [{"type": "namespace", "name": "mcp__peer", "tools": [{"name": "mcp_look_up"}]}]
+    ask = {"model": "m", "input": [{"type": "message", "role": "user"}], "stream": stream}
+
+    def respond(url: str, body: dict[str, Any]) -> dict[str, Any]:
+        status, raw, kind = _post(url + "/responses", json.dumps(body).encode())
+        assert status == 200
+        if not stream:
+            assert kind == "application/json"
+            return dict(json.loads(raw))
+        assert kind == "text/event-stream"
+        events = [e for e in raw.decode().split("\n\n") if e]
+        kinds = [e.split("\n", 1)[0] for e in events]
+        assert kinds[0] == "event: response.created" and kinds[-1] == "event: response.completed"
+        return dict(json.loads(events[-1].split("data: ", 1)[1])["response"])
+
+    with model_endpoint.serving(tmp_path / "log.jsonl", call=call) as endpoint:
+        [text] = respond(endpoint.url, ask)["output"]
+        assert text["content"][0]["text"] == model_endpoint.REPLY
+        [made] = respond(endpoint.url, {**ask, "tools": tools})["output"]
+        assert (made["type"], made["name"], made["namespace"]) == (
+            "function_call",
+            "mcp_look_up",
+            "mcp__peer",
+        )
+        assert json.loads(made["arguments"]) == {"key": "alpha"}
+        status, raw, _ = _post(endpoint.url + "/responses", b'{"model": "m"}')
+        assert status == 400 and "'input' must be a list" in json.loads(raw)["error"]["message"]

@@ -26,7 +26,8 @@ from compare.judge.rules._registry import Outcome, Param, rule
 
 def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
     """What a logged request holds in answer to our call, or None: the message for the call's
-    id (the OpenAI chat shape: role ``tool`` with ``tool_call_id``); for a call written in the
+    id (the OpenAI chat shape: role ``tool`` with ``tool_call_id``; the Responses API's:
+    a ``function_call_output`` input item with its ``call_id``); for a call written in the
     reply's text, the content of every message after our reply that holds it."""
     body = entry.get("body")
     messages = body.get("messages") if isinstance(body, dict) else None
@@ -34,6 +35,12 @@ def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
     for message in messages:
         if message.get("tool_call_id") == call.get("id"):
             return message.get("content")
+    # the Responses API: the input item that carries the call's output
+    items = body.get("input") if isinstance(body, dict) else None
+    for item in items if isinstance(items, list) else []:
+        output = isinstance(item, dict) and item.get("type") == "function_call_output"
+        if output and item.get("call_id") == call.get("id"):
+            return item.get("output")
     written = call.get("text")
     if not isinstance(written, str):
         return None
