@@ -100,6 +100,8 @@ class Target:
     #: How the client offers MCP tools to its model, where not as a function each
     #: (``model_bridge``: ``compare/hosts/model_endpoint.py`` ToolCall.bridge).
     model_bridge: dict[str, str] | None = None
+    #: Seconds the stand-in model takes over a text answer (``model_think_s``).
+    model_think_s: float = 0.0
     speaks: list[str] = field(default_factory=list)
     not_run: dict[str, str] = field(default_factory=dict)
     cites: list[dict[str, str]] = field(default_factory=list)
@@ -322,6 +324,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         can_change_roots=bool(data.get("can_change_roots", False)),
         model_endpoint=bool(data.get("model_endpoint", False)),
         model_bridge=dict(data["model_bridge"]) if data.get("model_bridge") else None,
+        model_think_s=float(data.get("model_think_s", 0.0)),
         speaks=list(data.get("speaks", [])),
         not_run=dict(data.get("not_run") or {}),
         cites=list(data.get("cites", [])),
@@ -334,11 +337,12 @@ def _check_model_url(data: dict[str, Any], source: Path) -> None:
     such a cell's model can be offered MCP tools through a bridge."""
     if data.get("model_endpoint"):
         return
-    if data.get("model_bridge"):
-        raise CompareError(
-            f"{source}: key model_bridge: only beside model_endpoint: true",
-            "set model_endpoint: true, or drop model_bridge",
-        )
+    for key in ("model_bridge", "model_think_s"):
+        if key in data:
+            raise CompareError(
+                f"{source}: key {key}: only beside model_endpoint: true",
+                f"set model_endpoint: true, or drop {key}",
+            )
     templates = [
         *(data.get("launch") or {}).get("argv", []),
         *[item for cmd in data.get("setup", []) for item in cmd],

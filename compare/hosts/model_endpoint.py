@@ -179,10 +179,14 @@ class _Server(ThreadingHTTPServer):
     # A port given by hand may still be in TIME_WAIT from a previous run.
     allow_reuse_address = True
 
-    def __init__(self, port: int, log: _Log, reply: str, call: ToolCall | None = None) -> None:
+    def __init__(
+        self, port: int, log: _Log, reply: str, call: ToolCall | None = None, think_s: float = 0.0
+    ) -> None:
         self.log = log
         self.reply = reply
         self.call = call
+        self.think_s = think_s
+        self.stopping = threading.Event()  # set on stop: a reply still thinking ends at once
         self.called = False  # the tool call is asked for once
         self.turn = threading.Lock()
         self.serial = 0
@@ -321,6 +325,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         call = self.server.decide(request)
         self._record(body, 200, call)
+        self._think(call)
         model = str(request.get("model") or MODEL_ID)
         if request.get("stream") is True:
             options = request.get("stream_options")
@@ -329,6 +334,13 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             cid = _completion_id(self.server)
             self._send_json(200, _completion(cid, model, self.server.reply, call))
+
+    def _think(self, call: dict[str, Any] | None) -> None:
+        """Take ``think_s`` over the fixed text, as a model takes its time; a tool call is
+        answered at once. A client that ends its session once its model has answered keeps
+        it open meanwhile, so the scenario's later steps still reach it."""
+        if call is None and self.server.think_s > 0:
+            self.server.stopping.wait(self.server.think_s)
 
     def _respond(self, body: bytes) -> None:
         """The Responses API (``POST /v1/responses``), the other form an OpenAI-compatible
@@ -341,6 +353,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         call = self.server.decide(request)
         self._record(body, 200, call)
+        self._think(call)
         self.server.serial += 1
         rid, model = f"resp_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
         if call is None or "text" in call:
@@ -512,12 +525,13 @@ class Endpoint:
         port: int = 0,
         reply: str = REPLY,
         call: ToolCall | None = None,
+        think_s: float = 0.0,
     ) -> None:
         self._log = _Log(log_path)
         if log_path is not None:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             log_path.touch()
-        self._server = _Server(port, self._log, reply, call)
+        self._server = _Server(port, self._log, reply, call, think_s)
         self.port = int(self._server.server_address[1])
         self.url = f"http://{HOST}:{self.port}/v1"
         self._thread = threading.Thread(
@@ -534,6 +548,7 @@ class Endpoint:
 
     def stop(self) -> None:
         """Stop serving and close the listening socket (idempotent)."""
+        self._server.stopping.set()
         if self._thread.is_alive():
             self._server.shutdown()
             self._thread.join(timeout=5)
@@ -542,10 +557,14 @@ class Endpoint:
 
 @contextmanager
 def serving(
-    log_path: Path | None, port: int = 0, reply: str = REPLY, call: ToolCall | None = None
+    log_path: Path | None,
+    port: int = 0,
+    reply: str = REPLY,
+    call: ToolCall | None = None,
+    think_s: float = 0.0,
 ) -> Iterator[Endpoint]:
     """An endpoint for the length of a ``with`` block: a cell's, so it ends with the cell."""
-    endpoint = Endpoint(log_path, port, reply, call)
+    endpoint = Endpoint(log_path, port, reply, call, think_s)
     try:
         yield endpoint
     finally:

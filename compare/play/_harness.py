@@ -217,7 +217,8 @@ def _run_client(
             if asked:
                 arguments = dict(asked.get("arguments") or {})
                 call = ToolCall(str(asked["tool"]), arguments, target.model_bridge)
-            model = serving.enter_context(serve_model(stage / MODEL_LOG, call=call))
+            think = target.model_think_s
+            model = serving.enter_context(serve_model(stage / MODEL_LOG, call=call, think_s=think))
         named = (target.raw.get("workspace") or {}).get("name") or WORKSPACE_NAME
         home, workspace, control = tmp / "home", tmp / str(named), tmp / "control"
         for folder in (home, workspace, control, tmp / "tmp", tmp / "run"):

@@ -363,3 +363,33 @@ def test_the_responses_api_answers_with_the_text_or_the_call_as_one_output_item(
         assert json.loads(made["arguments"]) == {"key": "alpha"}
         status, raw, _ = _post(endpoint.url + "/responses", b'{"model": "m"}')
         assert status == 400 and "'input' must be a list" in json.loads(raw)["error"]["message"]
+
+
+def test_a_thinking_model_takes_its_time_over_text_but_not_over_a_call_nor_a_stop(
+    tmp_path: Path,
+) -> None:
+    import threading
+    import time
+
+    call = model_endpoint.ToolCall("lookup", {})
+    ask = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    with model_endpoint.serving(tmp_path / "log.jsonl", call=call, think_s=1.0) as endpoint:
+        started = time.monotonic()
+        assert _chat(endpoint.url, {**ask, "tools": _tools("lookup")})["finish_reason"] == (
+            "tool_calls"
+        )
+        assert time.monotonic() - started < 0.9
+        started = time.monotonic()
+        assert _chat(endpoint.url, ask)["message"]["content"] == model_endpoint.REPLY
+        assert time.monotonic() - started >= 1.0
+    slow = model_endpoint.Endpoint(tmp_path / "slow.jsonl", think_s=30.0)
+    answers: list[Any] = []
+    asking = threading.Thread(target=lambda: answers.append(_post(
+        slow.url + "/chat/completions", json.dumps(ask).encode())))  # fmt: skip
+    asking.start()
+    while slow.requests == 0:
+        time.sleep(0.05)
+    started = time.monotonic()
+    slow.stop()  # ends the thinking at once: the cell's end is never held up
+    asking.join(timeout=10)
+    assert time.monotonic() - started < 10 and not asking.is_alive()
