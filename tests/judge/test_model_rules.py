@@ -171,3 +171,19 @@ def test_a_responses_request_carries_the_answer_as_a_function_call_output(
     checks = judged(tmp_path, shipped_scenarios["client-tool-result"], log)
     assert checks["structured-to-model"]["outcome"] == "holds"
     assert checks["text-to-model"]["outcome"] == "lacks"
+
+
+def test_a_client_that_refused_the_cells_revision_reads_as_the_handshake_gate_says(
+    tmp_path: Path, shipped_scenarios: dict[str, Scenario]
+) -> None:
+    """A CLI that asks for 2025-11-25 and leaves when the peer answers 2026-07-28 never
+    offered the peer's tool: that is the version refusal, not a finding about its model."""
+    tape = Tape()
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c"}}
+    tape.add("in", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+    result = {"protocolVersion": "2026-07-28", "capabilities": {}, "serverInfo": {"name": "p"}}
+    tape.add("out", {"jsonrpc": "2.0", "id": 0, "result": result})
+    (tmp_path / MODEL_LOG).write_text(json.dumps(answered("x")[0]) + "\n", encoding="utf-8")
+    checks = tape.judge(tmp_path, shipped_scenarios["client-tool-error"], "2026-07-28")["checks"]
+    got = checks["error-to-model"]
+    assert (got["outcome"], got["verdict"]) == ("version-refused", "informational")

@@ -12,7 +12,8 @@ after that reply) is the result as the client passed it on.
   result: a text block, the structured content, an error's text; or a word such as "error"
   the result itself does not hold). ``not-offered``: no request offered the
   tool, so the model never asked; ``not-returned``: it asked, and no later request carried a
-  result for that call.
+  result for that call. A client that never got past the handshake (it refused the cell's
+  revision, or never started) reads as the handshake gate says, as every client rule does.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import json
 from typing import Any
 
 from compare.judge.rules._context import Context
-from compare.judge.rules._registry import Outcome, Param, rule
+from compare.judge.rules._registry import EARLY, Outcome, Param, rule, stopped_early
 
 
 def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
@@ -66,7 +67,8 @@ def _text(content: Any) -> str:
 
 @rule(
     "model-tool-result",
-    ("holds", "lacks", "not-returned", "not-offered"),
+    ("holds", "lacks", "not-returned", "not-offered", *EARLY),
+    gate=stopped_early,
     params={"contains": Param("text", "the marker looked for in the result handed back",
                               required=True)},
 )  # fmt: skip
