@@ -1,14 +1,15 @@
 """A stand-in model service: the smallest OpenAI-compatible HTTP endpoint a CLI client needs.
 
-Some clients (gptme, qwen-code, codex) refuse to start, or never reach their MCP start-up,
-without a model provider. Most of what we measure happens before or without a model answer:
-the MCP connection, initialize, roots. So each such cell gets this endpoint on 127.0.0.1
-instead of the network: it lists one model, answers every chat completion, and every request
-of the Responses API, with one short fixed assistant text (plain JSON, or ``stream: true`` as
-server-sent events: chat chunks ending ``data: [DONE]``, or Responses events ending
-``response.completed``), and answers anything else with a JSON 404. A body that is not a JSON
-object with a ``messages`` list (chat) or an ``input`` (Responses) gets a 400, so a client's
-malformed request is a recorded answer, not a crash. Every request is written as one JSON
+Some clients (gptme, qwen-code, codex, gemini-cli) refuse to start, or never reach their MCP
+start-up, without a model provider. Most of what we measure happens before or without a model
+answer: the MCP connection, initialize, roots. So each such cell gets this endpoint on
+127.0.0.1 instead of the network: it lists one model, answers every chat completion, every
+request of the Responses API and every generateContent of the Gemini API with one short fixed
+assistant text (plain JSON, or streamed as server-sent events: chat chunks ending
+``data: [DONE]``, Responses events ending ``response.completed``, Gemini's one candidate), and
+answers anything else with a JSON 404. A body that is not a JSON object with a ``messages``
+list (chat), an ``input`` (Responses) or a ``contents`` list (Gemini) gets a 400, so a
+client's malformed request is a recorded answer, not a crash. Every request is written as one JSON
 line (method, path, body) to a log in the cell, which is the evidence of what the client
 asked of its model.
 
@@ -77,6 +78,10 @@ class _Log:
                 handle.write(line + "\n")
 
 
+#: The Gemini API's model methods: ``/v1beta/models/MODEL:VERB`` (any API version).
+_GEMINI = re.compile(
+    r"(?:/v1)?/v1[a-z0-9]*/models/([^/:]+):(generateContent|streamGenerateContent|countTokens)"
+)
 #: Characters a client puts between its own prefix and an MCP tool's name in the function it
 #: offers its model (``mcp__peer__echo``, ``peer_echo``, ``peer.echo``, ``peer:echo``).
 _JOINERS = ("__", "_", ".", ":", "/", "-")
@@ -145,6 +150,9 @@ def _offered(tools: Any, namespace: str | None = None) -> Iterator[tuple[str, st
         if isinstance(tool.get("tools"), list):
             yield from _offered(tool["tools"], str(tool.get("name") or "") or None)
             continue
+        if isinstance(tool.get("functionDeclarations"), list):  # the Gemini API's shape
+            yield from _offered(tool["functionDeclarations"], namespace)
+            continue
         inner = tool.get("function")
         function: dict[str, Any] = inner if isinstance(inner, dict) else tool
         if function.get("name"):
@@ -166,10 +174,38 @@ def _same(offered: str, tool: str) -> bool:
     return False
 
 
+def _asked_json(config: Any) -> dict[str, Any] | None:
+    """The JSON schema a Gemini request asks its answer to follow, if it asks for JSON."""
+    if not isinstance(config, dict) or config.get("responseMimeType") != "application/json":
+        return None
+    schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+    return schema if isinstance(schema, dict) else {}
+
+
+def _instance(schema: Any) -> Any:
+    """The smallest value of a JSON schema's shape (the first of an enum, every required
+    member of an object): what a model answers when a client asks for JSON, which our text
+    is not. Types may be written upper-case, as the Gemini API does."""
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = str(schema.get("type") or "object").lower()
+    if kind == "object":
+        given, named = schema.get("properties"), schema.get("required")
+        members: dict[str, Any] = given if isinstance(given, dict) else {}
+        wanted: list[Any] = named if isinstance(named, list) else list(members)
+        return {str(k): _instance(members.get(k)) for k in wanted}
+    plain: dict[str, Any] = {"string": "mcp-compare", "integer": 1, "number": 1, "boolean": False,
+                             "array": [], "null": None}  # fmt: skip
+    return plain.get(kind)
+
+
 def _names(request: dict[str, Any], spelled: str) -> bool:
     """Whether a request's prompt (chat messages, or a Responses request's instructions and
     input) names the tool as the client spells it."""
-    prompt = {k: request.get(k) for k in ("messages", "instructions", "input")}
+    keys = ("messages", "instructions", "input", "contents", "systemInstruction")
+    prompt = {k: request.get(k) for k in keys}
     said = json.dumps(prompt, ensure_ascii=False)
     return spelled in said or json.dumps(spelled)[1:-1] in said
 
@@ -314,6 +350,10 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/v1/responses", "/responses"):
             self._respond(body)
             return
+        gemini = _GEMINI.fullmatch(path)
+        if gemini is not None:
+            self._generate(body, gemini.group(1), gemini.group(2), "alt=sse" in self.path)
+            return
         if path not in ("/v1/chat/completions", "/chat/completions"):
             self._record(body, 404)
             self._error(404, f"no route for POST {self.path}", "not_found")
@@ -325,7 +365,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         call = self.server.decide(request)
         self._record(body, 200, call)
-        self._think(call)
+        self._think(request, call)
         model = str(request.get("model") or MODEL_ID)
         if request.get("stream") is True:
             options = request.get("stream_options")
@@ -335,11 +375,14 @@ class _Handler(BaseHTTPRequestHandler):
             cid = _completion_id(self.server)
             self._send_json(200, _completion(cid, model, self.server.reply, call))
 
-    def _think(self, call: dict[str, Any] | None) -> None:
-        """Take ``think_s`` over the fixed text, as a model takes its time; a tool call is
-        answered at once. A client that ends its session once its model has answered keeps
-        it open meanwhile, so the scenario's later steps still reach it."""
-        if call is None and self.server.think_s > 0:
+    def _think(self, request: dict[str, Any], call: dict[str, Any] | None) -> None:
+        """Take ``think_s`` over the fixed text of an agent's turn (a request that offers
+        tools), as a model takes its time; a tool call, and a side request of the client's
+        (a title, a routing choice: no tools offered), are answered at once. A client that
+        ends its session once its model has answered keeps it open meanwhile, so the
+        scenario's later steps still reach it."""
+        turn = next(_offered(request.get("tools")), None) is not None
+        if call is None and turn and self.server.think_s > 0:
             self.server.stopping.wait(self.server.think_s)
 
     def _respond(self, body: bytes) -> None:
@@ -353,7 +396,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         call = self.server.decide(request)
         self._record(body, 200, call)
-        self._think(call)
+        self._think(request, call)
         self.server.serial += 1
         rid, model = f"resp_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
         if call is None or "text" in call:
@@ -396,6 +439,55 @@ class _Handler(BaseHTTPRequestHandler):
             [f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n"
              for n, e in enumerate(events)]
         )  # fmt: skip
+
+    def _generate(self, body: bytes, model: str, verb: str, sse: bool) -> None:
+        """The Gemini API (``POST /v1beta/models/MODEL:generateContent``, ``…:stream…`` with
+        ``alt=sse``, and ``…:countTokens``), the third form a CLI may speak: the text or one
+        functionCall part in a candidate, whole or as one server-sent event."""
+        if verb == "countTokens":
+            self._record(body, 200)
+            self._send_json(200, {"totalTokens": 1})
+            return
+        request = _parse_request(body, "contents")
+        if isinstance(request, str):
+            self._record(body, 400)
+            self._error(400, request, "INVALID_ARGUMENT")
+            return
+        call = self.server.decide(request)
+        self._record(body, 200, call)
+        self._think(request, call)
+        if call is None or "text" in call:
+            text = self.server.reply if call is None else str(call["text"])
+            config = request.get("generationConfig")
+            schema = _asked_json(config) if call is None else None
+            if schema is not None:  # a side request that wants JSON (a routing choice)
+                text = json.dumps(_instance(schema))
+            part: dict[str, Any] = {"text": text}
+        else:
+            part = {"functionCall": {"name": call["name"], "args": call["arguments"],
+                                     "id": call["id"]}}  # fmt: skip
+        words = len(self.server.reply.split())
+        answer = {
+            "candidates": [{"content": {"role": "model", "parts": [part]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": words,
+                              "totalTokenCount": words + 1},
+            "modelVersion": model,
+        }  # fmt: skip
+        if verb == "streamGenerateContent" and sse:
+            self._send_events([f"data: {json.dumps(answer)}\r\n\r\n"])
+        elif verb == "streamGenerateContent":
+            self._send_json_list([answer])  # the stream without alt=sse is one JSON array
+        else:
+            self._send_json(200, answer)
+
+    def _send_json_list(self, items: list[dict[str, Any]]) -> None:
+        data = json.dumps(items).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _send_events(self, texts: list[str]) -> None:
         """Server-sent events, chunked on the wire."""
@@ -502,8 +594,8 @@ def _parse_chat(body: bytes) -> dict[str, Any] | str:
 
 def _parse_request(body: bytes, turns: str) -> dict[str, Any] | str:
     """The request as a mapping, or why it is refused: a JSON object whose ``turns`` member
-    (``messages`` for chat, ``input`` for the Responses API) is a list (or, for ``input``, a
-    plain string, which that API also takes)."""
+    (``messages`` for chat, ``input`` for the Responses API, ``contents`` for Gemini's) is a
+    list (or, for ``input``, a plain string, which that API also takes)."""
     try:
         request = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:

@@ -187,3 +187,25 @@ def test_a_client_that_refused_the_cells_revision_reads_as_the_handshake_gate_sa
     checks = tape.judge(tmp_path, shipped_scenarios["client-tool-error"], "2026-07-28")["checks"]
     got = checks["error-to-model"]
     assert (got["outcome"], got["verdict"]) == ("version-refused", "informational")
+
+
+@pytest.mark.parametrize("with_id", [True, False])
+def test_a_gemini_request_carries_the_answer_as_a_function_response(
+    tmp_path: Path, shipped_scenarios: dict[str, Scenario], with_id: bool
+) -> None:
+    """The Gemini API: the result comes back as a functionResponse part, with our call's id or,
+    from a client that drops it, under the function's name."""
+    called = {"name": "mcp_peer_x", "arguments": {}, "id": "call_mcpc_1"}
+    response: dict[str, Any] = {"name": "mcp_peer_x", "response": {"error": "fault-marker-3e8a"}}
+    if with_id:
+        response["id"] = "call_mcpc_1"
+    hi = {"role": "user", "parts": [{"text": "hi"}]}
+    back = {"role": "user", "parts": [{"functionResponse": response}]}
+    log = [
+        {"n": 1, "body": {"contents": [hi]}, "tool_call": called},
+        {"n": 2, "body": {"contents": [hi]}},
+        {"n": 3, "body": {"contents": [hi, back]}},
+    ]
+    checks = judged(tmp_path, shipped_scenarios["client-tool-error"], log)
+    assert checks["error-to-model"]["outcome"] == "holds"
+    assert checks["error-named"]["outcome"] == "holds"

@@ -365,7 +365,7 @@ def test_the_responses_api_answers_with_the_text_or_the_call_as_one_output_item(
         assert status == 400 and "'input' must be a list" in json.loads(raw)["error"]["message"]
 
 
-def test_a_thinking_model_takes_its_time_over_text_but_not_over_a_call_nor_a_stop(
+def test_a_thinking_model_takes_its_time_over_a_turns_text_only_and_a_stop_ends_it(
     tmp_path: Path,
 ) -> None:
     import threading
@@ -381,11 +381,16 @@ def test_a_thinking_model_takes_its_time_over_text_but_not_over_a_call_nor_a_sto
         assert time.monotonic() - started < 0.9
         started = time.monotonic()
         assert _chat(endpoint.url, ask)["message"]["content"] == model_endpoint.REPLY
+        assert time.monotonic() - started < 0.9  # a side request (no tools): at once
+        started = time.monotonic()
+        turn = {**ask, "tools": _tools("read_file")}
+        assert _chat(endpoint.url, turn)["message"]["content"] == model_endpoint.REPLY
         assert time.monotonic() - started >= 1.0
     slow = model_endpoint.Endpoint(tmp_path / "slow.jsonl", think_s=30.0)
     answers: list[Any] = []
+    turn = {**ask, "tools": _tools("read_file")}
     asking = threading.Thread(target=lambda: answers.append(_post(
-        slow.url + "/chat/completions", json.dumps(ask).encode())))  # fmt: skip
+        slow.url + "/chat/completions", json.dumps(turn).encode())))  # fmt: skip
     asking.start()
     while slow.requests == 0:
         time.sleep(0.05)
@@ -393,3 +398,40 @@ def test_a_thinking_model_takes_its_time_over_text_but_not_over_a_call_nor_a_sto
     slow.stop()  # ends the thinking at once: the cell's end is never held up
     asking.join(timeout=10)
     assert time.monotonic() - started < 10 and not asking.is_alive()
+
+
+def test_the_gemini_api_answers_with_the_text_the_call_or_the_json_a_side_request_asks_for(
+    tmp_path: Path,
+) -> None:
+    """The form Gemini CLI speaks (under the base URL it is given, /v1 here): a function
+    declared among the request's tools is called with a functionCall part; a request that
+    asks for JSON (its routing choice) gets the smallest value of the schema it names."""
+    call = model_endpoint.ToolCall("mcp-look-up", {"key": "alpha"})
+    hi = [{"role": "user", "parts": [{"text": "hi"}]}]
+    declared = [{"functionDeclarations": [{"name": "mcp_peer_mcp-look-up"}]}]
+    schema = {"type": "OBJECT", "required": ["score", "why"],
+              "properties": {"score": {"type": "INTEGER"}, "why": {"type": "STRING"}}}  # fmt: skip
+    routing = {"responseMimeType": "application/json", "responseJsonSchema": schema}
+    with model_endpoint.serving(tmp_path / "log.jsonl", call=call) as endpoint:
+        base = endpoint.url + "/v1beta/models/mcpc-fixed"
+
+        def generate(verb: str, body: dict[str, Any]) -> Any:
+            status, raw, kind = _post(base + verb, json.dumps(body).encode())
+            assert status == 200
+            if kind == "text/event-stream":
+                [event] = [e for e in raw.decode().split("\r\n\r\n") if e]
+                return json.loads(event.split("data: ", 1)[1])
+            return json.loads(raw)
+
+        chosen = generate(":generateContent", {"contents": hi, "generationConfig": routing})
+        text = chosen["candidates"][0]["content"]["parts"][0]["text"]
+        assert json.loads(text) == {"score": 1, "why": "mcp-compare"}
+        asked = generate(":streamGenerateContent?alt=sse", {"contents": hi, "tools": declared})
+        [part] = asked["candidates"][0]["content"]["parts"]
+        assert part["functionCall"]["name"] == "mcp_peer_mcp-look-up"
+        assert part["functionCall"]["args"] == {"key": "alpha"}
+        assert generate(":countTokens", {"contents": hi}) == {"totalTokens": 1}
+        [answer] = generate(":streamGenerateContent", {"contents": hi})
+        assert answer["candidates"][0]["content"]["parts"][0]["text"] == model_endpoint.REPLY
+        status, raw, _ = _post(base + ":generateContent", b'{"contents": {}}')
+        assert status == 400 and "'contents' must be a list" in raw.decode()

@@ -28,8 +28,9 @@ from compare.judge.rules._registry import EARLY, Outcome, Param, rule, stopped_e
 def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
     """What a logged request holds in answer to our call, or None: the message for the call's
     id (the OpenAI chat shape: role ``tool`` with ``tool_call_id``; the Responses API's:
-    a ``function_call_output`` input item with its ``call_id``); for a call written in the
-    reply's text, the content of every message after our reply that holds it."""
+    a ``function_call_output`` input item with its ``call_id``; the Gemini API's: a
+    ``functionResponse`` part); for a call written in the reply's text, the content of every
+    message after our reply that holds it."""
     body = entry.get("body")
     messages = body.get("messages") if isinstance(body, dict) else None
     messages = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
@@ -42,6 +43,16 @@ def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
         output = isinstance(item, dict) and item.get("type") == "function_call_output"
         if output and item.get("call_id") == call.get("id"):
             return item.get("output")
+    # the Gemini API: a functionResponse part (with our id, or for a client that drops the id,
+    # the function's name)
+    for content in body.get("contents") or [] if isinstance(body, dict) else []:
+        for part in content.get("parts") or [] if isinstance(content, dict) else []:
+            answer = part.get("functionResponse") if isinstance(part, dict) else None
+            if not isinstance(answer, dict):
+                continue
+            same = answer.get("id") == call.get("id") if answer.get("id") else None
+            if same or (same is None and answer.get("name") == call.get("name")):
+                return answer.get("response")
     written = call.get("text")
     if not isinstance(written, str):
         return None
