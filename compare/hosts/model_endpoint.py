@@ -358,14 +358,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(body, 404)
             self._error(404, f"no route for POST {self.path}", "not_found")
             return
-        request = _parse_chat(body)
-        if isinstance(request, str):
-            self._record(body, 400)
-            self._error(400, request, "invalid_request_error")
+        taken = self._take(body, "messages", "invalid_request_error")
+        if taken is None:
             return
-        call = self.server.decide(request)
-        self._record(body, 200, call)
-        self._think(request, call)
+        request, call = taken
         model = str(request.get("model") or MODEL_ID)
         if request.get("stream") is True:
             options = request.get("stream_options")
@@ -374,6 +370,21 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             cid = _completion_id(self.server)
             self._send_json(200, _completion(cid, model, self.server.reply, call))
+
+    def _take(
+        self, body: bytes, turns: str, kind: str
+    ) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """Read a model request, log it with what it will be answered (a tool call or the
+        text) and think over it; None when it was refused with a 400 (logged too)."""
+        request = _parse_request(body, turns)
+        if isinstance(request, str):
+            self._record(body, 400)
+            self._error(400, request, kind)
+            return None
+        call = self.server.decide(request)
+        self._record(body, 200, call)
+        self._think(request, call)
+        return request, call
 
     def _think(self, request: dict[str, Any], call: dict[str, Any] | None) -> None:
         """Take ``think_s`` over the fixed text of an agent's turn (a request that offers
@@ -389,14 +400,10 @@ class _Handler(BaseHTTPRequestHandler):
         """The Responses API (``POST /v1/responses``), the other form an OpenAI-compatible
         client may speak: the same text or tool call, as one output item, in a JSON response
         or as the stream of events that ends with response.completed."""
-        request = _parse_request(body, "input")
-        if isinstance(request, str):
-            self._record(body, 400)
-            self._error(400, request, "invalid_request_error")
+        taken = self._take(body, "input", "invalid_request_error")
+        if taken is None:
             return
-        call = self.server.decide(request)
-        self._record(body, 200, call)
-        self._think(request, call)
+        request, call = taken
         self.server.serial += 1
         rid, model = f"resp_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
         if call is None or "text" in call:
@@ -448,14 +455,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(body, 200)
             self._send_json(200, {"totalTokens": 1})
             return
-        request = _parse_request(body, "contents")
-        if isinstance(request, str):
-            self._record(body, 400)
-            self._error(400, request, "INVALID_ARGUMENT")
+        taken = self._take(body, "contents", "INVALID_ARGUMENT")
+        if taken is None:
             return
-        call = self.server.decide(request)
-        self._record(body, 200, call)
-        self._think(request, call)
+        request, call = taken
         if call is None or "text" in call:
             text = self.server.reply if call is None else str(call["text"])
             config = request.get("generationConfig")
@@ -585,11 +588,6 @@ def _completion(
         ],
         "usage": _usage(reply),
     }
-
-
-def _parse_chat(body: bytes) -> dict[str, Any] | str:
-    """A chat request as a mapping, or why it is refused."""
-    return _parse_request(body, "messages")
 
 
 def _parse_request(body: bytes, turns: str) -> dict[str, Any] | str:

@@ -20,7 +20,7 @@ from typing import Any
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, _ev
 from compare.judge.rules.server_generic import NO_VALUE
-from compare.judge.rules.server_lists import _UNANSWERED, _gated, _unanswered, _unsent, _walk
+from compare.judge.rules.server_lists import _UNANSWERED, _gated, _read_pages
 
 #: The values cacheScope may take (the 2026-07-28 schema's CacheableResult).
 _SCOPES = ("public", "private")
@@ -53,13 +53,10 @@ def _fault(result: dict[str, Any]) -> tuple[str, str] | None:
 def _server_cache_hints(ctx: Context) -> Outcome:
     """Whether each page of an answer carries ttlMs and cacheScope of the right kinds, and one
     scope on every page; the values are shown, since a reader cares which they are."""
-    label = str(ctx.params["step"])
-    unsent = _unsent(ctx, label)
-    if unsent is not None:
-        return unsent
-    kind, lines, results = _walk(ctx, label)
-    if not results:
-        return _unanswered(kind, lines[0] if lines else None)
+    pages = _read_pages(ctx)
+    if isinstance(pages, Outcome):
+        return pages
+    lines, results = pages
     evidence = _ev(*lines[:5])
     several = ctx.params.get("pages") == "several"
     if several and len(results) == 1:
@@ -72,7 +69,7 @@ def _server_cache_hints(ctx: Context) -> Outcome:
             return Outcome(fault[0], f"{where}: {fault[1]}", _ev(lines[n - 1]))
     scopes = [r["cacheScope"] for r in results]
     shown = ", ".join(f"ttlMs {r['ttlMs']} {r['cacheScope']}" for r in results[:5])
-    pages = f"{len(results)} pages" if len(results) > 1 else "one page"
+    counted = f"{len(results)} pages" if len(results) > 1 else "one page"
     if len(set(scopes)) > 1:
-        return Outcome("scope-varies", f"{pages} with different scopes: {shown}", evidence)
-    return Outcome("hinted", f"{pages}: {shown}", evidence)
+        return Outcome("scope-varies", f"{counted} with different scopes: {shown}", evidence)
+    return Outcome("hinted", f"{counted}: {shown}", evidence)

@@ -363,6 +363,19 @@ def _unsent(ctx: Context, label: str) -> Outcome | None:
     return Outcome(trace.outcome, "not sent: the server listed nothing the step could name")
 
 
+def _read_pages(ctx: Context) -> Outcome | tuple[list[Line], list[dict[str, Any]]]:
+    """The answered pages of the check's ``step`` (its lines and results), or the outcome
+    that says why there are none: the step was not sent, or it went unanswered."""
+    label = str(ctx.params["step"])
+    unsent = _unsent(ctx, label)
+    if unsent is not None:
+        return unsent
+    kind, lines, results = _walk(ctx, label)
+    if not results:
+        return _unanswered(kind, lines[0] if lines else None)
+    return lines, results
+
+
 def _walk(ctx: Context, label: str) -> tuple[str, list[Line], list[dict[str, Any]]]:
     """Every page of the list step ``label`` that was answered with a result (the step, then
     ``<label>:page-<n>`` while there are any), and how the first was answered."""
@@ -415,13 +428,10 @@ def _server_item_fields(ctx: Context) -> Outcome:
     carries ``field``. Many members of a listed tool, prompt or resource are optional (a title,
     icons, annotations), so what a server sends is a fact about it, not a verdict; a client's
     display and a proxy's relay depend on it."""
-    label = str(ctx.params["step"])
-    unsent = _unsent(ctx, label)
-    if unsent is not None:
-        return unsent
-    kind, lines, results = _walk(ctx, label)
-    if not results:
-        return _unanswered(kind, lines[0] if lines else None)
+    pages = _read_pages(ctx)
+    if isinstance(pages, Outcome):
+        return pages
+    lines, results = pages
     path = str(ctx.params["field"]).split(".")
     member = ""
     items: list[Any] = []
