@@ -190,9 +190,18 @@ def test_a_hung_client_goes_with_the_harness(
         time.sleep(0.05)
     assert carriers(str(tmp_path / "results")), "no cell started"
     tally = Tally()
+    signalled = time.time()
     kill_and_check(proc, sig, tmp_path, tally, f"hang {sig}")  # type: ignore[arg-type]
     assert not tally.problems, tally.problems
-    assert not finished_cells(tmp_path / "results")  # nothing half-played was swapped in
+    # nothing half-played was swapped in: a cell in place had ended before the signal (on a
+    # loaded machine a short cell may end before the carriers above are seen)
+    results = tmp_path / "results"
+    late = {
+        cell: verdict
+        for cell, verdict in finished_cells(results).items()
+        if (results / cell / "verdict.json").stat().st_mtime > signalled
+    }
+    assert not late
 
 
 def test_a_server_under_our_scripted_client_goes_with_the_harness(
