@@ -334,7 +334,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
 
 def _check_model_url(data: dict[str, Any], source: Path) -> None:
     """``{model_url}`` has a value only in a cell that serves the model endpoint, and only
-    such a cell's model can be offered MCP tools through a bridge."""
+    such a cell has a model to say more of (``model_bridge``, ``model_think_s``)."""
     if data.get("model_endpoint"):
         return
     for key in ("model_bridge", "model_think_s"):

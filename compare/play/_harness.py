@@ -343,8 +343,6 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
     key = cell.key(settings.spec_commit)
     stored = _integrity.inspect(final)
     existing = stored.verdict
-    # A stored cell is reused only when it is still what was written (``_integrity``); a
-    # judge-only change, or a damaged verdict over intact files, is judged again.
     reason = cell.not_run_reason()
     if reason:
         # Checked before anything stored is reused or judged again: a cell that may not be
@@ -358,6 +356,8 @@ def run_cell(cell: Cell, settings: RunSettings) -> dict[str, Any]:
         verdict.update(verdict="not-run", reason=reason)
         _store_not_run(verdict, final)
         return verdict
+    # A stored cell is reused only when it is still what was written (``_integrity``); a
+    # judge-only change, or a damaged verdict over intact files, is judged again.
     step, refused = _integrity.next_step(stored, key, cell.play_key(), final, settings)
     had = _plays.count(existing)
     if step == "cached" and existing is not None:
