@@ -163,28 +163,29 @@ def test_an_extras_requirement_is_held_by_its_package_line() -> None:
 
 
 def test_targets_with_the_same_closure_share_one_venv(tmp_path: Path) -> None:
-    """The Python SDK's client and server pin the same closure: one venv is installed, each
-    target's folder links to it, and a venv a target had of its own is replaced by the link."""
+    """Two targets that pin the same closure (here one small package, as the Python SDK's
+    client and server pin one large one): one venv is installed, each target's folder links
+    to it, and a venv a target had of its own is replaced by the link."""
     targets = tmp_path / "targets"
     targets.mkdir()
     tools = tmp_path / "tools"
     (tools / "requirements").mkdir(parents=True)
-    for target in ("py-sdk", "py-sdk-server"):
-        shutil.copy(TARGETS_DIR / f"{target}.yaml", targets)
-        shutil.copy(_paths.tools_dir() / "requirements" / f"{target}.txt", tools / "requirements")
-    (tools / "venvs" / "py-sdk" / "bin").mkdir(parents=True)  # an older venv of its own
+    text = (TARGETS_DIR / "py-sdk.yaml").read_text(encoding="utf-8")
+    for target in ("one", "two"):
+        own = text.replace("id: py-sdk", f"id: {target}").replace("{python:py-sdk}", "python")
+        own = own.replace("name: mcp\n", "name: idna\n").replace('"2.3.0"', '"3.20"')
+        (targets / f"{target}.yaml").write_text(own, encoding="utf-8")
+        head = f"# generated for target {target}; do not edit.\n"
+        (tools / "requirements" / f"{target}.txt").write_text(head + "idna==3.20\n", "utf-8")
+    (tools / "venvs" / "one" / "bin").mkdir(parents=True)  # an older venv of its own
     steps = install_tools(targets, tools).steps
-    assert len([s for s in steps if "installed mcp==2.3.0" in s]) == 1, steps
+    assert len([s for s in steps if "installed idna==3.20" in s]) == 1, steps
     assert len([s for s in steps if s.endswith(": already installed")]) == 1, steps
-    client, server = (tools / "venvs" / t for t in ("py-sdk", "py-sdk-server"))
-    assert client.is_symlink() and server.is_symlink()
-    assert client.resolve() == server.resolve()
-    assert client.resolve().parent == tools / "venvs" / ".shared"
-    assert (client / "bin" / "python").exists()
+    one, two = (tools / "venvs" / t for t in ("one", "two"))
+    assert one.is_symlink() and two.is_symlink()
+    assert one.resolve() == two.resolve()
+    assert one.resolve().parent == tools / "venvs" / ".shared"
+    assert (one / "bin" / "python").exists()
     assert all(s.ok for s in tool_status(targets, tools))
     again = install_tools(targets, tools).steps
-    assert sorted(again) == [
-        "no npm targets",
-        "py-sdk-server: already installed",
-        "py-sdk: already installed",
-    ]
+    assert sorted(again) == ["no npm targets", "one: already installed", "two: already installed"]
