@@ -3,7 +3,7 @@
 An SDK published as a crate cannot be "installed" and driven from outside: the client is a
 program that links it. Its sources live in ``compare/hosts/<target>/`` (Cargo.toml
 with exact ``=`` requirements, Cargo.lock committed); ``tools install`` builds it with
-``cargo build --release --locked`` and copies the binary to
+``cargo build --locked`` and copies the binary to
 ``tools/hosts/<target>/bin/host``, the path the target's launch line names. The same goes
 for an SDK's server side (a ``server`` target such as ``rust-sdk-server``): a program of ours
 linking the SDK, from its own folder.
@@ -16,7 +16,7 @@ linking the SDK, from its own folder.
   rebuild after a source or lock change stays incremental. Cargo locks that folder for a
   whole build, so builds of two hosts take turns; ours holds a lock of its own on it from
   the build until the binary is copied out, because every host's binary is called ``host``
-  and the next build would overwrite ``release/host``. The per-host ``target/`` of earlier
+  and the next build would overwrite ``debug/host``. The per-host ``target/`` of earlier
   layouts (``tools/hosts/<target>/target``) is removed after a build.
 - Cargo keeps its own home (``CARGO_HOME``, default ``~/.cargo`` of the real home, not the
   installers' scratch home): downloaded crates are shared and content-checked by cargo, and
@@ -62,6 +62,15 @@ from compare.install._run import require, run
 #: Where the host programs' sources are (one folder per target id).
 HOSTS_SRC = Path(__file__).resolve().parent.parent / "hosts"
 STAMP = ".mcp-compare-stamp"
+#: Every Rust program is built with cargo's dev profile (no ``--release``): what the matrix
+#: reads is what the program says on the wire, which the optimiser does not change, and an
+#: optimised build costs twice the compile (measured 2026-12-05, quiet 2-core machine:
+#: rust-mcp-filesystem 0.4.5 108 s wall / 203 CPU-s with --release, 58 s / 104 CPU-s dev; the Rust
+#: SDK host 70 s / 127 CPU-s against 43 s / 73 CPU-s), on every fresh machine and in CI.
+#: The profile is in each stamp, so a program built with another one is built again.
+PROFILE = "dev"
+#: The folder of the cargo target directory that profile's binaries land in.
+PROFILE_DIR = "debug"
 _CARGO_HINT = "install a Rust toolchain (rustup or Debian's cargo); the hosts are built with it"
 
 
@@ -188,7 +197,9 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
     toolchain = run([rustc, "--version"], tools=tools, what="rustc", extra_env=cargo_env()).strip()
     key = digest(src, toolchain)
     out = out_dir(tools, pin.target)
-    if _stamp(tools, pin.target).get("sha256") == key and binary(tools, pin.target).is_file():
+    have = _stamp(tools, pin.target)
+    built_alike = have.get("sha256") == key and have.get("profile") == PROFILE
+    if built_alike and binary(tools, pin.target).is_file():
         return f"{pin.target}: already installed (built host)"
     shared = target_dir(tools)
     mode = "--locked"
@@ -201,18 +212,20 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
             tools,
             src,
             "build",
-            "--release",
+            "--profile",
+            PROFILE,
             "--locked",
             *(["--offline"] if mode == "--offline" else []),
             "--target-dir",
             str(shared),
-            what=f"{pin.target}: cargo build --release ({mode})",
+            what=f"{pin.target}: cargo build --profile {PROFILE} ({mode})",
         )
-        built = shared / "release" / "host"  # every host's binary is called host: copy it now
+        built = shared / PROFILE_DIR / "host"  # every host's binary is called host: copy it now
         write_bytes(binary(tools, pin.target), built.read_bytes())
         shutil.copymode(built, binary(tools, pin.target))
     shutil.rmtree(out / "target", ignore_errors=True)  # a per-host target of older layouts
     stamp = {"sha256": key, "crate": pin.name, "version": pin.version, "rustc": toolchain}
+    stamp["profile"] = PROFILE
     write_text(out / STAMP, json.dumps(stamp, indent=2) + "\n")
     offline = " offline" if mode == "--offline" else ""
     turn = f" (waited {waited:.0f}s for another host's build)" if waited >= 1 else ""
@@ -274,7 +287,7 @@ def installed_binary_version(tools: Path, name: str) -> str | None:
 
 def _cargo_install(tools: Path, pin: Pin, root: Path, *, offline: bool) -> None:
     cargo = require("cargo", _CARGO_HINT)
-    argv = [cargo, "install", "--locked", "--force", "--version", pin.version]
+    argv = [cargo, "install", "--locked", "--force", "--profile", PROFILE, "--version", pin.version]
     argv += ["--root", str(root), "--target-dir", str(root / "target")]
     argv += [*(["--offline"] if offline else []), pin.name]
     mode = " --offline" if offline else ""
@@ -287,7 +300,7 @@ def install_binary(pin: Pin, tools: Path) -> str:
     rustc = require("rustc", _CARGO_HINT)
     toolchain = run([rustc, "--version"], tools=tools, what="rustc", extra_env=cargo_env()).strip()
     root = crate_root(tools, pin.name)
-    want = {"crate": pin.name, "version": pin.version, "rustc": toolchain}
+    want = {"crate": pin.name, "version": pin.version, "rustc": toolchain, "profile": PROFILE}
     have = _crate_stamp(tools, pin.name)
     if {k: have.get(k) for k in want} == want and _binaries(tools, pin.name):
         return f"{pin.target}: already installed ({pin.name} {pin.version})"

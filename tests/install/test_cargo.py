@@ -55,7 +55,7 @@ def test_build_then_skip_then_rebuild_on_a_source_change(tmp_path: Path) -> None
     assert _cargo.install(PIN, tools, hosts) == "tiny: built with tiny 0.1.0 from Cargo.lock"
     assert ran(tools) == "one"
     assert _cargo.installed_version(tools, "tiny", "tiny") == "0.1.0"
-    assert (_cargo.target_dir(tools) / "release").is_dir()  # kept: incremental
+    assert (_cargo.target_dir(tools) / _cargo.PROFILE_DIR).is_dir()  # kept: incremental
     assert not (tools / "hosts" / "tiny" / "target").exists()  # the shared one, not its own
     assert "already installed" in _cargo.install(PIN, tools, hosts)
     (src / "src" / "main.rs").write_text(MAIN.format(word="two"), encoding="utf-8")
@@ -244,7 +244,7 @@ def test_a_crate_program_installs_into_the_tools_folder_then_skips_by_stamp(
     assert ran_program(tools) == "tiny"
     assert _cargo.installed_binary_version(tools, "tinybin") == "0.1.0"
     root = _cargo.crate_root(tools, "tinybin")
-    assert (root / "target" / "release").is_dir()  # kept: a rebuild is incremental
+    assert (root / "target" / _cargo.PROFILE_DIR).is_dir()  # kept: a rebuild is incremental
     assert "already installed" in _cargo.install_binary(pin, tools)
     # a stamp of another version (or compiler) is not this install: it runs again
     stamp = root / _cargo.STAMP
