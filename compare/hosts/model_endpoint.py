@@ -1,17 +1,18 @@
-"""A stand-in model service: the smallest OpenAI-compatible HTTP endpoint a CLI client needs.
+"""A stand-in model service: the smallest model endpoint a CLI client needs.
 
-Some clients (gptme, qwen-code, codex, gemini-cli) refuse to start, or never reach their MCP
-start-up, without a model provider. Most of what we measure happens before or without a model
-answer: the MCP connection, initialize, roots. So each such cell gets this endpoint on
-127.0.0.1 instead of the network: it lists one model, answers every chat completion, every
-request of the Responses API and every generateContent of the Gemini API with one short fixed
-assistant text (plain JSON, or streamed as server-sent events: chat chunks ending
-``data: [DONE]``, Responses events ending ``response.completed``, Gemini's one candidate), and
-answers anything else with a JSON 404. A body that is not a JSON object with a ``messages``
-list (chat), an ``input`` (Responses) or a ``contents`` list (Gemini) gets a 400, so a
-client's malformed request is a recorded answer, not a crash. Every request is written as one JSON
-line (method, path, body) to a log in the cell, which is the evidence of what the client
-asked of its model.
+Some clients (gptme, qwen-code, codex, gemini-cli, claude-code) refuse to start, or never
+reach their MCP start-up, without a model provider. Most of what we measure happens before or
+without a model answer: the MCP connection, initialize, roots. So each such cell gets this
+endpoint on 127.0.0.1 instead of the network: it lists one model, answers every chat
+completion, every request of the Responses API, every generateContent of the Gemini API and
+every message of the Anthropic Messages API with one short fixed assistant text (plain JSON,
+or streamed as server-sent events: chat chunks ending ``data: [DONE]``, Responses events
+ending ``response.completed``, Gemini's one candidate, Anthropic's events ending
+``message_stop``), and answers anything else with a JSON 404. A body that is not a JSON
+object with a ``messages`` list (chat, Anthropic), an ``input`` (Responses) or a ``contents``
+list (Gemini) gets a 400, so a client's malformed request is a recorded answer, not a crash.
+Every request is written as one JSON line (method, path, body) to a log in the cell, which is
+the evidence of what the client asked of its model.
 
 A cell may also give it one tool call to ask for (``ToolCall``: an MCP tool as the peer lists
 it, the arguments, and how the client offers MCP tools to its model). On the first chat
@@ -82,6 +83,9 @@ class _Log:
 _GEMINI = re.compile(
     r"(?:/v1)?/v1[a-z0-9]*/models/([^/:]+):(generateContent|streamGenerateContent|countTokens)"
 )
+#: The Anthropic Messages API (``/v1/messages``, and its token count), under a base URL given
+#: with or without ``/v1``.
+_MESSAGES = re.compile(r"(?:/v1)?/v1/messages(/count_tokens)?")
 #: Characters a client puts between its own prefix and an MCP tool's name in the function it
 #: offers its model (``mcp__peer__echo``, ``peer_echo``, ``peer.echo``, ``peer:echo``).
 _JOINERS = ("__", "_", ".", ":", "/", "-")
@@ -354,6 +358,10 @@ class _Handler(BaseHTTPRequestHandler):
         if gemini is not None:
             self._generate(body, gemini.group(1), gemini.group(2), "alt=sse" in self.path)
             return
+        messages = _MESSAGES.fullmatch(path)
+        if messages is not None:
+            self._message(body, counting=messages.group(1) is not None)
+            return
         if path not in ("/v1/chat/completions", "/chat/completions"):
             self._record(body, 404)
             self._error(404, f"no route for POST {self.path}", "not_found")
@@ -483,6 +491,51 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json_list([answer])  # the stream without alt=sse is one JSON array
         else:
             self._send_json(200, answer)
+
+    def _message(self, body: bytes, *, counting: bool) -> None:
+        """The Anthropic Messages API (``POST /v1/messages``, and ``…/count_tokens``), the
+        fourth form a CLI may speak: the text or one ``tool_use`` block in an assistant
+        message, whole or as the stream of events that ends with message_stop."""
+        if counting:
+            self._record(body, 200)
+            self._send_json(200, {"input_tokens": 1})
+            return
+        taken = self._take(body, "messages", "invalid_request_error")
+        if taken is None:
+            return
+        request, call = taken
+        self.server.serial += 1
+        mid, model = f"msg_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
+        if call is None or "text" in call:
+            text = self.server.reply if call is None else str(call["text"])
+            block: dict[str, Any] = {"type": "text", "text": text}
+            start: dict[str, Any] = {"type": "text", "text": ""}
+            delta: dict[str, Any] = {"type": "text_delta", "text": text}
+        else:
+            block = {"type": "tool_use", "id": call["id"], "name": call["name"],
+                     "input": call["arguments"]}  # fmt: skip
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(call["arguments"])}
+        stop = "tool_use" if block["type"] == "tool_use" else "end_turn"
+        words = len(self.server.reply.split())
+        done = {"id": mid, "type": "message", "role": "assistant", "model": model,
+                "content": [block], "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": words}}  # fmt: skip
+        if request.get("stream") is not True:
+            self._send_json(200, done)
+            return
+        opened = {**done, "content": [], "stop_reason": None,
+                  "usage": {"input_tokens": 1, "output_tokens": 0}}  # fmt: skip
+        events: list[dict[str, Any]] = [
+            {"type": "message_start", "message": opened},
+            {"type": "content_block_start", "index": 0, "content_block": start},
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+             "usage": {"output_tokens": words}},
+            {"type": "message_stop"},
+        ]  # fmt: skip
+        self._send_events([f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events])
 
     def _send_json_list(self, items: list[dict[str, Any]]) -> None:
         data = json.dumps(items).encode("utf-8")

@@ -209,3 +209,27 @@ def test_a_gemini_request_carries_the_answer_as_a_function_response(
     checks = judged(tmp_path, shipped_scenarios["client-tool-error"], log)
     assert checks["error-to-model"]["outcome"] == "holds"
     assert checks["error-named"]["outcome"] == "holds"
+
+
+@pytest.mark.parametrize("flagged", [True, False])
+def test_an_anthropic_request_carries_the_answer_as_a_tool_result_block(
+    tmp_path: Path, shipped_scenarios: dict[str, Scenario], flagged: bool
+) -> None:
+    """The Anthropic Messages API: the result comes back as a tool_result block with our
+    call's id; its is_error flag tells the model the call failed, so a raised flag names the
+    error and a lowered one does not, whatever the text."""
+    called = {"name": "mcp__peer__x", "arguments": {}, "id": "call_mcpc_1"}
+    hi = {"role": "user", "content": "hi"}
+    asked = {"role": "assistant", "content": [{"type": "tool_use", "id": "call_mcpc_1"}]}
+    text = [{"type": "text", "text": "fault-marker-3e8a"}]
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": "call_mcpc_1", "content": text}
+    if flagged:
+        block["is_error"] = True
+    back = {"role": "user", "content": [block]}
+    log = [
+        {"n": 1, "body": {"messages": [hi]}, "tool_call": called},
+        {"n": 2, "body": {"messages": [hi, asked, back]}},
+    ]
+    checks = judged(tmp_path, shipped_scenarios["client-tool-error"], log)
+    assert checks["error-to-model"]["outcome"] == "holds"
+    assert checks["error-named"]["outcome"] == ("holds" if flagged else "lacks")

@@ -435,3 +435,52 @@ def test_the_gemini_api_answers_with_the_text_the_call_or_the_json_a_side_reques
         assert answer["candidates"][0]["content"]["parts"][0]["text"] == model_endpoint.REPLY
         status, raw, _ = _post(base + ":generateContent", b'{"contents": {}}')
         assert status == 400 and "'contents' must be a list" in raw.decode()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_messages_api_answers_with_the_text_or_the_call_as_one_content_block(
+    tmp_path: Path, stream: bool
+) -> None:
+    """The form Claude Code speaks (under the base URL it is given, /v1 here, with its
+    ?beta=true): a tool among the request's tools is called with a tool_use block, whose
+    input the stream sends as one JSON delta; any other request gets the text."""
+    call = model_endpoint.ToolCall("mcp-look-up", {"key": "alpha"})
+    hi = [{"role": "user", "content": "hi"}]
+    tools = [{"name": "mcp__peer__mcp-look-up", "input_schema": {"type": "object"}}]
+
+    def message(url: str, body: dict[str, Any]) -> dict[str, Any]:
+        status, raw, kind = _post(url + "/v1/messages?beta=true", json.dumps(body).encode())
+        assert status == 200
+        if not stream:
+            assert kind == "application/json"
+            return dict(json.loads(raw))
+        assert kind == "text/event-stream"
+        events = [json.loads(e.split("data: ", 1)[1]) for e in raw.decode().split("\n\n") if e]
+        kinds = [e["type"] for e in events]
+        assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+        made = dict(events[0]["message"])
+        block = dict(events[1]["content_block"])
+        delta = events[2]["delta"]
+        if block["type"] == "text":
+            block["text"] += delta["text"]
+        else:
+            block["input"] = json.loads(delta["partial_json"])
+        return {**made, "content": [block], "stop_reason": events[4]["delta"]["stop_reason"]}
+
+    ask = {"model": "m", "max_tokens": 10, "messages": hi, "stream": stream}
+    with model_endpoint.serving(tmp_path / "log.jsonl", call=call) as endpoint:
+        text = message(endpoint.url, ask)
+        assert text["content"] == [{"type": "text", "text": model_endpoint.REPLY}]
+        assert text["stop_reason"] == "end_turn"
+        made = message(endpoint.url, {**ask, "tools": tools})
+        [block] = made["content"]
+        assert (block["type"], block["name"], block["input"]) == (
+            "tool_use",
+            "mcp__peer__mcp-look-up",
+            {"key": "alpha"},
+        )
+        assert made["stop_reason"] == "tool_use" and block["id"].startswith("call_mcpc_")
+        counted = _post(endpoint.url + "/v1/messages/count_tokens", json.dumps(ask).encode())
+        assert counted[0] == 200 and json.loads(counted[1]) == {"input_tokens": 1}
+        status, raw, _ = _post(endpoint.url + "/v1/messages", b'{"messages": "hi"}')
+        assert status == 400 and "'messages' must be a list" in raw.decode()

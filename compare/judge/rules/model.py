@@ -27,7 +27,9 @@ from compare.judge.rules._registry import EARLY, Outcome, Param, rule, stopped_e
 
 def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
     """What a logged request holds in answer to our call, or None: the message for the call's
-    id (the OpenAI chat shape: role ``tool`` with ``tool_call_id``; the Responses API's:
+    id (the OpenAI chat shape: role ``tool`` with ``tool_call_id``; the Anthropic API's: a
+    ``tool_result`` block with its ``tool_use_id``, whole when it is flagged an error; the
+    Responses API's:
     a ``function_call_output`` input item with its ``call_id``; the Gemini API's: a
     ``functionResponse`` part); for a call written in the reply's text, the content of every
     message after our reply that holds it."""
@@ -37,6 +39,14 @@ def _answer_to(entry: dict[str, Any], call: dict[str, Any]) -> Any:
     for message in messages:
         if message.get("tool_call_id") == call.get("id"):
             return message.get("content")
+        # the Anthropic Messages API: a tool_result block with the call's id; its error flag
+        # is how that API tells the model a call failed, so a raised flag is part of the answer
+        parts = message.get("content")
+        for part in parts if isinstance(parts, list) else []:
+            result = isinstance(part, dict) and part.get("type") == "tool_result"
+            if result and part.get("tool_use_id") == call.get("id"):
+                flagged = part.get("is_error") is True
+                return {"is_error": True, **part} if flagged else part.get("content")
     # the Responses API: the input item that carries the call's output
     items = body.get("input") if isinstance(body, dict) else None
     for item in items if isinstance(items, list) else []:
