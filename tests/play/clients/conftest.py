@@ -33,7 +33,9 @@ from compare.exchange._targets import Target, load_targets
 #: ``npm/<id>/``), or a PyPI package's script in the target's own venv.
 CLI_BINS = {
     "claude-code": "node_modules/.bin/claude",
+    "claude-code-prompt": "node_modules/.bin/claude",
     "opencode": "node_modules/.bin/opencode",
+    "opencode-run": "node_modules/.bin/opencode",
     "gemini-cli-health": "node_modules/.bin/gemini",
     "gemini-cli-prompt": "node_modules/.bin/gemini",
     "codex": "node_modules/.bin/codex",

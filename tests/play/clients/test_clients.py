@@ -355,11 +355,16 @@ def test_clients_end_as_their_entry_says(client_run: ClientRun, target: str) -> 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_client_output_is_recorded_with_the_transcript(client_run: ClientRun, target: str) -> None:
-    """Each played roots-list cell keeps what the client wrote to its own output."""
+    """Each played roots-list cell keeps what the client wrote to its own output: both files
+    are there, and a client that ends by itself has written something to one of them. A
+    client the harness ends mid-turn may not have written yet (`claude -p` prints its answer
+    only once its model is done), so its files may be empty."""
+    ends_by_itself = target_entry(target).ends == "self"
     for revision in roots_played(client_run, target):
         folder = client_run.cell(target, "roots-list", revision)
         sizes = {n: (folder / n).stat().st_size for n in ("client.stdout", "client.stderr")}
-        assert any(sizes.values()), f"{folder}: the client's output was not recorded: {sizes}"
+        if ends_by_itself:
+            assert any(sizes.values()), f"{folder}: the client's output was not recorded: {sizes}"
 
 
 def test_the_callers_home_is_never_touched(client_run: ClientRun) -> None:
