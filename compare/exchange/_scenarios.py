@@ -303,11 +303,11 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
             f"{source}: key client_features: only for side: server or proxy",
             "the scripted client declares them; a client scenario's client is the target",
         )
-    if "serves" in data and side != "client":
+    if "serves" in data and side == "server":
         raise CompareError(
-            f"{source}: key serves: only for side: client",
-            "the peer serves what it serves as the server; a server scenario's server is the"
-            " target, and a proxy's upstream serves the probe tool",
+            f"{source}: key serves: only for side: client or proxy",
+            "the peer serves what it serves as the server (to a client, or as a proxy's"
+            " upstream); a server scenario's server is the target",
         )
     if "server_capabilities" in data and side == "server":
         raise CompareError(
