@@ -1,0 +1,123 @@
+"""A host's request through a proxy and back: ``relay-forward``.
+
+The other relay rules follow what the upstream asks of the host. A host's own requests go the
+other way: the proxy forwards a ``prompts/get``, a ``resources/read`` or a
+``completion/complete`` to the upstream, and hands the upstream's result back. What a proxy
+does with that result is its own choice as a server toward its host (the spec asks nothing of
+a relay), so this rule records it: the result the host got against the one the upstream sent,
+compared member by member, with the first members that differ named. A proxy that rebuilds a
+result from its SDK's types drops what those types do not know; one that passes bytes on
+changes nothing.
+
+Each host request of ``method`` is paired with the first upstream request of the same method
+that arrived while the host's was pending (a forwarded request cannot come before the host's
+or after its answer), on the merged transcript; an upstream request counts for one host
+request only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from compare.judge._transcript import Line
+from compare.judge.rules._context import Context
+from compare.judge.rules._legs import on_leg, response_on
+from compare.judge.rules._registry import Outcome, Param, _ev, rule
+from compare.judge.rules.server import handshake_failed
+
+#: Worst first, when a host sent several: one never answered, then an error, then a result the
+#: upstream never sent, then a changed one, then one passed on as sent.
+_ORDER = ("not-answered", "error", "answered-without-upstream", "changed", "unchanged")
+#: How many differing members the observed text names at most.
+_SHOWN = 4
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def differences(sent: Any, got: Any, at: str = "result") -> list[str]:
+    """Where ``got`` differs from ``sent``: each path with what happened there (a member
+    added or dropped, an item more or fewer, another value), in document order."""
+    if isinstance(sent, dict) and isinstance(got, dict):
+        out: list[str] = []
+        for key in [*sent, *[k for k in got if k not in sent]]:
+            path = f"{at}.{key}"
+            if key not in got:
+                out.append(f"{path} dropped")
+            elif key not in sent:
+                out.append(f"{path} added")
+            else:
+                out += differences(sent[key], got[key], path)
+        return out
+    if isinstance(sent, list) and isinstance(got, list):
+        out = []
+        for i, (a, b) in enumerate(zip(sent, got, strict=False)):
+            out += differences(a, b, f"{at}[{i}]")
+        if len(sent) != len(got):
+            out.append(f"{at} has {len(got)} items, {len(sent)} sent")
+        return out
+    return (
+        []
+        if _canon(sent) == _canon(got)
+        else [f"{at} is {_canon(got)[:80]}, sent {_canon(sent)[:80]}"]
+    )
+
+
+def _one(ctx: Context, host: Line, up: Line | None) -> Outcome:
+    where = f"host line {host.n} ({host.method})"
+    reply = response_on(ctx, host, "host", "in")
+    if reply is None:
+        forwarded = f", forwarded as upstream line {up.n}" if up is not None else ""
+        return Outcome("not-answered", f"{where}{forwarded}: no answer came back", _ev(host, up))
+    if "error" in reply.obj:
+        return Outcome(
+            "error", f"{where}: the proxy answered with an error, {reply.raw}", _ev(host, up, reply)
+        )
+    answer = response_on(ctx, up, "upstream", "out") if up is not None else None
+    if up is None or answer is None or "result" not in answer.obj:
+        why = "never reached the upstream" if up is None else "got no result from the upstream"
+        return Outcome(
+            "answered-without-upstream",
+            f"{where}: {why}, and the host got a result (line {reply.n})",
+            _ev(host, up, answer, reply),
+        )
+    said = f"{where}, upstream line {up.n}: the upstream's result (line {answer.n})"
+    changed = differences(answer.obj["result"], reply.obj.get("result"))
+    evidence = _ev(host, up, answer, reply)
+    if not changed:
+        return Outcome("unchanged", f"{said} reached the host unchanged (line {reply.n})", evidence)
+    named = "; ".join(changed[:_SHOWN]) + ("; …" if len(changed) > _SHOWN else "")
+    return Outcome(
+        "changed",
+        f"{said} reached the host changed (line {reply.n}): {len(changed)} difference(s): {named}",
+        evidence,
+    )
+
+
+@rule(
+    "relay-forward",
+    (*_ORDER, "not-sent", "no-initialize"),
+    gate=handshake_failed,
+    params={"method": Param("method", "the host's request the proxy forwards", required=True)},
+)
+def _relay_forward(ctx: Context) -> Outcome:
+    method = str(ctx.params["method"])
+    ups = [x for x in on_leg(ctx, "upstream") if x.dir == "in" and x.is_request]
+    ups = [x for x in ups if x.method == method]
+    hosts = [x for x in on_leg(ctx, "host") if x.dir == "out" and x.is_request]
+    hosts = [x for x in hosts if x.method == method]
+    if not hosts:
+        return Outcome("not-sent", f"the host sent no {method} (a step before it did not play)")
+    each = []
+    for host in hosts:
+        reply = response_on(ctx, host, "host", "in")
+        end = reply.t if reply is not None else math.inf
+        up = next((u for u in ups if host.t <= u.t <= end), None)
+        if up is not None:
+            ups.remove(up)
+        each.append(_one(ctx, host, up))
+    worst = min(each, key=lambda o: _ORDER.index(o.name))
+    return Outcome(worst.name, "; ".join(o.observed for o in each), worst.evidence)
