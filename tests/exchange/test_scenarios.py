@@ -115,6 +115,10 @@ ISSUE_SCENARIOS = {
     "client-tool-result",
     "client-tool-error",
     "client-tool-link",
+    # issue 38: a host's requests through a proxy, against what the server sent
+    "relay-prompt-get",
+    "relay-resource-read",
+    "relay-tool-result",
 }
 
 
@@ -389,3 +393,18 @@ def test_a_modern_server_scenario_may_read_the_discovery_probe_by_its_label(
         )
     with pytest.raises(CompareError, match="the label 'discover' is the probe's"):
         load_scenario_file(_write(tmp_path, modern.replace("LABEL", "discover")))
+
+
+def test_what_the_peer_serves_is_for_a_client_or_a_proxys_upstream(tmp_path: Path) -> None:
+    """serves is what the peer answers with when it is the server: to a client under test, or
+    behind a proxy as its upstream. A server scenario's server is the target, so it may not
+    carry it."""
+    served = "serves: {prompts: [{name: p, messages: []}]}\nsteps:"
+    up = "upstream_steps:\n  - {await: prompts/get, label: got, timeout_s: 5}\nchecks:"
+    proxy = BASE.replace("steps:", f"side: proxy\n{served}", 1).replace("checks:", up, 1)
+    proxy = proxy.replace("{request: roots/list,", "{request: prompts/list,", 1)
+    loaded = load_scenario_file(_write(tmp_path, proxy))
+    assert loaded.raw["serves"]["prompts"][0]["name"] == "p"
+    server = BASE.replace("steps:", f"side: server\n{served}", 1)
+    with pytest.raises(CompareError, match="serves: only for side: client or proxy"):
+        load_scenario_file(_write(tmp_path, server))
