@@ -119,6 +119,7 @@ ISSUE_SCENARIOS = {
     "relay-prompt-get",
     "relay-resource-read",
     "relay-tool-result",
+    "relay-completion",
 }
 
 

@@ -30,9 +30,11 @@ def _get(legs: Legs, t: float = 1.0, hid: int = 11) -> Legs:
     return legs
 
 
-def _up(legs: Legs, t: float = 1.01, rid: int = 21, result: Any = SENT) -> Legs:
-    """The proxy forwards the get, and the upstream answers it at once."""
-    legs.line(1, t, "in", {"jsonrpc": "2.0", "id": rid, "method": GET, "params": {"name": "media"}})
+def _up(
+    legs: Legs, t: float = 1.01, rid: int = 21, result: Any = SENT, name: str = "media"
+) -> Legs:
+    """The proxy forwards the get (under ``name``), and the upstream answers it at once."""
+    legs.line(1, t, "in", {"jsonrpc": "2.0", "id": rid, "method": GET, "params": {"name": name}})
     legs.line(1, t + 0.01, "out", {"jsonrpc": "2.0", "id": rid, "result": result})
     return legs
 
@@ -51,6 +53,7 @@ Build = Callable[[], Legs]
 CASES: dict[str, Build] = {
     "unchanged": lambda: _back(_up(_get(_session()))),
     "changed": lambda: _back(_up(_get(_session())), result=DROPPED),
+    "request-changed": lambda: _back(_up(_get(_session()), name="other")),
     "answered-without-upstream": lambda: _back(_get(_session())),
     "error": lambda: _back(_up(_get(_session())), error={"code": -32603, "message": "x"}),
     "not-answered": lambda: _up(_get(_session())),
@@ -99,3 +102,10 @@ def test_differences_name_each_member_dropped_added_or_rewritten() -> None:
     ]
     assert differences({"a": 1}, {}) == ["result.a dropped"]
     assert differences(sent, sent) == []
+
+
+def test_a_request_changed_on_its_way_is_named_beside_the_result(tmp_path: Path) -> None:
+    got = _judge(tmp_path, CASES["request-changed"])
+    assert 'params.name is "other", sent "media"' in got.observed
+    both = _judge(tmp_path, lambda: _back(_up(_get(_session()), name="x"), result=DROPPED))
+    assert both.name == "changed" and "params.name" in both.observed, both.observed

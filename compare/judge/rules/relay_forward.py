@@ -5,9 +5,11 @@ other way: the proxy forwards a ``prompts/get``, a ``resources/read`` or a
 ``completion/complete`` to the upstream, and hands the upstream's result back. What a proxy
 does with that result is its own choice as a server toward its host (the spec asks nothing of
 a relay), so this rule records it: the result the host got against the one the upstream sent,
-compared member by member, with the first members that differ named. A proxy that rebuilds a
-result from its SDK's types drops what those types do not know; one that passes bytes on
-changes nothing.
+compared member by member, with the first members that differ named; and the request as it
+reached the upstream against the host's (a proxy that answers a completion for a reference it
+never passed on, or adds a _meta of its own, shows there). A proxy that rebuilds a result
+from its SDK's types drops what those types do not know; one that passes bytes on changes
+nothing.
 
 Each host request of ``method`` is paired with the first upstream request of the same method
 that arrived while the host's was pending (a forwarded request cannot come before the host's
@@ -28,8 +30,16 @@ from compare.judge.rules._registry import Outcome, Param, _ev, rule
 from compare.judge.rules.server import handshake_failed
 
 #: Worst first, when a host sent several: one never answered, then an error, then a result the
-#: upstream never sent, then a changed one, then one passed on as sent.
-_ORDER = ("not-answered", "error", "answered-without-upstream", "changed", "unchanged")
+#: upstream never sent, then a changed result, then a result passed on as sent for a request
+#: the proxy changed on its way (its params, against the host's), then both passed on as sent.
+_ORDER = (
+    "not-answered",
+    "error",
+    "answered-without-upstream",
+    "changed",
+    "request-changed",
+    "unchanged",
+)
 #: How many differing members the observed text names at most.
 _SHOWN = 4
 
@@ -84,17 +94,25 @@ def _one(ctx: Context, host: Line, up: Line | None) -> Outcome:
             f"{where}: {why}, and the host got a result (line {reply.n})",
             _ev(host, up, answer, reply),
         )
-    said = f"{where}, upstream line {up.n}: the upstream's result (line {answer.n})"
+    asked = differences(host.params, up.params, "params")
+    sent = "" if not asked else f"; the request reached it changed: {_named(asked)}"
+    said = f"{where}, upstream line {up.n}{sent}; the upstream's result (line {answer.n})"
     changed = differences(answer.obj["result"], reply.obj.get("result"))
     evidence = _ev(host, up, answer, reply)
-    if not changed:
-        return Outcome("unchanged", f"{said} reached the host unchanged (line {reply.n})", evidence)
-    named = "; ".join(changed[:_SHOWN]) + ("; …" if len(changed) > _SHOWN else "")
-    return Outcome(
-        "changed",
-        f"{said} reached the host changed (line {reply.n}): {len(changed)} difference(s): {named}",
-        evidence,
-    )
+    if changed:
+        return Outcome(
+            "changed",
+            f"{said} reached the host changed (line {reply.n}): {_named(changed)}",
+            evidence,
+        )
+    name = "request-changed" if asked else "unchanged"
+    return Outcome(name, f"{said} reached the host unchanged (line {reply.n})", evidence)
+
+
+def _named(found: list[str]) -> str:
+    """The differences found, counted, the first few named."""
+    shown = "; ".join(found[:_SHOWN]) + ("; …" if len(found) > _SHOWN else "")
+    return f"{len(found)} difference(s): {shown}"
 
 
 @rule(
