@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _revisions import initialize_era
+from _revisions import initialize_era, revisions
 
 from compare import _paths
 from compare._errors import CompareError
@@ -43,16 +43,17 @@ CLI_BINS = {
     "qwen-code": "npm/qwen-code/node_modules/.bin/qwen",
     "mcpc": "npm/mcpc/node_modules/.bin/mcpc",
 }
-#: The scenarios the CLI clients are played in here, at every revision (issue 37's smoke
-#: set for them): the handshake and the version window (which revisions a client refuses),
-#: answering our roots/list and refusing it undeclared. Everything else they do is kept by
-#: the golden cells and by `mcp-compare compare --replay`, so adding an area adds nothing here.
+#: The scenarios the CLI clients are played in here (issue 37's smoke set for them): the
+#: handshake and the version window (whether a client refuses a revision; at
+#: ``smoke_revisions``), answering our roots/list and refusing it undeclared. Everything else
+#: they do is kept by the golden cells and by `mcp-compare compare --replay`, so adding an
+#: area adds nothing here.
 CLI_SCENARIOS = ("handshake", "version-window", "roots-list", "roots-undeclared")
 #: Targets that run the same CLI as another target here, in the mode where it asks its model
 #: (the stand-in of ours) and is ended by the harness. What their launch adds to the other's
-#: is the model endpoint, the harness's end and the home they keep, which the handshake at
-#: every revision and the roots pair show; the version window, a second reading of the same
-#: client's handshake, is left to the other target here and to the matrix.
+#: is the model endpoint, the harness's end and the home they keep, which the handshake and
+#: the roots pair show; the version window, a second reading of the same client's handshake,
+#: is left to the other target here and to the matrix.
 MODEL_MODES = {
     "claude-code-prompt": "claude-code",
     "gemini-cli-prompt": "gemini-cli-health",
@@ -71,6 +72,16 @@ def smoke_scenarios(target: str) -> tuple[str, ...]:
 #: at the first and the last revision of the handshake era, not at every one: which revisions
 #: a client takes is measured by the handshake and the version window.
 ROOTS_SCENARIOS = ("roots-list", "roots-undeclared")
+
+
+def smoke_revisions() -> list[str]:
+    """The revisions the handshake and the version window are played at: the first and the
+    last of the handshake era (every CLI here takes the first and Gemini CLI refuses the last,
+    so an accepted revision and a refused one are both read) and every revision after it,
+    whose cells the plan does not play (each says why, at no cost). Which of the era's
+    revisions a client takes is the matrix's to measure, by mechanism the same at each."""
+    era = initialize_era()
+    return [r for r in revisions() if r not in era[1:-1]]
 
 
 def roots_revisions() -> list[str]:
@@ -302,7 +313,8 @@ def client_run(
     for target in selected_targets(request.session):
         every = [s for s in smoke_scenarios(target) if s not in ROOTS_SCENARIOS]
         selections = [
-            [a for scenario in every for a in ("--scenario", scenario)],
+            [a for scenario in every for a in ("--scenario", scenario)]
+            + [a for rev in smoke_revisions() for a in ("--revision", rev)],
             [a for scenario in ROOTS_SCENARIOS for a in ("--scenario", scenario)]
             + [a for rev in roots_revisions() for a in ("--revision", rev)],
         ]

@@ -1,9 +1,9 @@
 """The CLI clients people run — Claude Code and opencode (each in its health check and with
 a model), Gemini CLI (health check and prompt mode), Codex, gptme, Qwen Code and Apify's mcpc —
 played through the harness at the versions the target files pin, in their smoke scenarios
-(``smoke_scenarios``): the handshake and the version window at every revision (the version
-window left out for a CLI's model mode), the roots pair at the first and last of the
-handshake era.
+(``smoke_scenarios``): the handshake and the version window (left out for a CLI's model mode)
+at the first and the last revision of the handshake era and every revision after it (not
+played, each cell saying why), and the roots pair at the first and the last of the era.
 
 Two kinds of test live here. Invariants hold whatever a client does: every planned cell has a
 verdict and its files, not-run cells say why, the judged outcomes agree with the raw lines, a
@@ -31,6 +31,7 @@ from .conftest import (
     ROOTS_SCENARIOS,
     ClientRun,
     roots_revisions,
+    smoke_revisions,
     smoke_scenarios,
     target_entry,
 )
@@ -71,19 +72,24 @@ def incoming(run: ClientRun, target: str, scenario: str, revision: str) -> list[
 def planned(target: str) -> dict[tuple[str, str], str | None]:
     """Every cell the harness plans for ``target``: (scenario, revision) → its not-run reason."""
     cells, _commit, _known = select(targets=[target], scenarios=list(smoke_scenarios(target)))
-    roots = roots_revisions()
+    roots, smoke = roots_revisions(), smoke_revisions()
     return {
         (c.scenario.id, c.revision): c.not_run_reason()
         for c in cells
-        if c.scenario.id not in ROOTS_SCENARIOS or c.revision in roots
+        if c.revision in (roots if c.scenario.id in ROOTS_SCENARIOS else smoke)
     }
+
+
+def era_played() -> list[str]:
+    """The revisions of the handshake era the handshake was played at."""
+    return [r for r in initialize_era() if r in smoke_revisions()]
 
 
 def refused(run: ClientRun, target: str) -> list[str]:
     """Revisions whose handshake shows the client letting the peer's version go."""
     return [
         r
-        for r in initialize_era()
+        for r in era_played()
         if outcomes(run.verdict(target, "handshake", r)).get("initialized-sent")
         == "version-refused"
     ]
@@ -91,7 +97,7 @@ def refused(run: ClientRun, target: str) -> list[str]:
 
 def accepted(run: ClientRun, target: str) -> list[str]:
     gone = refused(run, target)
-    return [r for r in initialize_era() if r not in gone]
+    return [r for r in era_played() if r not in gone]
 
 
 def roots_played(run: ClientRun, target: str) -> list[str]:
@@ -206,7 +212,7 @@ def test_transcript_keeps_the_exact_client_info(client_run: ClientRun, target: s
     """The cell names the client that produced it, as its raw initialize line does."""
     pinned = target_entry(target).version
     seen = set()
-    for revision in initialize_era():
+    for revision in era_played():
         verdict = client_run.verdict(target, "handshake", revision)
         assert verdict["target_version"] == pinned
         info = verdict["client_info"]
@@ -228,7 +234,7 @@ def test_transcript_keeps_the_exact_client_info(client_run: ClientRun, target: s
 def test_handshake_outcomes_agree_with_the_wire(client_run: ClientRun, target: str) -> None:
     """The roots-capability outcome is what was declared; a refusal is initialize alone."""
     gone = refused(client_run, target)
-    for revision in initialize_era():
+    for revision in era_played():
         verdict = client_run.verdict(target, "handshake", revision)
         found = outcomes(verdict)
         assert found["initialize-valid"] == "valid", verdict["reason"]
@@ -338,7 +344,7 @@ def test_a_client_that_stops_its_server_is_ended_at_once(
 def test_version_window_agrees_with_the_handshake(client_run: ClientRun, target: str) -> None:
     """version-window: the client goes on exactly where its handshake did not refuse."""
     gone = refused(client_run, target)
-    for revision in initialize_era():
+    for revision in era_played():
         found = outcomes(client_run.verdict(target, "version-window", revision))
         want = "disconnected" if revision in gone else "accepted"
         assert found["accepted"] == want, revision
