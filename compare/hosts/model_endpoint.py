@@ -404,18 +404,33 @@ class _Handler(BaseHTTPRequestHandler):
         if call is None and turn and self.server.think_s > 0:
             self.server.stopping.wait(self.server.think_s)
 
+    def _turn(
+        self, body: bytes, turns: str, prefix: str
+    ) -> tuple[dict[str, Any], str | None, dict[str, Any], str, str] | None:
+        """A request of the Responses or the Messages API, taken (``_take``) and given its
+        answer's parts: the request; the reply's words (the fixed text, or a tool call written
+        as text; None when the answer is a function call); that call (empty when there is
+        none); a fresh answer id (``prefix`` and a serial); and the model the answer names."""
+        taken = self._take(body, turns, "invalid_request_error")
+        if taken is None:
+            return None
+        request, call = taken
+        self.server.serial += 1
+        answer_id = f"{prefix}_mcpc_{self.server.serial}"
+        model = str(request.get("model") or MODEL_ID)
+        text = self.server.reply if call is None else call.get("text")
+        words = None if text is None else str(text)
+        return request, words, call or {}, answer_id, model
+
     def _respond(self, body: bytes) -> None:
         """The Responses API (``POST /v1/responses``), the other form an OpenAI-compatible
         client may speak: the same text or tool call, as one output item, in a JSON response
         or as the stream of events that ends with response.completed."""
-        taken = self._take(body, "input", "invalid_request_error")
-        if taken is None:
+        turn = self._turn(body, "input", "resp")
+        if turn is None:
             return
-        request, call = taken
-        self.server.serial += 1
-        rid, model = f"resp_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
-        if call is None or "text" in call:
-            text = self.server.reply if call is None else str(call["text"])
+        request, text, call, rid, model = turn
+        if text is not None:
             part = {"type": "output_text", "text": text, "annotations": []}
             item: dict[str, Any] = {"type": "message", "id": f"msg_{rid}", "status": "completed",
                                     "role": "assistant", "content": [part]}  # fmt: skip
@@ -500,14 +515,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._record(body, 200)
             self._send_json(200, {"input_tokens": 1})
             return
-        taken = self._take(body, "messages", "invalid_request_error")
-        if taken is None:
+        turn = self._turn(body, "messages", "msg")
+        if turn is None:
             return
-        request, call = taken
-        self.server.serial += 1
-        mid, model = f"msg_mcpc_{self.server.serial}", str(request.get("model") or MODEL_ID)
-        if call is None or "text" in call:
-            text = self.server.reply if call is None else str(call["text"])
+        request, text, call, mid, model = turn
+        if text is not None:
             block: dict[str, Any] = {"type": "text", "text": text}
             start: dict[str, Any] = {"type": "text", "text": ""}
             delta: dict[str, Any] = {"type": "text_delta", "text": text}
