@@ -33,8 +33,8 @@ crate that *is* the program (a server such as ``rust-mcp-filesystem``: kind ``se
 folder of ours) needs no host: ``cargo install --locked --version X NAME`` builds its own
 binaries from the Cargo.lock published inside the crate (the registry's checksum of the
 ``.crate`` covers that lock, so the exact version pins every dependency; there is no lock of
-ours to commit). It goes into ``tools/crates/<crate>/`` (``--root``: ``bin/`` beside a kept
-``target/``, so a rebuild is incremental), never into ``~/.cargo/bin``; cargo sees the scratch
+ours to commit). It goes into ``tools/crates/<crate>/`` (``--root``: ``bin/``, its scratch
+``target/`` removed once built), never into ``~/.cargo/bin``; cargo sees the scratch
 home like every installer, and its real ``CARGO_HOME`` for the shared download cache. Targets
 pinning the same crate and version share one install. The stamp beside ``bin/`` holds the
 crate, its version and the compiler's version; when the registry cannot be reached the same
@@ -71,6 +71,13 @@ STAMP = ".mcp-compare-stamp"
 PROFILE = "dev"
 #: The folder of the cargo target directory that profile's binaries land in.
 PROFILE_DIR = "debug"
+#: The dev profile without debug information or incremental state, neither of which a run
+#: reads: they tripled the target folders (1.5 GB for the four Rust programs) and a CI
+#: machine ran out of disk with them (2026-12-05). Cargo reads both from the environment.
+BUILD_ENV = {"CARGO_PROFILE_DEV_DEBUG": "0", "CARGO_INCREMENTAL": "0"}
+#: What a stamp records of the build: a program built with another profile or other settings
+#: is built again.
+BUILD = "dev debug=0"
 _CARGO_HINT = "install a Rust toolchain (rustup or Debian's cargo); the hosts are built with it"
 
 
@@ -171,7 +178,7 @@ def installed_version(tools: Path, target: str, name: str) -> str | None:
 def _cargo(tools: Path, src: Path, *args: str, what: str) -> str:
     cargo = require("cargo", _CARGO_HINT)
     argv = [cargo, *args, "--manifest-path", str(src / "Cargo.toml")]
-    return run(argv, tools=tools, cwd=src, what=what, extra_env=cargo_env())
+    return run(argv, tools=tools, cwd=src, what=what, extra_env={**cargo_env(), **BUILD_ENV})
 
 
 def _check_lock(pin: Pin, src: Path) -> None:
@@ -198,7 +205,7 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
     key = digest(src, toolchain)
     out = out_dir(tools, pin.target)
     have = _stamp(tools, pin.target)
-    built_alike = have.get("sha256") == key and have.get("profile") == PROFILE
+    built_alike = have.get("sha256") == key and have.get("profile") == BUILD
     if built_alike and binary(tools, pin.target).is_file():
         return f"{pin.target}: already installed (built host)"
     shared = target_dir(tools)
@@ -225,7 +232,7 @@ def install(pin: Pin, tools: Path, hosts: Path | None = None) -> str:
         shutil.copymode(built, binary(tools, pin.target))
     shutil.rmtree(out / "target", ignore_errors=True)  # a per-host target of older layouts
     stamp = {"sha256": key, "crate": pin.name, "version": pin.version, "rustc": toolchain}
-    stamp["profile"] = PROFILE
+    stamp["profile"] = BUILD
     write_text(out / STAMP, json.dumps(stamp, indent=2) + "\n")
     offline = " offline" if mode == "--offline" else ""
     turn = f" (waited {waited:.0f}s for another host's build)" if waited >= 1 else ""
@@ -260,7 +267,7 @@ def is_binary(pin: Pin, hosts: Path | None = None) -> bool:
 
 
 def crate_root(tools: Path, name: str) -> Path:
-    """Where one crate is installed (``--root``): ``{tools}/crates/<crate>/``, bin/ and target/."""
+    """Where one crate is installed (``--root``): ``{tools}/crates/<crate>/`` (its bin/)."""
     return tools / CRATES / name
 
 
@@ -292,7 +299,7 @@ def _cargo_install(tools: Path, pin: Pin, root: Path, *, offline: bool) -> None:
     argv += [*(["--offline"] if offline else []), pin.name]
     mode = " --offline" if offline else ""
     what = f"{pin.target}: cargo install --locked{mode} {pin.name}@{pin.version}"
-    run(argv, tools=tools, cwd=root, what=what, extra_env=cargo_env())
+    run(argv, tools=tools, cwd=root, what=what, extra_env={**cargo_env(), **BUILD_ENV})
 
 
 def install_binary(pin: Pin, tools: Path) -> str:
@@ -300,7 +307,7 @@ def install_binary(pin: Pin, tools: Path) -> str:
     rustc = require("rustc", _CARGO_HINT)
     toolchain = run([rustc, "--version"], tools=tools, what="rustc", extra_env=cargo_env()).strip()
     root = crate_root(tools, pin.name)
-    want = {"crate": pin.name, "version": pin.version, "rustc": toolchain, "profile": PROFILE}
+    want = {"crate": pin.name, "version": pin.version, "rustc": toolchain, "profile": BUILD}
     have = _crate_stamp(tools, pin.name)
     if {k: have.get(k) for k in want} == want and _binaries(tools, pin.name):
         return f"{pin.target}: already installed ({pin.name} {pin.version})"
@@ -315,6 +322,9 @@ def install_binary(pin: Pin, tools: Path) -> str:
             _cargo_install(tools, pin, root, offline=True)
         except CompareError:
             raise online from None
+    # The build's own folder is scratch once bin/ holds the program: a new version is a new
+    # build anyway, and on a fresh machine (CI) the folder was only disk (720 MB).
+    shutil.rmtree(root / "target", ignore_errors=True)
     stamp = {**want, "binaries": " ".join(_binaries(tools, pin.name))}
     write_text(root / STAMP, json.dumps(stamp, indent=2) + "\n")
     how = " offline" if offline else ""

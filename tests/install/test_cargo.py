@@ -40,6 +40,25 @@ def tiny_host(hosts: Path, version: str = "0.1.0", word: str = "one", name: str 
 PIN = Pin("tiny", "crates", "tiny", "0.1.0")
 
 
+def debug_sections(program: Path) -> list[str]:
+    """The ``.debug_*`` section names of a 64-bit little-endian ELF file, read from its
+    section headers (the bytes ".debug_info" also occur as a string inside std's symbolizer,
+    so a search of the whole file says nothing)."""
+    data = program.read_bytes()
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "not an ELF64 LE file"
+    shoff = int.from_bytes(data[0x28:0x30], "little")
+    size, count, names = (int.from_bytes(data[o : o + 2], "little") for o in (0x3A, 0x3C, 0x3E))
+    headers = [data[shoff + i * size : shoff + (i + 1) * size] for i in range(count)]
+    table = int.from_bytes(headers[names][0x18:0x20], "little")
+    found = []
+    for header in headers:
+        start = table + int.from_bytes(header[0:4], "little")
+        name = data[start : data.index(b"\0", start)].decode("ascii", "replace")
+        if name.startswith(".debug_"):
+            found.append(name)
+    return found
+
+
 def ran(tools: Path, target: str = "tiny") -> str:
     done = subprocess.run(
         [str(_cargo.binary(tools, target))], capture_output=True, text=True, check=True
@@ -55,7 +74,10 @@ def test_build_then_skip_then_rebuild_on_a_source_change(tmp_path: Path) -> None
     assert _cargo.install(PIN, tools, hosts) == "tiny: built with tiny 0.1.0 from Cargo.lock"
     assert ran(tools) == "one"
     assert _cargo.installed_version(tools, "tiny", "tiny") == "0.1.0"
-    assert (_cargo.target_dir(tools) / _cargo.PROFILE_DIR).is_dir()  # kept: incremental
+    assert (_cargo.target_dir(tools) / _cargo.PROFILE_DIR).is_dir()  # kept: shared deps
+    # built without debug information (BUILD_ENV reached cargo): nothing a run reads, and
+    # most of a target folder's disk
+    assert not debug_sections(_cargo.binary(tools, "tiny"))
     assert not (tools / "hosts" / "tiny" / "target").exists()  # the shared one, not its own
     assert "already installed" in _cargo.install(PIN, tools, hosts)
     (src / "src" / "main.rs").write_text(MAIN.format(word="two"), encoding="utf-8")
@@ -244,7 +266,8 @@ def test_a_crate_program_installs_into_the_tools_folder_then_skips_by_stamp(
     assert ran_program(tools) == "tiny"
     assert _cargo.installed_binary_version(tools, "tinybin") == "0.1.0"
     root = _cargo.crate_root(tools, "tinybin")
-    assert (root / "target" / _cargo.PROFILE_DIR).is_dir()  # kept: a rebuild is incremental
+    assert not (root / "target").exists()  # the build's scratch folder is gone
+    assert not debug_sections(root / "bin" / "tinybin")
     assert "already installed" in _cargo.install_binary(pin, tools)
     # a stamp of another version (or compiler) is not this install: it runs again
     stamp = root / _cargo.STAMP
