@@ -219,6 +219,22 @@ CONTRACTS: tuple[Contract, ...] = (
         "compare/stamp.schema.json",
     ),
     Contract(
+        "check-report",
+        "checks/<name>/report.json",
+        "check",
+        "CI jobs and anyone checking their own client or server",
+        "compare/check/check-report.schema.json",
+    ),
+    Contract(
+        "check-beside",
+        "compare/check/beside.yaml",
+        "maintainers",
+        "check (the published columns a report shows beside the checked program)",
+        "compare/check/check-beside.schema.json",
+        form="yaml",
+        kind="data",
+    ),
+    Contract(
         "go-build",
         "tools/hosts/<id>/build.json",
         "tools install (a Go host program)",

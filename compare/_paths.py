@@ -39,6 +39,12 @@ def results_dir() -> Path:
     return _env_path("MCP_COMPARE_RESULTS", PROJECT_ROOT / "results")
 
 
+def checks_dir() -> Path:
+    """Where ``mcp-compare check`` keeps each checked program's cells and reports: apart from
+    the published results, so a check never reaches the matrix."""
+    return _env_path("MCP_COMPARE_CHECKS", PROJECT_ROOT / "checks")
+
+
 def tools_dir() -> Path:
     """Project-local installs of the real clients (npm packages, per-client venvs)."""
     return _env_path("MCP_COMPARE_TOOLS", PROJECT_ROOT / "tools")

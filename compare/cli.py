@@ -81,6 +81,7 @@ def _register_stages() -> None:
         importlib.import_module(_LIGHT[first[0]]).register(app)
         return
 
+    from compare.check import cli as check_cli
     from compare.cite import cli as cite_cli
     from compare.diff import cli as diff_cli
     from compare.exchange import cli as exchange_cli
@@ -101,6 +102,7 @@ def _register_stages() -> None:
         cite_cli,
         site_cli,
         pipeline_cli,
+        check_cli,
     ):
         stage.register(app)
 

@@ -1,0 +1,156 @@
+"""The report of one check, as data: what every output form (terminal, HTML, JUnit) is
+written from, and what ``report.json`` holds (shape: ``check-report.schema.json``).
+
+The gate is here too, so the exit status and every form agree on what failed: at
+``--fail-on fail`` a failing check (a MUST the program broke) or a cell that ended in a
+harness error (nothing can be vouched for) fails the check; ``non-strict`` adds the SHOULDs
+accepted only non-strictly; ``never`` only reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from compare import __version__
+from compare._paths import relative_posix
+from compare.check._rows import FINDINGS, Program
+from compare.rows._cells import Cells
+
+SCHEMA = Path(__file__).resolve().parent / "check-report.schema.json"
+THRESHOLDS = ("fail", "non-strict", "never")
+#: A row state → the column of the per-area tally it counts in.
+TALLY = {
+    "supported": "pass",
+    "non-strict": "non-strict",
+    "partial": "fail",
+    "not-supported": "fail",
+    "observed": "observed",
+    "not-exercised": "not tested",
+    "not-run": "not tested",
+    "error": "error",
+    "unstable": "error",
+}
+TALLY_COLUMNS = ("pass", "non-strict", "fail", "observed", "not tested", "error", "n/a")
+
+
+def stray_findings(
+    program: Program, cells: Cells, root: Path, areas: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Failing checks of the program's cells that no row of the report reads: still the
+    program's findings, and still counted by the gate."""
+    shown = {
+        (f["scenario"], f["revision"], f["check"])
+        for area in areas
+        for row in area["rows"]
+        for f in row["findings"]
+    }
+    out = []
+    for cell in cells.of(program.target):
+        if cell.version != program.version:
+            continue
+        for name, check in sorted(cell.checks.items()):
+            if (
+                check.get("verdict") not in FINDINGS
+                or (cell.scenario, cell.revision, name) in shown
+            ):
+                continue
+            refs = [r for r in check.get("refs") or [] if isinstance(r, dict) and r.get("quote")]
+            out.append(
+                {
+                    "scenario": cell.scenario,
+                    "revision": cell.revision,
+                    "check": name,
+                    "verdict": check["verdict"],
+                    "title": str(check.get("title") or name),
+                    "observed": str(check.get("observed") or ""),
+                    "reason": str(check.get("reason") or ""),
+                    "sentences": [
+                        {"cite": str(r.get("cite")), "quote": str(r.get("quote"))} for r in refs
+                    ],
+                    "cell": relative_posix(cell.path, root),
+                }
+            )
+    return out
+
+
+def tally(area: dict[str, Any], not_applicable: int) -> dict[str, int]:
+    counts: Counter[str] = Counter(TALLY.get(row["state"], "not tested") for row in area["rows"])
+    counts["n/a"] = not_applicable
+    return {column: counts[column] for column in TALLY_COLUMNS}
+
+
+def gate(report: dict[str, Any], threshold: str) -> dict[str, Any]:
+    """Whether the check passes at ``threshold``, and every reason it does not."""
+    why: list[str] = []
+    if threshold != "never":
+        counted = ("fail",) if threshold == "fail" else FINDINGS
+        findings = [f for a in report["areas"] for r in a["rows"] for f in r["findings"]]
+        findings += report["other_findings"]
+        by: Counter[str] = Counter(f["verdict"] for f in findings if f["verdict"] in counted)
+        why += [f"{n} {verdict} check(s)" for verdict, n in sorted(by.items())]
+        if report["cells"]["errors"]:
+            why.append(f"{len(report['cells']['errors'])} cell(s) ended in a harness error")
+    return {"threshold": threshold, "outcome": "fail" if why else "pass", "why": why}
+
+
+def validate(report: dict[str, Any]) -> list[str]:
+    """Schema problems of a report (empty: valid); the tests and the writer both ask."""
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+        for e in sorted(Draft202012Validator(schema).iter_errors(report), key=str)
+    ]
+
+
+def build(
+    *,
+    program: Program,
+    areas: list[dict[str, Any]],
+    other: list[dict[str, Any]],
+    verdicts: list[dict[str, Any]],
+    errors: list[str],
+    beside: dict[str, Any],
+    spec_commit: str,
+    revisions: list[str],
+    checked_at: str,
+    threshold: str,
+) -> dict[str, Any]:
+    areas = [
+        {
+            "area": area["area"],
+            "title": area["title"],
+            "tally": tally(area, int(area.get("not_applicable", 0))),
+            "rows": [row | {"beside": beside["states"].get(row["id"], {})} for row in area["rows"]],
+        }
+        for area in areas
+    ]
+    report: dict[str, Any] = {
+        "format": 1,
+        "generated_by": "mcp-compare check",
+        "tool_version": __version__,
+        "checked_at": checked_at,
+        "spec_commit": spec_commit,
+        "revisions": revisions,
+        "program": {
+            "name": program.name,
+            "side": program.side,
+            "command": program.command,
+            "target": program.target,
+            "version": program.version,
+        },
+        "cells": {
+            "played": len(verdicts),
+            "counts": dict(sorted(Counter(str(v["verdict"]) for v in verdicts).items())),
+            "errors": errors,
+        },
+        "areas": areas,
+        "other_findings": other,
+        "beside": {k: beside[k] for k in ("source", "columns", "missing")},
+    }
+    report["result"] = gate(report, threshold)
+    return report

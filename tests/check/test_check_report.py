@@ -1,0 +1,279 @@
+"""``mcp-compare check``'s reading and reporting, on crafted cells of the real area files and
+scenarios: which rows a program gets, the sentence behind each finding, the gate at each
+threshold, the published columns beside it, and each report form (JSON against its schema,
+JUnit as XML, HTML escaped against a hostile program)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare._errors import CompareError
+from compare.check import _html, _junit, _terminal
+from compare.check._beside import default_beside, published
+from compare.check._report import build, stray_findings, validate
+from compare.check._rows import Program, checked_areas
+from compare.check._run import Request, _default_name, check
+from compare.exchange._scenarios import load_scenarios
+from compare.rows._cells import read_cells
+from compare.rows._derive import write_operations
+
+VERSION = "cmd-0123456789ab"
+SERVER = Program("server-command", VERSION, "server", "my-server", "my-server --stdio")
+MUST = "The server **MUST NOT** write anything to its `stdout` that is not a valid MCP message."
+HOSTILE = "<script>window.__pwned=1</script>"
+SUPPORTED = {"state": "supported", "label": "supported"}
+
+
+def write_cell(
+    results: Path, scenario: str, revision: str, checks: list[dict[str, Any]], verdict: str
+) -> Path:
+    folder = results / "server-command" / VERSION / scenario / f"{revision}~default"
+    folder.mkdir(parents=True)
+    line = {"n": 1, "t": 0.1, "dir": "in", "raw": HOSTILE}
+    (folder / "transcript.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    (folder / "server.stderr").write_text(f"{HOSTILE}\n", encoding="utf-8")
+    record = {
+        "format": 1,
+        "target": "server-command",
+        "target_version": VERSION,
+        "variant": "default",
+        "scenario": scenario,
+        "revision": revision,
+        "key": "0" * 64,
+        "verdict": verdict,
+        "reason": "made up for the test",
+        "checks": checks,
+        "started_at": "2026-12-06T00:00:00Z",
+        "duration_s": 0.1,
+        "process": {"exit_code": 0, "ended_by": "self", "leftover_killed": 0},
+        "files": {"transcript": "transcript.jsonl", "stderr": "server.stderr"},
+    }
+    (folder / "verdict.json").write_text(json.dumps(record), encoding="utf-8")
+    return folder
+
+
+def a_check(ident: str, verdict: str, quote: str = MUST) -> dict[str, Any]:
+    return {
+        "id": ident,
+        "verdict": verdict,
+        "title": f"the check {ident}",
+        "observed": HOSTILE,
+        "reason": "what the judge said",
+        "evidence": [1],
+        "refs": [{"cite": "docs/specification/2025-06-18/basic/transports.mdx:31", "quote": quote}],
+    }
+
+
+@pytest.fixture
+def played(tmp_path: Path) -> dict[str, Any]:
+    """server-features at one revision: wire-json (row LIFE-20) fails, wire-valid passes,
+    and a check no row reads is non-strict."""
+    results = tmp_path / "results"
+    checks = [a_check("wire-json", "fail"), a_check("wire-valid", "pass")]
+    checks.append(a_check("made-up-check", "non-strict", "Servers **SHOULD** do it."))
+    write_cell(results, "server-features", "2025-06-18", checks, "fail")
+    scenarios = load_scenarios()
+    sides = {s.id: s.side for s in scenarios}
+    cells = read_cells(results)
+    areas = checked_areas(
+        SERVER, cells, results, sides, write_operations(scenarios), {"server-features"}
+    )
+    return {"results": results, "cells": cells, "areas": areas}
+
+
+def rows_of(areas: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {row["id"]: row for area in areas for row in area["rows"]}
+
+
+def report_of(played: dict[str, Any], threshold: str = "fail", **extra: Any) -> dict[str, Any]:
+    other = stray_findings(SERVER, played["cells"], played["results"], played["areas"])
+    beside = extra.pop("beside", {"source": "x", "columns": [], "states": {}, "missing": []})
+    return build(
+        program=SERVER,
+        areas=played["areas"],
+        other=other,
+        verdicts=extra.pop("verdicts", [{"verdict": "fail"}]),
+        errors=extra.pop("errors", []),
+        beside=beside,
+        spec_commit="b0f60ba5409db7a6582440a7b473cc0398890f15",
+        revisions=["2025-06-18"],
+        checked_at="2026-12-06T00:00:00Z",
+        threshold=threshold,
+    )
+
+
+def test_a_program_gets_the_rows_of_its_side_that_were_played(played: dict[str, Any]) -> None:
+    rows = rows_of(played["areas"])
+    # LIFE-20 reads server-features/wire-json: the matrix's own rule makes it "not supported"
+    assert rows["LIFE-20"]["state"] == "not-supported"
+    assert rows["LIFE-21"]["state"] == "supported"
+    # only rows of played scenarios, and never a client row
+    assert all(row["scenario"] == "server-features" for row in rows.values())
+    lifecycle = next(a for a in played["areas"] if a["area"] == "lifecycle")
+    assert lifecycle["not_applicable"] > 0  # the area's client rows, counted apart
+
+
+def test_a_finding_carries_its_whole_sentence(played: dict[str, Any]) -> None:
+    (finding,) = rows_of(played["areas"])["LIFE-20"]["findings"]
+    assert finding["verdict"] == "fail" and finding["check"] == "wire-json"
+    assert finding["sentences"] == [
+        {"cite": "docs/specification/2025-06-18/basic/transports.mdx:31", "quote": MUST}
+    ]
+    assert finding["cell"] == f"server-command/{VERSION}/server-features/2025-06-18~default"
+
+
+def test_a_failing_check_no_row_reads_is_still_reported(played: dict[str, Any]) -> None:
+    report = report_of(played, "never")
+    assert [f["check"] for f in report["other_findings"]] == ["made-up-check"]
+
+
+@pytest.mark.parametrize(
+    ("threshold", "errors", "outcome", "why"),
+    [
+        ("fail", [], "fail", ["1 fail check(s)"]),
+        ("non-strict", [], "fail", ["1 fail check(s)", "1 non-strict check(s)"]),
+        ("never", ["x: harness error"], "pass", []),
+        ("fail", ["x: error"], "fail", ["1 fail check(s)", "1 cell(s) ended in a harness error"]),
+    ],
+)
+def test_the_gate_at_each_threshold(
+    played: dict[str, Any], threshold: str, errors: list[str], outcome: str, why: list[str]
+) -> None:
+    report = report_of(played, threshold, errors=errors)
+    assert report["result"] == {"threshold": threshold, "outcome": outcome, "why": why}
+
+
+def test_only_non_strict_fails_only_the_non_strict_threshold(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_cell(
+        results, "server-features", "2025-06-18", [a_check("wire-json", "non-strict")], "non-strict"
+    )
+    scenarios = load_scenarios()
+    cells = read_cells(results)
+    areas = checked_areas(
+        SERVER, cells, results, {s.id: s.side for s in scenarios}, {}, {"server-features"}
+    )
+    run = {"results": results, "cells": cells, "areas": areas}
+    assert report_of(run, "fail")["result"]["outcome"] == "pass"
+    assert report_of(run, "non-strict")["result"]["outcome"] == "fail"
+
+
+def test_the_report_fits_its_schema_and_a_broken_one_does_not(played: dict[str, Any]) -> None:
+    report = report_of(played)
+    assert validate(report) == []
+    report["result"]["outcome"] = "maybe"
+    del report["program"]["side"]
+    problems = validate(report)
+    assert any("program" in p and "side" in p for p in problems)
+    assert any("result/outcome" in p for p in problems)
+
+
+def test_junit_counts_failures_and_skips_per_area(played: dict[str, Any]) -> None:
+    report = report_of(played, "non-strict")
+    root = ET.fromstring(_junit.junit(report))
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    life = suites["Lifecycle and versioning"]
+    assert life.get("failures") == "1"
+    failure = next(c for c in life.iter("testcase") if c.get("name", "").startswith("LIFE-20"))
+    node = failure.find("failure")
+    assert node is not None and "MUST NOT" in node.get("message", "")
+    # the non-strict check no row reads is a failure of its own suite at this threshold
+    assert suites["checks no row reads"].get("failures") == "1"
+    at_fail = ET.fromstring(_junit.junit(report_of(played, "fail")))
+    assert "checks no row reads" not in {s.get("name") for s in at_fail.iter("testsuite")}
+
+
+def test_html_escapes_what_the_program_wrote_and_shows_the_keyword(
+    played: dict[str, Any],
+) -> None:
+    report = report_of(played)
+    cells = [
+        {
+            "folder": f"server-command/{VERSION}/server-features/2025-06-18~default",
+            "scenario": "server-features",
+            "revision": "2025-06-18",
+            "verdict": "fail",
+            "reason": HOSTILE,
+            "stderr": "server.stderr",
+        }
+    ]
+    page = _html.html(report, played["results"], cells)
+    assert "<script>" not in page
+    assert page.count("&lt;script&gt;") >= 3  # observed, transcript, stderr, reason
+    assert "<strong>MUST NOT</strong>" in page and "**MUST" not in page
+    assert "<code>stdout</code>" in page
+
+
+def test_terminal_summary_names_each_finding_with_its_sentence(played: dict[str, Any]) -> None:
+    text = _terminal.summary(report_of(played), {"html": "r.html"})
+    assert "FAIL LIFE-20 server-features at 2025-06-18" in text
+    assert "“The server MUST NOT write anything" in text
+    assert "NON-STRICT (no row) server-features" in text
+    assert text.rstrip().endswith("result: FAIL (--fail-on fail): 1 fail check(s)")
+
+
+def test_beside_reads_the_published_rows_and_says_what_is_missing(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.json"
+    assert "there is none" in published(rows, ["py-sdk-server"])["missing"][0]
+    rows.write_text("{not json", encoding="utf-8")
+    assert "unreadable" in published(rows, ["py-sdk-server"])["missing"][0]
+    document = {
+        "implementations": [{"id": "py-sdk-server", "name": "Python SDK", "version": "2.3.0"}],
+        "areas": [{"rows": [{"id": "LIFE-20", "status": {"py-sdk-server": SUPPORTED}}]}],
+    }
+    rows.write_text(json.dumps(document), encoding="utf-8")
+    got = published(rows, ["py-sdk-server", "no-such-column"])
+    assert got["columns"] == [{"id": "py-sdk-server", "name": "Python SDK", "version": "2.3.0"}]
+    assert got["states"]["LIFE-20"] == {
+        "py-sdk-server": {"state": "supported", "label": "supported"}
+    }
+    assert got["missing"] == ["no-such-column is not a column of the published matrix"]
+
+
+def test_the_default_columns_beside_are_published_targets() -> None:
+    from compare.exchange._targets import target_files
+
+    known = set(target_files())
+    for side in ("client", "server"):
+        assert default_beside(side) and set(default_beside(side)) <= known
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (Request(), "--client COMMAND or --server COMMAND"),
+        (Request(client="a", server="b"), "--client COMMAND or --server COMMAND"),
+        (Request(server="s", fail_on="sometimes"), "not a threshold"),
+        (Request(server="s", areas=("no-such-area",)), "unknown area: no-such-area"),
+        (Request(client="c {server}", scenarios=("server-features",)), "no client scenario"),
+    ],
+)
+def test_a_request_that_cannot_run_is_refused_with_a_reason(
+    isolated: Path, request_: Request, message: str
+) -> None:
+    with pytest.raises(CompareError, match=message.replace("-", r"\-")):
+        check(request_)
+
+
+def test_a_check_never_writes_into_the_published_results(isolated: Path) -> None:
+    inside = isolated / "results" / "mine"
+    with pytest.raises(CompareError, match="inside the published results folder"):
+        check(Request(server="my-server", out=inside))
+    assert not inside.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        ("python -m my_server --stdio", "my_server"),
+        ("npx -y @acme/mcp-server", "mcp-server"),
+        ("/opt/bin/my-client {server}", "my-client"),
+    ],
+)
+def test_a_default_name_comes_from_the_command(command: str, name: str) -> None:
+    assert _default_name(command) == name
