@@ -54,19 +54,28 @@ def _sentence(quote: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
-def _finding(row_id: str, f: dict[str, Any]) -> str:
-    word = "fail" if f["verdict"] == "fail" else "non-strict"
+def _behaviour(group: dict[str, Any]) -> str:
+    """One finding: the rows it is, the sentence of the newest revision (every revision's
+    cite listed), what was seen, and each exchange that shows it."""
+    word = "fail" if group["verdict"] == "fail" else "non-strict"
+    rows = ", ".join(group["rows"]) or "no row"
+    last = group["sentences"][-1:]
     quotes = "".join(
-        f"<blockquote>{_sentence(s['quote'])}<br><span class='muted'>{escape(s['cite'])}</span>"
-        "</blockquote>"
-        for s in f["sentences"]
+        f"<blockquote>{_sentence(s['quote'])}<br><span class='muted'>"
+        + escape(", ".join(x["cite"] for x in group["sentences"]))
+        + "</span></blockquote>"
+        for s in last
+    )
+    links = ", ".join(
+        f"<a href='#cell-{escape(e['cell'])}'>"
+        f"{escape(e['scenario'])} at {escape(e['revision'])}</a>"
+        for e in group["exchanges"]
     )
     return (
-        f"<li><span class='mc-b mc-verdict-{word}'>{word}</span> {escape(row_id)}: "
-        f"{escape(f['title'])} ({escape(f['scenario'])} at {escape(f['revision'])})"
-        f"{quotes}<div>observed: {escape(f['observed'])}</div>"
-        f"<div class='muted'>{escape(f['reason'])} · <a href='#cell-{escape(f['cell'])}'>"
-        "the cell</a></div></li>"
+        f"<li><span class='mc-b mc-verdict-{word}'>{word}</span> {escape(rows)}: "
+        f"{escape(group['title'])} <span class='muted'>({escape(group['check'])})</span>"
+        f"{quotes}<div>observed: {escape(group['observed'])}</div>"
+        f"<details><summary>{len(group['exchanges'])} exchange(s)</summary>{links}</details></li>"
     )
 
 
@@ -125,7 +134,6 @@ def html(report: dict[str, Any], results: Path, cells: list[dict[str, Any]]) -> 
     body = []
     for area in report["areas"]:
         rows = []
-        findings = []
         for row in area["rows"]:
             beside = "".join(
                 "<td>"
@@ -142,18 +150,19 @@ def html(report: dict[str, Any], results: Path, cells: list[dict[str, Any]]) -> 
                 f"<tr><td>{escape(row['id'])}</td><td>{escape(row['difference'])}</td>"
                 f"<td>{_state(row['state'], row['label'])}{why}</td>{beside}</tr>"
             )
-            findings += [_finding(row["id"], f) for f in row["findings"]]
         words = {"n/a": "the other side's"}
         tally = ", ".join(f"{n} {words.get(k, k)}" for k, n in area["tally"].items() if n) + " rows"
         body.append(
             f"<h2>{escape(area['title'])}</h2><p class='muted'>{escape(tally)}</p>"
             f"<table><thead><tr><th>row</th><th>what differs</th><th>{escape(program['name'])}"
             f"</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            + (f"<ul>{''.join(findings)}</ul>" if findings else "")
         )
-    if report["other_findings"]:
-        items = "".join(_finding("no row", f) for f in report["other_findings"])
-        body.append(f"<h2>Failing checks no row reads</h2><ul>{items}</ul>")
+    found = "".join(_behaviour(g) for g in report["findings"])
+    findings = (
+        f"<h2>Findings, one per behaviour</h2><ul>{found}</ul>"
+        if found
+        else "<h2>Findings</h2><p>No check failed.</p>"
+    )
     notes = "".join(f"<p class='muted'>{escape(m)}</p>" for m in report["beside"]["missing"])
     errors = "".join(f"<li>{escape(e)}</li>" for e in report["cells"]["errors"])
     why = f": {escape('; '.join(result['why']))}" if result["why"] else ""
@@ -176,7 +185,7 @@ def html(report: dict[str, Any], results: Path, cells: list[dict[str, Any]]) -> 
         "from this program's exchanges by the same rules as the published matrix, whose "
         "columns stand beside it. A fail breaks a MUST, a non-strict a SHOULD, each quoted "
         "below it.</p>"
-        f"{notes}{''.join(body)}"
+        f"{notes}{findings}{''.join(body)}"
         + (f"<h2>Exchanges that ended in a harness error</h2><ul>{errors}</ul>" if errors else "")
         + f"<h2>Every exchange</h2>{_cells(results, cells)}</body></html>\n"
     )

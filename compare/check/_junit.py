@@ -51,14 +51,15 @@ def junit(report: dict[str, Any]) -> bytes:
         suite.set("failures", str(failures))
         suite.set("errors", str(errors))
         suite.set("skipped", str(skipped))
-    stray = [f for f in report["other_findings"] if f["verdict"] in counted]
+    stray = [g for g in report["findings"] if not g["rows"] and g["verdict"] in counted]
     if stray:
         suite = ET.SubElement(suites, "testsuite", name="checks no row reads")
-        for f in stray:
-            case = ET.SubElement(
-                suite, "testcase", classname="other", name=f"{f['scenario']} {f['check']}"
-            )
-            ET.SubElement(case, "failure", message=_message(f), type=f["verdict"])
+        for group in stray:
+            case = ET.SubElement(suite, "testcase", classname="other", name=group["title"])
+            first = group["exchanges"][0] | {"title": group["title"], "reason": group["observed"]}
+            first["sentences"] = group["sentences"][-1:]
+            node = ET.SubElement(case, "failure", message=_message(first), type=group["verdict"])
+            node.text = "\n".join(f"{e['scenario']} at {e['revision']}" for e in group["exchanges"])
         suite.set("tests", str(len(stray)))
         suite.set("failures", str(len(stray)))
     ET.indent(suites)

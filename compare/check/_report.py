@@ -78,6 +78,39 @@ def stray_findings(
     return out
 
 
+def grouped(
+    areas: list[dict[str, Any]], other: list[dict[str, Any]], read_by: dict[str, list[str]]
+) -> list[dict[str, Any]]:
+    """One finding per behaviour: every failing exchange of one check with one grade is one
+    entry, with the rows that describe it, its sentences and every exchange that shows it
+    (the same banner on stdout breaks the stdio rule in each of a server's exchanges)."""
+    seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for f in [f for a in areas for r in a["rows"] for f in r["findings"]] + other:
+        seen.setdefault((f["scenario"], f["revision"], f["check"]), f)
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    order = {v: i for i, v in enumerate(FINDINGS)}
+    for f in sorted(seen.values(), key=lambda f: (f["revision"], f["scenario"])):
+        group = groups.setdefault(
+            (f["check"], f["verdict"]),
+            {
+                "check": f["check"],
+                "verdict": f["verdict"],
+                "title": f["title"],
+                "rows": read_by.get(f["check"], []),
+                "sentences": [],
+                "observed": f["observed"],
+                "exchanges": [],
+            },
+        )
+        for sentence in f["sentences"]:
+            if sentence not in group["sentences"]:
+                group["sentences"].append(sentence)
+        group["exchanges"].append(
+            {"scenario": f["scenario"], "revision": f["revision"], "cell": f["cell"]}
+        )
+    return sorted(groups.values(), key=lambda g: (order[g["verdict"]], g["rows"], g["check"]))
+
+
 def tally(area: dict[str, Any], not_applicable: int) -> dict[str, int]:
     counts: Counter[str] = Counter(TALLY.get(row["state"], "not tested") for row in area["rows"])
     counts["n/a"] = not_applicable
@@ -89,10 +122,12 @@ def gate(report: dict[str, Any], threshold: str) -> dict[str, Any]:
     why: list[str] = []
     if threshold != "never":
         counted = ("fail",) if threshold == "fail" else FINDINGS
-        findings = [f for a in report["areas"] for r in a["rows"] for f in r["findings"]]
-        findings += report["other_findings"]
-        by: Counter[str] = Counter(f["verdict"] for f in findings if f["verdict"] in counted)
-        why += [f"{n} {verdict} check(s)" for verdict, n in sorted(by.items())]
+        for verdict in counted:
+            found = [g for g in report["findings"] if g["verdict"] == verdict]
+            if found:
+                names = ", ".join(", ".join(g["rows"]) or g["check"] for g in found)
+                word = "broken MUST" if verdict == "fail" else "SHOULD met only non-strictly"
+                why.append(f"{len(found)} {word}{'s' if len(found) > 1 else ''} ({names})")
         if report["cells"]["errors"]:
             why.append(f"{len(report['cells']['errors'])} cell(s) ended in a harness error")
     return {"threshold": threshold, "outcome": "fail" if why else "pass", "why": why}
@@ -112,6 +147,7 @@ def build(
     program: Program,
     areas: list[dict[str, Any]],
     other: list[dict[str, Any]],
+    read_by: dict[str, list[str]],
     verdicts: list[dict[str, Any]],
     errors: list[str],
     beside: dict[str, Any],
@@ -150,6 +186,7 @@ def build(
         },
         "areas": areas,
         "other_findings": other,
+        "findings": grouped(areas, other, read_by),
         "beside": {k: beside[k] for k in ("source", "columns", "missing")},
     }
     report["result"] = gate(report, threshold)

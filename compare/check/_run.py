@@ -23,7 +23,7 @@ from compare._yaml import load_yaml
 from compare.check import _html, _junit, _terminal
 from compare.check._beside import default_beside, published
 from compare.check._report import THRESHOLDS, build, stray_findings, validate
-from compare.check._rows import Program, checked_areas, row_scenario
+from compare.check._rows import Program, checked_areas, readers, row_scenario
 from compare.pin import release_order
 from compare.rows._cells import Cells
 from compare.rows._load import area_files
@@ -210,6 +210,7 @@ def check(request: Request) -> tuple[int, str, dict[str, Any]]:
         program=program,
         areas=areas,
         other=stray_findings(program, cells, results, areas),
+        read_by=readers(chosen.sides, program.side),
         verdicts=verdicts,
         errors=errors(verdicts),
         beside=published(build_dir() / "rows.json", wanted),

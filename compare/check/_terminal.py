@@ -8,13 +8,29 @@ from typing import Any
 from compare.check._report import TALLY_COLUMNS
 
 
-def _quote(finding: dict[str, Any]) -> str:
-    sentences = finding["sentences"]
-    if not sentences:
-        return str(finding["reason"])
-    first = sentences[0]
-    plain = first["quote"].replace("**", "")
-    return f"“{plain}” ({first['cite']})"
+def _quote(group: dict[str, Any]) -> str:
+    """The newest revision's sentence (the exchanges are in revision order), as plain text."""
+    if not group["sentences"]:
+        return str(group["observed"])
+    last = group["sentences"][-1]
+    plain = last["quote"].replace("**", "")
+    return f"“{plain}” ({last['cite']})"
+
+
+def _where(group: dict[str, Any]) -> str:
+    exchanges = group["exchanges"]
+    scenarios = list(dict.fromkeys(e["scenario"] for e in exchanges))
+    revisions = list(dict.fromkeys(e["revision"] for e in exchanges))
+    shown = ", ".join(scenarios[:3]) + (
+        f" and {len(scenarios) - 3} more" if len(scenarios) > 3 else ""
+    )
+    at = (
+        revisions[0]
+        if len(revisions) == 1
+        else f"{len(revisions)} revisions, {revisions[0]} to {revisions[-1]}"
+    )
+    count = f"{len(exchanges)} exchange{'s' if len(exchanges) > 1 else ''}"
+    return f"in {count} ({shown}) at {at}"
 
 
 def summary(report: dict[str, Any], files: dict[str, str]) -> str:
@@ -31,17 +47,16 @@ def summary(report: dict[str, Any], files: dict[str, str]) -> str:
     for area in report["areas"]:
         tally = "  ".join(f"{area['tally'][c]:>10}" for c in TALLY_COLUMNS)
         lines.append(f"{area['title']:<{width}}  {tally}")
-    findings = [
-        (row["id"], f) for area in report["areas"] for row in area["rows"] for f in row["findings"]
-    ] + [("(no row)", f) for f in report["other_findings"]]
-    if findings:
-        lines += ["", "findings:"]
-        for row_id, f in findings:
-            word = "FAIL" if f["verdict"] == "fail" else "NON-STRICT"
-            lines.append(f"  {word} {row_id} {f['scenario']} at {f['revision']}: {f['title']}")
-            lines.append(f"      {_quote(f)}")
-            if f["observed"]:
-                lines.append(f"      observed: {f['observed'][:200]}")
+    if report["findings"]:
+        lines += ["", "findings (one per behaviour):"]
+        for group in report["findings"]:
+            word = "FAIL" if group["verdict"] == "fail" else "NON-STRICT"
+            rows = ", ".join(group["rows"]) or "no row"
+            lines.append(f"  {word} {rows} ({group['check']}): {group['title']}")
+            lines.append(f"      {_quote(group)}")
+            if group["observed"]:
+                lines.append(f"      observed: {group['observed'][:200]}")
+            lines.append(f"      {_where(group)}")
     for why in report["cells"]["errors"]:
         lines.append(f"  ERROR {why}")
     for why in report["beside"]["missing"]:

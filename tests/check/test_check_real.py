@@ -42,7 +42,7 @@ def test_a_real_server_passes_and_a_broken_one_fails_with_its_sentence(isolated:
     broken = isolated / "broken"
     done = run_check("--server", f"{sys.executable} {BROKEN}", "--out", str(broken))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "FAIL LIFE-20 server-features at 2025-06-18" in done.stdout
+    assert "FAIL LIFE-20 (wire-json)" in done.stdout
     assert "MUST NOT write anything to its `stdout`" in done.stdout
     junit = ET.parse(broken / "junit.xml").getroot()
     assert sum(int(s.get("failures", "0")) for s in junit.iter("testsuite")) == 1

@@ -97,6 +97,7 @@ def report_of(played: dict[str, Any], threshold: str = "fail", **extra: Any) -> 
         program=SERVER,
         areas=played["areas"],
         other=other,
+        read_by={"wire-json": ["LIFE-20"]},
         verdicts=extra.pop("verdicts", [{"verdict": "fail"}]),
         errors=extra.pop("errors", []),
         beside=beside,
@@ -132,13 +133,17 @@ def test_a_failing_check_no_row_reads_is_still_reported(played: dict[str, Any]) 
     assert [f["check"] for f in report["other_findings"]] == ["made-up-check"]
 
 
+BROKE = "1 broken MUST (LIFE-20)"
+BENT = "1 SHOULD met only non-strictly (made-up-check)"
+
+
 @pytest.mark.parametrize(
     ("threshold", "errors", "outcome", "why"),
     [
-        ("fail", [], "fail", ["1 fail check(s)"]),
-        ("non-strict", [], "fail", ["1 fail check(s)", "1 non-strict check(s)"]),
+        ("fail", [], "fail", [BROKE]),
+        ("non-strict", [], "fail", [BROKE, BENT]),
         ("never", ["x: harness error"], "pass", []),
-        ("fail", ["x: error"], "fail", ["1 fail check(s)", "1 cell(s) ended in a harness error"]),
+        ("fail", ["x: error"], "fail", [BROKE, "1 cell(s) ended in a harness error"]),
     ],
 )
 def test_the_gate_at_each_threshold(
@@ -146,6 +151,32 @@ def test_the_gate_at_each_threshold(
 ) -> None:
     report = report_of(played, threshold, errors=errors)
     assert report["result"] == {"threshold": threshold, "outcome": outcome, "why": why}
+
+
+def test_one_behaviour_seen_in_many_exchanges_is_one_finding(tmp_path: Path) -> None:
+    """The same stdout banner breaks the stdio rule in every exchange of a server: one
+    finding, with every exchange behind it and the rows that describe it."""
+    results = tmp_path / "results"
+    for scenario in ("server-features", "server-asks"):
+        for revision in ("2025-06-18", "2025-11-25"):
+            write_cell(results, scenario, revision, [a_check("wire-json", "fail")], "fail")
+    scenarios = load_scenarios()
+    cells = read_cells(results)
+    areas = checked_areas(
+        SERVER, cells, results, {s.id: s.side for s in scenarios}, {},
+        {"server-features", "server-asks"},
+    )  # fmt: skip
+    report = report_of({"results": results, "cells": cells, "areas": areas})
+    (group,) = report["findings"]
+    assert group["rows"] == ["LIFE-20"] and group["check"] == "wire-json"
+    assert sorted((e["scenario"], e["revision"]) for e in group["exchanges"]) == [
+        ("server-asks", "2025-06-18"), ("server-asks", "2025-11-25"),
+        ("server-features", "2025-06-18"), ("server-features", "2025-11-25"),
+    ]  # fmt: skip
+    assert report["result"]["why"] == [BROKE]
+    text = _terminal.summary(report, {})
+    assert text.count("FAIL LIFE-20 (wire-json)") == 1
+    assert "in 4 exchanges (server-asks, server-features) at 2 revisions" in text
 
 
 def test_only_non_strict_fails_only_the_non_strict_threshold(tmp_path: Path) -> None:
@@ -184,6 +215,8 @@ def test_junit_counts_failures_and_skips_per_area(played: dict[str, Any]) -> Non
     assert node is not None and "MUST NOT" in node.get("message", "")
     # the non-strict check no row reads is a failure of its own suite at this threshold
     assert suites["checks no row reads"].get("failures") == "1"
+    (stray,) = suites["checks no row reads"].iter("testcase")
+    assert "Servers SHOULD do it." in stray.find("failure").get("message", "")  # type: ignore[union-attr]
     at_fail = ET.fromstring(_junit.junit(report_of(played, "fail")))
     assert "checks no row reads" not in {s.get("name") for s in at_fail.iter("testsuite")}
 
@@ -204,17 +237,17 @@ def test_html_escapes_what_the_program_wrote_and_shows_the_keyword(
     ]
     page = _html.html(report, played["results"], cells)
     assert "<script>" not in page
-    assert page.count("&lt;script&gt;") >= 3  # observed, transcript, stderr, reason
+    assert page.count("&lt;script&gt;") >= 4  # observed, transcript, stderr, reason
     assert "<strong>MUST NOT</strong>" in page and "**MUST" not in page
     assert "<code>stdout</code>" in page
 
 
 def test_terminal_summary_names_each_finding_with_its_sentence(played: dict[str, Any]) -> None:
     text = _terminal.summary(report_of(played), {"html": "r.html"})
-    assert "FAIL LIFE-20 server-features at 2025-06-18" in text
+    assert "FAIL LIFE-20 (wire-json): the check wire-json" in text
     assert "“The server MUST NOT write anything" in text
-    assert "NON-STRICT (no row) server-features" in text
-    assert text.rstrip().endswith("result: FAIL (--fail-on fail): 1 fail check(s)")
+    assert "NON-STRICT no row (made-up-check)" in text
+    assert text.rstrip().endswith(f"result: FAIL (--fail-on fail): {BROKE}")
 
 
 def test_beside_reads_the_published_rows_and_says_what_is_missing(tmp_path: Path) -> None:
