@@ -17,8 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from compare import __version__
-from compare._paths import relative_posix
-from compare.check._rows import FINDINGS, Program
+from compare.check._rows import FINDINGS, Program, finding
 from compare.rows._cells import Cells
 
 SCHEMA = Path(__file__).resolve().parent / "check-report.schema.json"
@@ -49,33 +48,13 @@ def stray_findings(
         for row in area["rows"]
         for f in row["findings"]
     }
-    out = []
-    for cell in cells.of(program.target):
-        if cell.version != program.version:
-            continue
-        for name, check in sorted(cell.checks.items()):
-            if (
-                check.get("verdict") not in FINDINGS
-                or (cell.scenario, cell.revision, name) in shown
-            ):
-                continue
-            refs = [r for r in check.get("refs") or [] if isinstance(r, dict) and r.get("quote")]
-            out.append(
-                {
-                    "scenario": cell.scenario,
-                    "revision": cell.revision,
-                    "check": name,
-                    "verdict": check["verdict"],
-                    "title": str(check.get("title") or name),
-                    "observed": str(check.get("observed") or ""),
-                    "reason": str(check.get("reason") or ""),
-                    "sentences": [
-                        {"cite": str(r.get("cite")), "quote": str(r.get("quote"))} for r in refs
-                    ],
-                    "cell": relative_posix(cell.path, root),
-                }
-            )
-    return out
+    return [
+        finding(cell, name, check, root)
+        for cell in cells.of(program.target)
+        if cell.version == program.version
+        for name, check in sorted(cell.checks.items())
+        if check.get("verdict") in FINDINGS and (cell.scenario, cell.revision, name) not in shown
+    ]
 
 
 def grouped(

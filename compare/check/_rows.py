@@ -15,7 +15,7 @@ from typing import Any
 
 from compare._paths import relative_posix
 from compare._yaml import load_yaml
-from compare.rows._cells import Cells
+from compare.rows._cells import Cell, Cells
 from compare.rows._compute import _target_status
 from compare.rows._derive import derived_column
 from compare.rows._load import area_files, query_checks
@@ -47,6 +47,22 @@ def row_scenario(row: dict[str, Any]) -> str | None:
     return None
 
 
+def finding(cell: Cell, name: str, check: dict[str, Any], root: Path) -> dict[str, Any]:
+    """One failing check of one exchange, with the sentences it cites (quoted whole)."""
+    refs = [r for r in check.get("refs") or [] if isinstance(r, dict) and r.get("quote")]
+    return {
+        "scenario": cell.scenario,
+        "revision": cell.revision,
+        "check": name,
+        "verdict": check["verdict"],
+        "title": str(check.get("title") or name),
+        "observed": str(check.get("observed") or ""),
+        "reason": str(check.get("reason") or ""),
+        "sentences": [{"cite": str(r.get("cite")), "quote": str(r.get("quote"))} for r in refs],
+        "cell": relative_posix(cell.path, root),
+    }
+
+
 def _findings(
     row: dict[str, Any], program: Program, cells: Cells, root: Path
 ) -> list[dict[str, Any]]:
@@ -55,27 +71,12 @@ def _findings(
     if not query:
         return []
     names = set(query_checks(query))
-    out = []
-    for cell in cells.of(program.target, program.version, str(query["scenario"])):
-        for name, check in sorted(cell.checks.items()):
-            if name not in names or check.get("verdict") not in FINDINGS:
-                continue
-            refs = [r for r in check.get("refs") or [] if isinstance(r, dict) and r.get("quote")]
-            out.append(
-                {
-                    "scenario": cell.scenario,
-                    "revision": cell.revision,
-                    "check": name,
-                    "verdict": check["verdict"],
-                    "title": str(check.get("title") or name),
-                    "observed": str(check.get("observed") or ""),
-                    "reason": str(check.get("reason") or ""),
-                    "sentences": [
-                        {"cite": str(r.get("cite")), "quote": str(r.get("quote"))} for r in refs
-                    ],
-                    "cell": relative_posix(cell.path, root),
-                }
-            )
+    out = [
+        finding(cell, name, check, root)
+        for cell in cells.of(program.target, program.version, str(query["scenario"]))
+        for name, check in sorted(cell.checks.items())
+        if name in names and check.get("verdict") in FINDINGS
+    ]
     order = {v: i for i, v in enumerate(FINDINGS)}
     return sorted(out, key=lambda f: (order[f["verdict"]], f["revision"], f["check"]))
 
