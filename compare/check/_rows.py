@@ -9,12 +9,15 @@ each row are listed with the sentence that grades them, quoted whole from the ce
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from compare._paths import relative_posix
 from compare._yaml import load_yaml
+from compare.judge._grounds import NEEDS, grounds
+from compare.pin import release_order
 from compare.rows._cells import Cell, Cells
 from compare.rows._compute import _target_status
 from compare.rows._derive import derived_column
@@ -47,9 +50,33 @@ def row_scenario(row: dict[str, Any]) -> str | None:
     return None
 
 
-def finding(cell: Cell, name: str, check: dict[str, Any], root: Path) -> dict[str, Any]:
-    """One failing check of one exchange, with the sentences it cites (quoted whole)."""
+def _in_force(ref: dict[str, Any], revision: str) -> bool:
+    """Whether a ref's sentence is the text of ``revision`` (its ``from`` … ``until``)."""
+    start, until = ref.get("from"), ref.get("until")
+    at = release_order(revision)
+    return (not start or release_order(str(start)) <= at) and (
+        not until or at < release_order(str(until))
+    )
+
+
+def grounding(check: dict[str, Any], revision: str) -> list[dict[str, Any]]:
+    """The sentences a failing check's grade rests on at ``revision``: the refs in force then
+    that speak for its outcome and hold the keyword of its grade (a MUST for a fail, a SHOULD
+    for a non-strict), as the judge requires of every grade; all quoted refs if none do."""
     refs = [r for r in check.get("refs") or [] if isinstance(r, dict) and r.get("quote")]
+    pattern = NEEDS[str(check["verdict"])][0]
+    outcome = str(check.get("outcome") or "")
+    chosen = [
+        r for r in refs
+        if _in_force(r, revision) and grounds(r, outcome)
+        and pattern.search(re.sub(r"[*_`]", "", str(r["quote"])))
+    ]  # fmt: skip
+    return chosen or refs
+
+
+def finding(cell: Cell, name: str, check: dict[str, Any], root: Path) -> dict[str, Any]:
+    """One failing check of one exchange, with the sentences its grade rests on."""
+    refs = grounding(check, cell.revision)
     return {
         "scenario": cell.scenario,
         "revision": cell.revision,

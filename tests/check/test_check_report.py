@@ -310,3 +310,19 @@ def test_a_check_never_writes_into_the_published_results(isolated: Path) -> None
 )
 def test_a_default_name_comes_from_the_command(command: str, name: str) -> None:
     assert _default_name(command) == name
+
+
+def test_a_finding_quotes_the_sentence_its_grade_rests_on_at_its_revision() -> None:
+    """A check's refs hold every revision's text and the sentences of its other outcomes: a
+    non-strict finding at 2025-11-25 shows the SHOULD in force then, not the MUST beside it
+    nor the SHOULD an earlier page said."""
+    from compare.check._rows import grounding
+
+    old = {"cite": "a.mdx:1", "quote": "Servers **SHOULD** do it.", "until": "2025-06-18"}
+    new = {"cite": "b.mdx:2", "quote": "Servers **SHOULD** do it now.", "from": "2025-06-18"}
+    must = {"cite": "c.mdx:3", "quote": "Messages **MUST** be JSON."}
+    other = {"cite": "d.mdx:4", "quote": "Servers **SHOULD** do else.", "supports": ["else"]}
+    check = {"verdict": "non-strict", "outcome": "it", "refs": [old, new, must, other]}
+    assert grounding(check, "2025-11-25") == [new]
+    assert grounding(check, "2025-03-26") == [old]
+    assert grounding(check | {"verdict": "fail"}, "2025-11-25") == [must]
