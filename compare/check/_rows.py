@@ -51,11 +51,12 @@ def row_scenario(row: dict[str, Any]) -> str | None:
 
 
 def _in_force(ref: dict[str, Any], revision: str) -> bool:
-    """Whether a ref's sentence is the text of ``revision`` (its ``from`` … ``until``)."""
+    """Whether a ref's sentence is the text of ``revision`` (``from`` … ``until``, both
+    revisions included, as the judge writes them)."""
     start, until = ref.get("from"), ref.get("until")
     at = release_order(revision)
     return (not start or release_order(str(start)) <= at) and (
-        not until or at < release_order(str(until))
+        not until or at <= release_order(str(until))
     )
 
 

@@ -318,11 +318,12 @@ def test_a_finding_quotes_the_sentence_its_grade_rests_on_at_its_revision() -> N
     nor the SHOULD an earlier page said."""
     from compare.check._rows import grounding
 
-    old = {"cite": "a.mdx:1", "quote": "Servers **SHOULD** do it.", "until": "2025-06-18"}
+    old = {"cite": "a.mdx:1", "quote": "Servers **SHOULD** do it.", "until": "2025-03-26"}
     new = {"cite": "b.mdx:2", "quote": "Servers **SHOULD** do it now.", "from": "2025-06-18"}
     must = {"cite": "c.mdx:3", "quote": "Messages **MUST** be JSON."}
     other = {"cite": "d.mdx:4", "quote": "Servers **SHOULD** do else.", "supports": ["else"]}
     check = {"verdict": "non-strict", "outcome": "it", "refs": [old, new, must, other]}
     assert grounding(check, "2025-11-25") == [new]
-    assert grounding(check, "2025-03-26") == [old]
+    assert grounding(check, "2025-03-26") == [old]  # until: the last revision it is in
+    assert grounding(check, "2025-06-18") == [new]
     assert grounding(check | {"verdict": "fail"}, "2025-11-25") == [must]
