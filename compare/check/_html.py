@@ -32,6 +32,7 @@ table { border-collapse: collapse; width: 100%; margin: .5rem 0; }
 th, td { border-bottom: 1px solid var(--mc-line); padding: .25em .5em; text-align: left;
   vertical-align: top; }
 thead th { background: var(--mc-head); position: sticky; top: 0; }
+td:first-child { white-space: nowrap; } .wide { overflow-x: auto; }
 .result-pass { color: var(--mc-good); } .result-fail { color: var(--mc-bad); }
 blockquote { margin: .3em 0 .3em 1em; padding-left: .6em; border-left: 3px solid var(--mc-line); }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; background: var(--mc-head);
@@ -41,8 +42,18 @@ details { margin: .2em 0; } summary { cursor: pointer; }
 """
 
 
+#: Shorter words than the labels where a table has many columns (the legend's meaning is
+#: the same; the full label is the cell's title).
+SHORT = {"observed": "observed", "not-exercised": "not exercised", "not-run": "not run"}
+
+
 def _state(state: str, label: str) -> str:
     symbol = STATE_SYMBOLS.get(state, "?")
+    if state in SHORT and label.startswith(SHORT[state]):
+        return (
+            f'<span class="mc-b mc-status-{escape(state)}" title="{escape(label)}">'
+            f"{symbol} {escape(SHORT[state])}</span>"
+        )
     return f'<span class="mc-b mc-status-{escape(state)}">{symbol} {escape(label)}</span>'
 
 
@@ -154,8 +165,9 @@ def html(report: dict[str, Any], results: Path, cells: list[dict[str, Any]]) -> 
         tally = ", ".join(f"{n} {words.get(k, k)}" for k, n in area["tally"].items() if n) + " rows"
         body.append(
             f"<h2>{escape(area['title'])}</h2><p class='muted'>{escape(tally)}</p>"
-            f"<table><thead><tr><th>row</th><th>what differs</th><th>{escape(program['name'])}"
-            f"</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            "<div class='wide'><table><thead><tr><th>row</th><th>what differs</th>"
+            f"<th>{escape(program['name'])}"
+            f"</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
     found = "".join(_behaviour(g) for g in report["findings"])
     findings = (

@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 
 from compare import __version__
 from compare.check._rows import FINDINGS, Program, finding
+from compare.pin import release_order
 from compare.rows._cells import Cells
 
 SCHEMA = Path(__file__).resolve().parent / "check-report.schema.json"
@@ -57,25 +58,41 @@ def stray_findings(
     ]
 
 
+def _rows_of(finding: dict[str, Any], read_by: dict[tuple[str, str], list[str]]) -> tuple[str, ...]:
+    """The rows a failing exchange is evidence for: those reading its check in its scenario;
+    for a rule every exchange is held to (a line on stdout that is not JSON), the rows
+    reading that check in any scenario."""
+    exact = read_by.get((finding["scenario"], finding["check"]))
+    if exact:
+        return tuple(exact)
+    anywhere = {
+        r for (_, check), rows in read_by.items() if check == finding["check"] for r in rows
+    }
+    return tuple(sorted(anywhere))
+
+
 def grouped(
-    areas: list[dict[str, Any]], other: list[dict[str, Any]], read_by: dict[str, list[str]]
+    areas: list[dict[str, Any]],
+    other: list[dict[str, Any]],
+    read_by: dict[tuple[str, str], list[str]],
 ) -> list[dict[str, Any]]:
-    """One finding per behaviour: every failing exchange of one check with one grade is one
-    entry, with the rows that describe it, its sentences and every exchange that shows it
-    (the same banner on stdout breaks the stdio rule in each of a server's exchanges)."""
+    """One finding per behaviour: the failing exchanges of one check, with one grade, that are
+    evidence for the same rows, with those rows, their sentences and every exchange (the same
+    banner on stdout breaks the stdio rule in each of a server's exchanges)."""
     seen: dict[tuple[str, str, str], dict[str, Any]] = {}
     for f in [f for a in areas for r in a["rows"] for f in r["findings"]] + other:
         seen.setdefault((f["scenario"], f["revision"], f["check"]), f)
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    groups: dict[tuple[str, str, tuple[str, ...]], dict[str, Any]] = {}
     order = {v: i for i, v in enumerate(FINDINGS)}
-    for f in sorted(seen.values(), key=lambda f: (f["revision"], f["scenario"])):
+    for f in sorted(seen.values(), key=lambda f: (release_order(f["revision"]), f["scenario"])):
+        rows = _rows_of(f, read_by)
         group = groups.setdefault(
-            (f["check"], f["verdict"]),
+            (f["check"], f["verdict"], rows),
             {
                 "check": f["check"],
                 "verdict": f["verdict"],
                 "title": f["title"],
-                "rows": read_by.get(f["check"], []),
+                "rows": list(rows),
                 "sentences": [],
                 "observed": f["observed"],
                 "exchanges": [],
@@ -126,7 +143,7 @@ def build(
     program: Program,
     areas: list[dict[str, Any]],
     other: list[dict[str, Any]],
-    read_by: dict[str, list[str]],
+    read_by: dict[tuple[str, str], list[str]],
     verdicts: list[dict[str, Any]],
     errors: list[str],
     beside: dict[str, Any],

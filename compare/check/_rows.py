@@ -173,14 +173,13 @@ def checked_areas(
 
 def readers(
     sides: dict[str, str], side: str, directory: Path | None = None
-) -> dict[str, list[str]]:
-    """check id → the rows of ``side`` whose state reads that check (in any scenario): a
-    check that fails in many exchanges is the one behaviour those rows describe."""
-    out: dict[str, list[str]] = {}
+) -> dict[tuple[str, str], list[str]]:
+    """(scenario, check id) → the rows of ``side`` whose state reads that check there."""
+    out: dict[tuple[str, str], list[str]] = {}
     for path in area_files(directory):
         for row in load_yaml(path).get("rows") or []:
             query = (row.get("status") or {}).get("query")
             if query and sides.get(str(query["scenario"])) == side:
                 for name in query_checks(query):
-                    out.setdefault(name, []).append(str(row["id"]))
+                    out.setdefault((str(query["scenario"]), name), []).append(str(row["id"]))
     return out

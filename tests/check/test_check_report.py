@@ -97,7 +97,11 @@ def report_of(played: dict[str, Any], threshold: str = "fail", **extra: Any) -> 
         program=SERVER,
         areas=played["areas"],
         other=other,
-        read_by={"wire-json": ["LIFE-20"]},
+        read_by={
+            ("server-features", "wire-json"): ["LIFE-20"],
+            ("x", "dup"): ["X-1"],
+            ("y", "dup"): ["Y-1"],
+        },
         verdicts=extra.pop("verdicts", [{"verdict": "fail"}]),
         errors=extra.pop("errors", []),
         beside=beside,
@@ -327,3 +331,16 @@ def test_a_finding_quotes_the_sentence_its_grade_rests_on_at_its_revision() -> N
     assert grounding(check, "2025-03-26") == [old]  # until: the last revision it is in
     assert grounding(check, "2025-06-18") == [new]
     assert grounding(check | {"verdict": "fail"}, "2025-11-25") == [must]
+
+
+def test_one_check_id_in_two_scenarios_read_by_two_rows_is_two_findings(tmp_path: Path) -> None:
+    """A check id is the scenario's word: the same id in two scenarios read by two rows is
+    two behaviours (a completion's unknown prompt is not prompts/get's)."""
+    results = tmp_path / "results"
+    for scenario in ("x", "y"):
+        write_cell(results, scenario, "2025-06-18", [a_check("dup", "fail")], "fail")
+    cells = read_cells(results)
+    report = report_of({"results": results, "cells": cells, "areas": []})
+    assert [(g["rows"], len(g["exchanges"])) for g in report["findings"]] == [
+        (["X-1"], 1), (["Y-1"], 1)
+    ]  # fmt: skip
