@@ -9,14 +9,13 @@ each row are listed with the sentence that grades them, quoted whole from the ce
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from compare._paths import relative_posix
 from compare._yaml import load_yaml
-from compare.judge._grounds import NEEDS, grounds
+from compare.judge._grounds import NEEDS, _plain, grounds
 from compare.pin import release_order
 from compare.rows._cells import Cell, Cells
 from compare.rows._compute import _target_status
@@ -70,7 +69,7 @@ def grounding(check: dict[str, Any], revision: str) -> list[dict[str, Any]]:
     chosen = [
         r for r in refs
         if _in_force(r, revision) and grounds(r, outcome)
-        and pattern.search(re.sub(r"[*_`]", "", str(r["quote"])))
+        and pattern.search(_plain(str(r["quote"])))
     ]  # fmt: skip
     return chosen or refs
 

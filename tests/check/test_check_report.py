@@ -69,11 +69,11 @@ def a_check(ident: str, verdict: str, quote: str = MUST) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def played(tmp_path: Path) -> dict[str, Any]:
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """server-features at one revision: wire-json (row LIFE-20) fails, wire-valid passes,
-    and a check no row reads is non-strict."""
-    results = tmp_path / "results"
+    and a check no row reads is non-strict (read once: no test changes it)."""
+    results = tmp_path_factory.mktemp("played") / "results"
     checks = [a_check("wire-json", "fail"), a_check("wire-valid", "pass")]
     checks.append(a_check("made-up-check", "non-strict", "Servers **SHOULD** do it."))
     write_cell(results, "server-features", "2025-06-18", checks, "fail")
