@@ -65,6 +65,19 @@ def _sentence(quote: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
+def _cited(cite: str) -> str:
+    """A spec citation (``path:line`` or ``path:start-end``) as a link to those lines at the
+    pinned commit, so a reader opens the sentence in its page; plain text if it is not one."""
+    from compare.pin import upstream_link
+
+    path, _, lines = cite.rpartition(":")
+    first, _, last = lines.partition("-")
+    if not path or not first.isdigit() or (last and not last.isdigit()):
+        return escape(cite)
+    link = upstream_link(path, int(first), int(last) if last else None)
+    return f"<a href='{escape(link)}'>{escape(cite)}</a>"
+
+
 def _behaviour(group: dict[str, Any]) -> str:
     """One finding: the rows it is, the sentence of the newest revision (every revision's
     cite listed), what was seen, and each exchange that shows it."""
@@ -73,7 +86,7 @@ def _behaviour(group: dict[str, Any]) -> str:
     last = group["sentences"][-1:]
     quotes = "".join(
         f"<blockquote>{_sentence(s['quote'])}<br><span class='muted'>"
-        + escape(", ".join(x["cite"] for x in group["sentences"]))
+        + ", ".join(_cited(x["cite"]) for x in group["sentences"])
         + "</span></blockquote>"
         for s in last
     )

@@ -244,6 +244,8 @@ def test_html_escapes_what_the_program_wrote_and_shows_the_keyword(
     assert page.count("&lt;script&gt;") >= 4  # observed, transcript, stderr, reason
     assert "<strong>MUST NOT</strong>" in page and "**MUST" not in page
     assert "<code>stdout</code>" in page
+    # each sentence opens at its lines of the pinned spec
+    assert "/docs/specification/2025-06-18/basic/transports.mdx#L31'>" in page
 
 
 def test_terminal_summary_names_each_finding_with_its_sentence(played: dict[str, Any]) -> None:
