@@ -34,6 +34,7 @@ th, td { border-bottom: 1px solid var(--mc-line); padding: .25em .5em; text-alig
 thead th { background: var(--mc-head); position: sticky; top: 0; }
 td:first-child { white-space: nowrap; } .wide { overflow-x: auto; }
 .result-pass { color: var(--mc-good); } .result-fail { color: var(--mc-bad); }
+.result-pass, .result-fail { font-weight: 700; } code, a { overflow-wrap: anywhere; }
 blockquote { margin: .3em 0 .3em 1em; padding-left: .6em; border-left: 3px solid var(--mc-line); }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; background: var(--mc-head);
   padding: .5em; }
@@ -199,7 +200,7 @@ def html(report: dict[str, Any], results: Path, cells: list[dict[str, Any]]) -> 
         f"<style>{css}{_BASE}</style></head><body>"
         f"<h1>{escape(program['name'])}: what the MCP specification asks of a "
         f"{escape(program['side'])}, checked</h1>"
-        f"<p class='mc-b result-{result['outcome']}'>{result['outcome'].upper()} at "
+        f"<p class='result-{result['outcome']}'>{result['outcome'].upper()} at "
         f"--fail-on {escape(result['threshold'])}{why}</p>"
         f"<p>Checked {escape(report['checked_at'])} with mcp-compare "
         f"{escape(report['tool_version'])},"
