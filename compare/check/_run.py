@@ -127,6 +127,7 @@ def plan(request: Request) -> Plan:
         raise CompareError(
             f"--fail-on {request.fail_on}: not a threshold", f"one of {', '.join(THRESHOLDS)}"
         )
+    _pinned()
     side = "server" if request.server is not None else "client"
     command = str(request.server if side == "server" else request.client)
     target = "server-command" if side == "server" else "command"
@@ -193,6 +194,15 @@ def _selected(chosen: Plan) -> Cells:
         ],
         broken=read.broken,
     )  # fmt: skip
+
+
+def _pinned() -> None:
+    """The pinned spec files in the cache, verified (fetched from ``MCP_COMPARE_SPEC``, the
+    upstream repository or ``../shared/mcp-spec`` when missing, as ``make compare`` does):
+    the judge reads its sentences there, and a user who only ran ``make venv`` has none."""
+    from compare.pin import load_pins, verify
+
+    verify(load_pins(), None, lambda message: print(message, file=sys.stderr))
 
 
 def check(request: Request) -> tuple[int, str, dict[str, Any]]:

@@ -6,6 +6,7 @@ revision each: the mechanism, not the matrix (the matrix plays every scenario)."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -21,10 +22,11 @@ BROKEN = Path(__file__).resolve().parent / "broken_server.py"
 SELECTION = ["--scenario", "server-features", "--revision", "2025-06-18", "--jobs", "1"]
 
 
-def run_check(*args: str) -> subprocess.CompletedProcess[str]:
+def run_check(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(MC), "check", *args, *SELECTION], capture_output=True, text=True, timeout=300
-    )
+        [str(MC), "check", *args, *SELECTION],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
 
 
 @pytest.mark.clients
@@ -39,11 +41,16 @@ def test_a_real_server_passes_and_a_broken_one_fails_with_its_sentence(isolated:
     ET.parse(real / "junit.xml")  # well-formed
     assert "<html" in (real / "report.html").read_text(encoding="utf-8")
 
+    # as on a machine where only `make venv` ran: no spec in the cache; the check fetches and
+    # verifies the pinned files itself (here from the offline copy beside the checkout)
     broken = isolated / "broken"
-    done = run_check("--server", f"{sys.executable} {BROKEN}", "--out", str(broken))
+    fresh = dict(os.environ, MCP_COMPARE_CACHE=str(isolated / "empty-cache"))
+    fresh["MCP_COMPARE_SPEC"] = str(PROJECT_ROOT.parent / "shared" / "mcp-spec")
+    done = run_check("--server", f"{sys.executable} {BROKEN}", "--out", str(broken), env=fresh)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAIL LIFE-20 (wire-json)" in done.stdout
     assert "MUST NOT write anything to its `stdout`" in done.stdout
+    assert list((isolated / "empty-cache" / "spec").glob("*/schema/*/schema.json"))
     junit = ET.parse(broken / "junit.xml").getroot()
     assert sum(int(s.get("failures", "0")) for s in junit.iter("testsuite")) == 1
     # the same cells, reported at another threshold: read again, not played again
