@@ -66,15 +66,15 @@ def _default_name(command: str) -> str:
 
 def _scenarios_of(areas: tuple[str, ...], directory: Path | None = None) -> list[str]:
     """Every scenario a row of these areas reads (a derived row: both it names)."""
-    known = {load_yaml(p).get("area") for p in area_files(directory)}
+    files = [load_yaml(path) for path in area_files(directory)]
+    known = {area.get("area") for area in files}
     unknown = sorted(set(areas) - known)
     if unknown:
         raise CompareError(
             f"unknown area: {', '.join(unknown)}", f"known areas: {', '.join(sorted(known))}"
         )
     out: set[str] = set()
-    for path in area_files(directory):
-        area = load_yaml(path)
+    for area in files:
         if area.get("area") not in areas:
             continue
         for row in area.get("rows") or []:
