@@ -32,6 +32,9 @@ HOST_PLAN = "host-plan.json"
 FEATURES = ("roots", "elicitation", "sampling")
 #: What every host does with its session unless a fragment says otherwise.
 DEFAULT_SESSION: dict[str, Any] = {"call_tools": True}
+#: The kinds of request a plan's ``session.requests`` can make, one key each (in the order
+#: of host-plan.schema.json's ``$defs.request``); a target may say it ``lacks`` any of them.
+REQUEST_KINDS = ("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
 #: Stand-ins used to check a fragment when its target is loaded (a real cell's folders are
 #: absolute paths too, so the same schema applies).
 _CHECK_WORKSPACE = Path("/cell/workspace")
@@ -127,6 +130,38 @@ def _own(own: dict[str, Any], shared: dict[str, dict[str, Any]], where: str) -> 
     return merged
 
 
+def request_kind(request: dict[str, Any]) -> str:
+    """The kind of one checked request (its one key of :data:`REQUEST_KINDS`)."""
+    return next(k for k in REQUEST_KINDS if k in request)
+
+
+def check_requests(requests: list[Any], source: Path, key: str = "host_session") -> None:
+    """A scenario's ``host_session``: each item a request of the host plan's schema, with
+    exactly one kind, and ``arguments`` only beside ``call`` (any JSON) or ``get_prompt``
+    (strings, as prompts/get takes them)."""
+    schema: dict[str, Any] = json.loads(HOST_PLAN_SCHEMA.read_text(encoding="utf-8"))
+    one = {**schema["$defs"]["request"], "$defs": schema["$defs"]}
+    for index, request in enumerate(requests):
+        where = f"{source}: key {key}.{index}"
+        check_schema_value(request, one, Path(where), HOST_PLAN_SCHEMA.name)
+        kinds = [k for k in REQUEST_KINDS if k in request]
+        if len(kinds) != 1:
+            raise CompareError(
+                f"{where}: {' and '.join(kinds) or 'no kind'}: a request makes exactly one of"
+                f" {', '.join(REQUEST_KINDS)}",
+                "write one request per item",
+            )
+        arguments = request.get("arguments")
+        if arguments is not None and kinds[0] not in ("call", "get_prompt"):
+            raise CompareError(f"{where}.arguments: only beside call or get_prompt", None)
+        if kinds[0] == "get_prompt" and not all(
+            isinstance(v, str) for v in (arguments or {}).values()
+        ):
+            raise CompareError(
+                f"{where}.arguments: a prompt's arguments are strings", "quote each value"
+            )
+
+
 def needs(fragment: dict[str, Any] | None) -> list[str]:
     """The client features a variant's plan declares (what a cell of it needs the SDK for)."""
     return [f for f in FEATURES if f in ((fragment or {}).get("features") or {})]
@@ -184,15 +219,47 @@ def _plan(fragment: dict[str, Any], workspace: Path, control: Path) -> dict[str,
 
 
 def write_host_plan(
-    variants: dict[str, dict[str, Any]], variant: str, folder: Path, workspace: Path, control: Path
+    variants: dict[str, dict[str, Any]],
+    variant: str,
+    folder: Path,
+    workspace: Path,
+    control: Path,
+    requests: list[dict[str, Any]] | None = None,
 ) -> Path | None:
     """Write the host plan of ``variant`` into ``folder`` (atomically) and return its path;
-    None for a target without variants, which takes no plan."""
+    None for a target without variants, which takes no plan.
+
+    A scenario's ``requests`` (its ``host_session``) replace calling every tool: the session
+    is then the scenario's script and nothing else, so what the record shows it caused."""
     if not variants:
         return None
+    plan = host_plan(variants[variant], workspace, control)
+    if requests:
+        plan["session"] = {**plan["session"], "call_tools": False, "requests": requests}
     path = folder / HOST_PLAN
-    _atomic.write_json(path, host_plan(variants[variant], workspace, control))
+    _atomic.write_json(path, plan)
     return path
+
+
+#: The host's session record in the control folder, and the name the cell keeps it under.
+SESSION_RECORD = "session.jsonl"
+HOST_SESSION = "host-session.jsonl"
+#: The most of a session record a cell keeps (a runaway host cannot fill the disk).
+MAX_RECORD_BYTES = 1 << 20
+
+
+def keep_record(control: Path, folder: Path) -> bool:
+    """Copy the host's session record (if it wrote one) into the cell as ``host-session.jsonl``,
+    cut at :data:`MAX_RECORD_BYTES` on a line boundary; whether there was one."""
+    try:
+        with (control / SESSION_RECORD).open("rb") as record:
+            data = record.read(MAX_RECORD_BYTES + 1)
+    except OSError:
+        return False
+    if len(data) > MAX_RECORD_BYTES:
+        data = data[: data.rfind(b"\n", 0, MAX_RECORD_BYTES) + 1]
+    _atomic.write_bytes(folder / HOST_SESSION, data)
+    return True
 
 
 #: The host contract's exit codes for a plan the host refused before starting the server.

@@ -73,6 +73,11 @@ def _check_one(
             f"{where}: {value!r} is not a JSON-RPC error code",
             "write the integer code, e.g. -32602",
         )
+    if spec.kind == "index" and not value.isdigit():
+        raise CompareError(
+            f"{where}: {value!r} is not an index",
+            "write the request's position in host_session, counted from 0",
+        )
     if spec.kind == "definition":
         missing = [r for r in revisions if value not in _definitions(r)]
         if missing:

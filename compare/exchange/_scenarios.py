@@ -22,6 +22,7 @@ from typing import Any
 
 from compare import _memo, _proofs
 from compare._errors import CompareError
+from compare.exchange._host_plan import check_requests
 from compare.exchange._operations import expand_probe
 from compare.exchange._params import check_params, step_requests
 from compare.exchange._yaml import check_schema, check_schema_value, load_yaml
@@ -136,6 +137,18 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             "the stand-in model asks a client for a tool call; a scenario that has it plays"
             " only where there is one",
         )
+    if ("session" in data.get("requires", [])) and "host_session" not in data:
+        raise CompareError(
+            f"{source}: key requires: session without a host_session to make",
+            "give the requests under host_session:, or drop session from requires",
+        )
+    if "host_session" in data and side != "client":
+        raise CompareError(
+            f"{source}: key host_session: only a client scenario's",
+            "a session script is made by a host of ours, which only client cells run",
+        )
+    if "host_session" in data:
+        check_requests(data["host_session"], source)
     if "initialized_delay_s" in data and side != "server":
         raise CompareError(
             f"{source}: key initialized_delay_s: only for side: server",
@@ -177,6 +190,7 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
             )
         )
     _check_follows(checks, source)
+    _check_indexes(checks, len(data.get("host_session") or []), source)
     if grounds_proof is None or not _proofs.holds("grounds", grounds_proof):
         _lint_grounds(checks, data["revisions"], source, side)
         if grounds_proof is not None:
@@ -199,6 +213,18 @@ def parse_scenario(data: object, source: Path, *, expected_id: str | None = None
         checks=checks,
         side=side,
     )
+
+
+def _check_indexes(checks: list[Check], script: int, source: Path) -> None:
+    """A parameter that names a request of the scenario's ``host_session`` names one it has."""
+    for i, check in enumerate(checks):
+        for name, spec in RULES[check.rule].params.items():
+            if spec.kind == "index" and name in check.params and int(check.params[name]) >= script:
+                raise CompareError(
+                    f"{source}: key checks.{i}.with.{name}: host_session has {script}"
+                    f" request(s), so no request {check.params[name]}",
+                    "count from 0",
+                )
 
 
 def _check_follows(checks: list[Check], source: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
-from compare.exchange._host_plan import FEATURES, resolve_variants
+from compare.exchange._host_plan import FEATURES, REQUEST_KINDS, resolve_variants
 from compare.exchange._yaml import check_schema, load_yaml
 
 HERE = Path(__file__).resolve().parent
@@ -95,6 +95,8 @@ class Target:
     #: How long a self-ending client may take to exit after the peer closed (``exit_s``).
     exit_s: float = DEFAULT_EXIT_S
     can_change_roots: bool = False
+    #: Our host makes a plan's ``session.requests`` (``scripts_session``).
+    scripts_session: bool = False
     #: The cell serves an OpenAI-compatible stand-in model (``compare/hosts/model_endpoint.py``).
     model_endpoint: bool = False
     #: How the client offers MCP tools to its model, where not as a function each
@@ -322,6 +324,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         timeout_s=float(data.get("timeout_s", 60)),
         exit_s=float(data.get("exit_s", DEFAULT_EXIT_S)),
         can_change_roots=bool(data.get("can_change_roots", False)),
+        scripts_session=bool(data.get("scripts_session", False)),
         model_endpoint=bool(data.get("model_endpoint", False)),
         model_bridge=dict(data["model_bridge"]) if data.get("model_bridge") else None,
         model_think_s=float(data.get("model_think_s", 0.0)),
@@ -372,6 +375,17 @@ def _check_host_line(
             f"{source}: key launch.argv: passes {{host_plan}} but the target lists no variants",
             "list the variants it plays, e.g. variants: [roots, no-roots]",
         )
+    if data.get("scripts_session") and not variants:
+        raise CompareError(
+            f"{source}: key scripts_session: only a target with variants has a host plan", None
+        )
+    requests = sorted(set(data.get("lacks") or {}) & set(REQUEST_KINDS))
+    if requests and not data.get("scripts_session"):
+        raise CompareError(
+            f"{source}: key lacks.{requests[0]}: a request kind, lacked only by a host that"
+            " scripts a session",
+            "set scripts_session: true, or drop it",
+        )
     if data["kind"] == "sdk-host" and argv[-len(HOST_TAIL) :] != HOST_TAIL:
         raise CompareError(
             f"{source}: key launch.argv: an SDK host's launch line must end with "
@@ -381,7 +395,8 @@ def _check_host_line(
     for key in ("lacks", "always_declares"):
         if data.get(key) and not variants:
             raise CompareError(f"{source}: key {key}: only a target with variants has a plan", None)
-        unknown = sorted(set(data.get(key) or {}) - set(FEATURES))
+        known = set(FEATURES) | (set(REQUEST_KINDS) if key == "lacks" else set())
+        unknown = sorted(set(data.get(key) or {}) - known)
         if unknown:  # the schema says the same; kept so a schema edit cannot drop it silently
             raise CompareError(f"{source}: key {key}: unknown feature {unknown[0]!r}", None)
 

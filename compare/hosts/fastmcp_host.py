@@ -37,8 +37,17 @@ import mcp_types
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StdioTransport
-from host_plan import Changes, add_folders, options, read_plan
+from host_plan import (
+    LIST_MEMBERS,
+    Changes,
+    add_folders,
+    kind_of,
+    make_requests,
+    options,
+    read_plan,
+)
 from mcp_types.jsonrpc import CONNECTION_CLOSED
+from pydantic_core import to_jsonable_python
 
 HOST = "fastmcp host"
 OPTIONS = {"roots_form": ("uri", "documented")}
@@ -81,6 +90,65 @@ def handlers(features: dict[str, Any], roots: list[str] | None) -> dict[str, Any
     return given
 
 
+def dump(value: Any) -> Any:
+    """A value of the SDK's wire types as JSON, by their own serializer (pydantic, wire names)."""
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def scripted(client: Client) -> Any:
+    """One fastmcp call per kind of scripted request (hosts/README.md), each the Client method
+    its documentation shows. Its list_* calls read every page themselves
+    (fastmcp/client/mixins/tools.py:91-145 in 4.2.3, the same in prompts.py and resources.py);
+    call_tool raises ToolError for an isError result by default (raise_on_error=True,
+    tools.py:308-330); complete returns the Completion itself, read_resource the contents
+    list. fastmcp's own CallToolResult is a dataclass with no serializer: its fields are
+    recorded under their wire names (data, fastmcp's parsed value, as pydantic makes it JSON)."""
+
+    async def make(kind: str, request: dict[str, Any]) -> Any:
+        arguments = request.get("arguments") or {}
+        if kind == "list":
+            name = request["list"]
+            listed = await {
+                "tools": client.list_tools,
+                "prompts": client.list_prompts,
+                "resources": client.list_resources,
+                "resource_templates": client.list_resource_templates,
+            }[name]()
+            return {LIST_MEMBERS[name]: [dump(item) for item in listed]}
+        if kind == "call":
+            result = await client.call_tool(request["call"], arguments)
+            return {
+                "content": [dump(block) for block in result.content],
+                "structuredContent": result.structured_content,
+                "isError": result.is_error,
+                "data": to_jsonable_python(result.data, fallback=repr),
+                **({"_meta": result.meta} if result.meta is not None else {}),
+            }
+        if kind == "read":
+            return {"contents": [dump(c) for c in await client.read_resource(request["read"])]}
+        if kind == "get_prompt":
+            return dump(await client.get_prompt(request["get_prompt"], arguments))
+        if kind == "complete":
+            ref = request["complete"]["ref"]
+            target: mcp_types.PromptReference | mcp_types.ResourceTemplateReference
+            if ref["type"] == "ref/prompt":
+                target = mcp_types.PromptReference(type="ref/prompt", name=ref["name"])
+            else:
+                target = mcp_types.ResourceTemplateReference(type="ref/resource", uri=ref["name"])
+            argument = dict(request["complete"]["argument"])
+            return {"completion": dump(await client.complete(target, argument))}
+        # subscribe / unsubscribe: fastmcp's Client has no call for them (its target lacks them)
+        raise AssertionError(f"{kind}: its target says fastmcp lacks it")
+
+    return make
+
+
+def error_code(err: BaseException) -> int | None:
+    """The JSON-RPC code of an error the server answered with (the SDK's MCPError)."""
+    code = getattr(getattr(err, "error", None), "code", None)
+    return code if isinstance(code, int) else None
+
+
 async def run(plan: dict[str, Any], command: list[str], form: str) -> None:
     features = plan["features"]
     folders = (features.get("roots") or {}).get("folders")
@@ -97,6 +165,7 @@ async def run(plan: dict[str, Any], command: list[str], form: str) -> None:
                     await client.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
                     print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
+        await make_requests(plan, scripted(client), error_code)
         while not connection_closed(client):
             for change in changes.due():
                 assert roots is not None  # a change belongs to the roots feature
@@ -118,6 +187,11 @@ def leaves(err: BaseException) -> list[BaseException]:
 def main() -> int:
     plan, command = read_plan(sys.argv[1:], HOST)
     form = options(plan, HOST, OPTIONS).get("roots_form", "uri")
+    for request in plan["session"].get("requests") or []:
+        if kind_of(request) in ("subscribe", "unsubscribe"):  # the contract's exit 3
+            print(f"{HOST}: unsupported: {kind_of(request)}: fastmcp's Client has no call for it",
+                  file=sys.stderr)  # fmt: skip
+            return 3
     try:
         anyio.run(run, plan, command, form)
     except Exception as err:

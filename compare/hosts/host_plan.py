@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -148,3 +148,52 @@ def add_folders(change: dict[str, Any], as_root: Callable[[Path], Any]) -> list[
         path.mkdir(parents=True, exist_ok=True)
         added.append(as_root(path))
     return added
+
+
+#: Each scripted request's kind (one key of a request in ``session.requests``).
+KINDS = ("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
+#: The member a ``list`` request's record holds its items under, per list.
+LIST_MEMBERS = {
+    "tools": "tools",
+    "prompts": "prompts",
+    "resources": "resources",
+    "resource_templates": "resourceTemplates",
+}
+#: Pages read of one list at most: a bound on a server that never stops handing out cursors.
+MAX_PAGES = 50
+
+
+def kind_of(request: dict[str, Any]) -> str:
+    return next(k for k in KINDS if k in request)
+
+
+def refuse_requests(plan: dict[str, Any], host: str) -> None:
+    """For a host that makes no scripted requests: a plan with some is refused (exit 3), so
+    no request is ever skipped in silence (its target has no ``scripts_session``)."""
+    if plan["session"].get("requests"):
+        print(f"{host}: unsupported: session.requests: this host makes none", file=sys.stderr)
+        raise SystemExit(3)
+
+
+async def make_requests(
+    plan: dict[str, Any],
+    make: Callable[[str, dict[str, Any]], Awaitable[Any]],
+    code_of: Callable[[BaseException], int | None],
+) -> None:
+    """Make each request of the plan's ``session.requests`` with ``make(kind, request)`` (the
+    SDK's call; it returns the SDK's value as JSON, written by the SDK's serializer) and
+    append its outcome to ``<control>/session.jsonl`` at once (README.md, the session
+    record). An error is recorded and the next request made all the same."""
+    record = Path(plan["control"]) / "session.jsonl"
+    for step, request in enumerate(plan["session"].get("requests") or []):
+        kind = kind_of(request)
+        entry: dict[str, Any] = {"step": step, "request": kind}
+        try:
+            entry.update(ok=True, result=await make(kind, request))
+        except Exception as err:  # what the SDK raised is the evidence
+            entry.update(ok=False, error=" ".join(f"{type(err).__name__}: {err}".split()))
+            code = code_of(err)
+            if code is not None:
+                entry["code"] = code
+        with record.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -32,15 +32,21 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from host_plan import Changes, add_folders, options, read_plan
+from host_plan import (
+    LIST_MEMBERS,
+    MAX_PAGES,
+    Changes,
+    add_folders,
+    make_requests,
+    options,
+    read_plan,
+)
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 
 HOST = "py-sdk host"
-#: Pages read of one list at most: a bound on a server that never stops handing out cursors.
-MAX_PAGES = 50
 
 
 def connection_closed(client: Client) -> bool:
@@ -88,6 +94,70 @@ def callbacks(features: dict[str, Any], roots: list[types.Root]) -> dict[str, An
     return given
 
 
+def dump(value: Any) -> Any:
+    """An SDK value as JSON, by the SDK's own serializer (pydantic, wire names)."""
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def whole(client: Client, name: str) -> dict[str, Any]:
+    """Every item of one list. The SDK has no helper that reads every page: an application
+    passes each next_cursor back to its list call until a page comes without one."""
+    call = {
+        "tools": client.list_tools,
+        "prompts": client.list_prompts,
+        "resources": client.list_resources,
+        "resource_templates": client.list_resource_templates,
+    }[name]
+    member = LIST_MEMBERS[name]
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(MAX_PAGES):
+        page = await call(cursor=cursor)
+        items.extend(dump(item) for item in getattr(page, name))  # the result's field
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return {member: items}
+
+
+def scripted(client: Client) -> Any:
+    """One SDK call per kind of scripted request (hosts/README.md), each the Client method
+    its README shows; subscribe and unsubscribe are deprecated at 2026-07-28 but are the
+    SDK's API before it."""
+
+    async def make(kind: str, request: dict[str, Any]) -> Any:
+        arguments = request.get("arguments")
+        if kind == "list":
+            return await whole(client, request["list"])
+        if kind == "call":
+            return dump(await client.call_tool(request["call"], arguments or {}))
+        if kind == "read":
+            return dump(await client.read_resource(request["read"]))
+        if kind == "get_prompt":
+            return dump(await client.get_prompt(request["get_prompt"], arguments or {}))
+        if kind == "complete":
+            ref = request["complete"]["ref"]
+            target: types.PromptReference | types.ResourceTemplateReference
+            if ref["type"] == "ref/prompt":
+                target = types.PromptReference(type="ref/prompt", name=ref["name"])
+            else:
+                target = types.ResourceTemplateReference(type="ref/resource", uri=ref["name"])
+            return dump(await client.complete(target, dict(request["complete"]["argument"])))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            if kind == "subscribe":
+                return dump(await client.subscribe_resource(request["subscribe"]))
+            return dump(await client.unsubscribe_resource(request["unsubscribe"]))
+
+    return make
+
+
+def error_code(err: BaseException) -> int | None:
+    """The JSON-RPC code of an error the server answered with (the SDK's MCPError)."""
+    code = getattr(getattr(err, "error", None), "code", None)
+    return code if isinstance(code, int) else None
+
+
 async def run(plan: dict[str, Any], command: list[str]) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
@@ -114,6 +184,7 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     await client.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
                     print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
+        await make_requests(plan, scripted(client), error_code)
         while not connection_closed(client):
             for change in changes.due():
                 roots.extend(add_folders(change, as_root))

@@ -18,7 +18,7 @@
 // (assertRequestHandlerCapability, dist/esm/client/index.js:398-418 in 1.32.2), and it
 // validates elicitation and sampling requests and results itself (index.js:169-267). A
 // feature the plan leaves out is neither declared nor handled: the SDK's default is measured.
-import { existsSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { importFrom as importFromTools } from './node_import.mjs';
@@ -82,6 +82,69 @@ client.onclose = () => {
   process.exit(0);
 };
 
+// Every item of one list. The SDK has no helper that reads every page: an application passes
+// each nextCursor back to its list call until a page comes without one (an empty string is a
+// cursor too).
+const LISTS = {
+  tools: ['listTools', 'tools'],
+  prompts: ['listPrompts', 'prompts'],
+  resources: ['listResources', 'resources'],
+  resource_templates: ['listResourceTemplates', 'resourceTemplates'],
+};
+async function whole(name) {
+  const [call, member] = LISTS[name];
+  const items = [];
+  let cursor;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const result = await client[call](cursor === undefined ? undefined : { cursor });
+    items.push(...result[member]);
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return items;
+}
+
+// One Client method per kind of scripted request (README.md here), each as the SDK documents
+// it; the value it returns is recorded as JSON.stringify writes it.
+async function make(request) {
+  if ('list' in request) return { [LISTS[request.list][1]]: await whole(request.list) };
+  if ('call' in request) {
+    return client.callTool({ name: request.call, arguments: request.arguments ?? {} });
+  }
+  if ('read' in request) return client.readResource({ uri: request.read });
+  if ('subscribe' in request) return client.subscribeResource({ uri: request.subscribe });
+  if ('unsubscribe' in request) return client.unsubscribeResource({ uri: request.unsubscribe });
+  if ('get_prompt' in request) {
+    return client.getPrompt({ name: request.get_prompt, arguments: request.arguments ?? {} });
+  }
+  const { ref, argument } = request.complete;
+  const reference =
+    ref.type === 'ref/prompt' ? { type: ref.type, name: ref.name } : { type: ref.type, uri: ref.name };
+  return client.complete({ ref: reference, argument });
+}
+
+// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
+// as soon as it ends (README.md: the session record); an error does not stop the next.
+async function makeRequests() {
+  const record = join(plan.control, 'session.jsonl');
+  const requests = plan.session.requests ?? [];
+  for (const [step, request] of requests.entries()) {
+    const kind = Object.keys(request).find((k) => k !== 'arguments');
+    const entry = { step, request: kind };
+    try {
+      entry.ok = true;
+      entry.result = (await make(request)) ?? {};
+    } catch (err) {
+      entry.ok = false;
+      const said = `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
+      entry.error = said.split(/\s+/).join(' ');
+      if (Number.isInteger(err?.code)) entry.code = err.code;
+      delete entry.result;
+    }
+    appendFileSync(record, `${JSON.stringify(entry)}\n`);
+  }
+}
+
 // The SDK's stdio transport. An application passes its server's configured environment; the
 // harness configures the peer through ours, so all of it is passed on.
 const transport = new StdioClientTransport({
@@ -94,16 +157,7 @@ const transport = new StdioClientTransport({
 try {
   await client.connect(transport); // initialize + notifications/initialized
   if (plan.session.call_tools) {
-    // The SDK has no helper that reads every page: an application passes each nextCursor
-    // back to listTools until a page comes without one (an empty string is a cursor too).
-    const listed = [];
-    let cursor;
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const result = await client.listTools(cursor === undefined ? undefined : { cursor });
-      listed.push(...result.tools);
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-    }
+    const listed = await whole('tools');
     for (const tool of listed) {
       try {
         await client.callTool({ name: tool.name, arguments: {} });
@@ -112,6 +166,7 @@ try {
       }
     }
   }
+  await makeRequests();
 } catch (err) {
   if (closed) process.exit(0);
   fail(err && err.message ? err.message : String(err));

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from compare.exchange._host_plan import HOST_PLAN, HOST_SESSION, MAX_RECORD_BYTES
 from compare.exchange._scenarios import (
     COMMON_FILES,
     Check,
@@ -34,12 +35,28 @@ _MODEL_LOG_BYTES = 32 << 20
 def _model_log(cell: Path) -> list[dict[str, Any]]:
     """The requests the client sent the cell's model, in order; a line that is not a JSON
     object is left out (the endpoint writes whole lines, so only damage makes one)."""
-    path = cell / MODEL_LOG
+    return _json_lines(cell / MODEL_LOG, _MODEL_LOG_BYTES) or []
+
+
+def _host_session(cell: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
+    """The requests our host was asked to make (its plan's ``session.requests``) and its
+    record of them (None when it wrote none); a cell without a host plan has neither."""
+    try:
+        plan = json.loads((cell / HOST_PLAN).read_text(encoding="utf-8"))
+        requests = plan["session"].get("requests") or []
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        requests = []
+    return list(requests), _json_lines(cell / HOST_SESSION, MAX_RECORD_BYTES)
+
+
+def _json_lines(path: Path, most: int) -> list[dict[str, Any]] | None:
+    """The JSON objects of a log written one a line (the first ``most`` bytes), None when
+    there is no file; a line that is not one is left out."""
     try:
         with path.open("rb") as handle:
-            data = handle.read(_MODEL_LOG_BYTES)
+            data = handle.read(most)
     except OSError:
-        return []
+        return None
     entries: list[dict[str, Any]] = []
     for line in data.splitlines():
         try:
@@ -61,7 +78,17 @@ def judge_checks(
     """Evaluate every check of ``scenario`` (then the common wire checks) on the transcript."""
     tx = read_transcript(cell / "transcript.jsonl")
     revision = str(plan["revision"])
-    ctx = Context(tx, plan, revision, known_revisions, process, model_requests=_model_log(cell))
+    requests, record = _host_session(cell)
+    ctx = Context(
+        tx,
+        plan,
+        revision,
+        known_revisions,
+        process,
+        model_requests=_model_log(cell),
+        host_requests=requests,
+        host_session=record,
+    )
     checks: list[dict[str, Any]] = []
     for check in [*scenario.checks, *common_checks(scenario.side)]:
         if check.revisions and not in_window(revision, check.revisions):

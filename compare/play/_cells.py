@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from compare import _memo, _paths
-from compare.exchange._host_plan import needs
+from compare.exchange._host_plan import needs, request_kind
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
 from compare.judge._verdict import Verdict, VerdictError, load_object, parse_verdict
@@ -229,6 +229,15 @@ class Cell:
                 f"not run, because {t.name} asks no model of ours what to do, so no tool call"
                 " can be asked of it"
             )
+        if "session" in s.requires and not t.scripts_session:
+            return (
+                f"not run, because no host of ours makes client requests through {t.name}'s"
+                " API from a script, which this scenario needs"
+            )
+        for kind in dict.fromkeys(request_kind(r) for r in s.raw.get("host_session") or []):
+            if kind in t.lacks:
+                why = " ".join(t.lacks[kind]["why"].split())
+                return f"not run, because {t.name} lacks {kind}: {why}"
         if "host_plan" in s.requires and not t.variants:
             return (
                 f"not run, because {t.name} is run as it is: no host of ours can tell it what to"

@@ -28,7 +28,7 @@ from compare import _atomic, _guard
 from compare._cores import usable_cores
 from compare._errors import CompareError
 from compare._paths import tools_dir
-from compare.exchange._host_plan import host_refusal, write_host_plan
+from compare.exchange._host_plan import host_refusal, keep_record, write_host_plan
 from compare.exchange._targets import Expansion
 from compare.judge import _validate
 from compare.judge._judge import MODEL_LOG, judge_checks, overall, read_done
@@ -240,7 +240,14 @@ def _run_client(
             own=target.npm_tree(tools),
             node=target.node_binary(tools),
             # What an SDK host declares and answers: its variant's fragment, for this cell.
-            host_plan=write_host_plan(target.variants, cell.variant, stage, workspace, control),
+            host_plan=write_host_plan(
+                target.variants,
+                cell.variant,
+                stage,
+                workspace,
+                control,
+                cell.scenario.raw.get("host_session") if target.scripts_session else None,
+            ),
             model_url=model.url if model else "",
         )
         version = (
@@ -300,6 +307,10 @@ def _run_client(
             on_start=lambda: _validate.warm(cell.revision),
         )
         process.update(_process_facts(ended))
+        # What the SDK handed our host for each scripted request (hosts/README.md): kept
+        # before the control folder goes with the rest of the cell's scratch.
+        if target.variants:
+            keep_record(control, stage)
         if model:
             process["model_requests"] = model.requests
         refused = host_refusal(ended.exit_code, stage) if target.variants else None

@@ -19,10 +19,15 @@ from compare._errors import CompareError
 from compare.exchange._host_plan import (
     HOST_PLAN,
     HOST_PLAN_SCHEMA,
+    HOST_SESSION,
+    MAX_RECORD_BYTES,
+    SESSION_RECORD,
     common,
     host_plan,
+    keep_record,
     needs,
     resolve_variants,
+    write_host_plan,
 )
 from compare.exchange._scenarios import load_scenarios
 from compare.exchange._targets import Target, load_targets, parse_target
@@ -231,3 +236,42 @@ def test_a_host_refusing_its_plan_is_an_error_not_a_finding(code: int, tmp_path:
     assert verdict["verdict"] == "error"
     assert f"our host program refused its plan, exit {code}" in verdict["reason"]
     assert "demo host: unsupported: roots: none" in verdict["reason"]
+
+
+def test_a_session_script_plays_only_where_a_host_makes_it(tmp_path: Path) -> None:
+    """A scenario that requires a session plays on a target whose host scripts one, unless it
+    lacks a kind of request the script makes; the others read not run, saying why."""
+    scenario = _scenario("client-structured-schema")
+    without = Cell(_fake_host(tmp_path), "no-roots", scenario, "2025-11-25")
+    assert "no host of ours makes client requests" in str(without.not_run_reason())
+    scripted = _fake_host(tmp_path, scripts_session=True)
+    assert Cell(scripted, "no-roots", scenario, "2025-11-25").not_run_reason() is None
+    lacks = {"call": {"why": "its client has no call for tools", "source": "demo/client.go:1"}}
+    lacking = _fake_host(tmp_path, scripts_session=True, lacks=lacks)
+    assert Cell(lacking, "no-roots", scenario, "2025-11-25").not_run_reason() == (
+        "not run, because fake planned client lacks call: its client has no call for tools"
+    )
+
+
+def test_the_script_replaces_calling_every_tool_and_its_record_is_kept_cut(
+    tmp_path: Path,
+) -> None:
+    variants = {"no-roots": {"features": {}}}
+    script = [{"list": "tools"}, {"call": "probe", "arguments": {}}]
+    path = write_host_plan(variants, "no-roots", tmp_path, tmp_path / "w", tmp_path / "c", script)
+    assert path is not None
+    session = json.loads(path.read_text("utf-8"))["session"]
+    assert session == {"call_tools": False, "requests": script}
+    plain = write_host_plan(variants, "no-roots", tmp_path, tmp_path / "w", tmp_path / "c")
+    assert plain is not None
+    assert json.loads(plain.read_text("utf-8"))["session"] == {"call_tools": True}
+    control, cell = tmp_path / "control", tmp_path / "cell"
+    control.mkdir()
+    cell.mkdir()
+    assert keep_record(control, cell) is False  # a host that wrote none leaves no file
+    line = json.dumps({"step": 0, "request": "list", "ok": True, "result": "x" * 1000}) + "\n"
+    (control / SESSION_RECORD).write_text(line * 2000, encoding="utf-8")  # about 2 MB
+    assert keep_record(control, cell) is True
+    kept = (cell / HOST_SESSION).read_bytes()
+    assert len(kept) <= MAX_RECORD_BYTES and kept.endswith(b"\n")
+    assert all(json.loads(x)["step"] == 0 for x in kept.splitlines())

@@ -115,6 +115,9 @@ ISSUE_SCENARIOS = {
     "client-tool-result",
     "client-tool-error",
     "client-tool-link",
+    "client-structured-schema",
+    "client-tool-answers",
+    "client-session-reads",
     # issue 38: a host's requests through a proxy, against what the server sent
     "relay-prompt-get",
     "relay-resource-read",
@@ -225,6 +228,59 @@ def test_malformed_scenario(tmp_path: Path, old: str, new: str, message: str) ->
         load_scenario_file(path)
     assert str(path) in err.value.message
     assert message in err.value.message
+
+
+SCRIPT = "host_session:\n  - {list: tools}\n  - {call: probe, arguments: {a: 1}}\nsteps:"
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("  - {list: tools, read: x://y}\n", "list and read: a request makes exactly one of"),
+        ("  - {arguments: {}}\n", "no kind: a request makes exactly one of"),
+        ("  - {read: x://y, arguments: {a: b}}\n", "arguments: only beside call or get_prompt"),
+        ("  - {get_prompt: p, arguments: {n: 1}}\n", "a prompt's arguments are strings"),
+        ("  - {list: everything}\n", "host_session.2"),
+        ("  - {lst: tools}\n", "host_session.2"),
+    ],
+)
+def test_a_session_script_makes_one_known_request_an_item(
+    tmp_path: Path, script: str, message: str
+) -> None:
+    """A scenario's host_session is checked against the host plan's request schema when it
+    loads, with what that schema cannot say (one kind an item, arguments where they apply)."""
+    good = BASE.replace("steps:", SCRIPT, 1)
+    load_scenario_file(_write(tmp_path, good))
+    with pytest.raises(CompareError, match=re.escape(message)):
+        load_scenario_file(_write(tmp_path, good.replace("steps:", script + "steps:", 1)))
+
+
+def test_a_session_script_belongs_to_a_client_scenario_and_its_checks_name_its_requests(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(CompareError, match="requires: session without a host_session"):
+        load_scenario_file(_write(tmp_path, BASE.replace("steps:", "requires: [session]\nsteps:")))
+    server = BASE.replace("steps:", "side: server\n" + SCRIPT, 1)
+    with pytest.raises(CompareError, match="host_session: only a client scenario's"):
+        load_scenario_file(_write(tmp_path, server))
+    check = """  - id: second
+    title: second
+    rule: host-step
+    with: {request: "REQ"}
+    expected: recorded
+    outcomes:
+      returned: {verdict: informational, means: returned}
+      raised: {verdict: informational, means: raised}
+      not-reached: {verdict: informational, means: not reached}
+      no-record: {verdict: informational, means: no record}
+    refs: []
+"""
+    good = BASE.replace("steps:", SCRIPT, 1) + check
+    load_scenario_file(_write(tmp_path, good.replace("REQ", "1")))
+    with pytest.raises(CompareError, match="host_session has 2 request"):
+        load_scenario_file(_write(tmp_path, good.replace("REQ", "2")))
+    with pytest.raises(CompareError, match="is not an index"):
+        load_scenario_file(_write(tmp_path, good.replace("REQ", "-1")))
 
 
 def test_proxy_scenario_has_upstream_steps_with_their_own_labels(tmp_path: Path) -> None:

@@ -32,6 +32,10 @@ timeout_s: 30
 """
 
 
+#: A lacked kind of request, said as a target file says it.
+NO_CALL = "{why: no call sends it at all, source: src/client.js:10}"
+
+
 def _write(tmp_path: Path, text: str, name: str = "demo.yaml") -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -84,6 +88,11 @@ def test_good_target_parses_and_expands(tmp_path: Path) -> None:
             ("ends: harness\n", "ends: harness\nalways_declares: {tasks: {why: x, source: y}}\n"),
             "always_declares",
         ),
+        (
+            ("ends: harness\n", f"ends: harness\nlacks: {{complete: {NO_CALL}}}\n"),
+            "lacks.complete: a request kind",
+        ),
+        (("variants: [roots, no-roots]\n", ""), "variants"),
         (('path: "{home}/', 'path: "/etc/'), "files.0.path"),
         (("ends: harness\n", "ends: harness\nsurprise: 1\n"), "(top level)"),
     ],

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from compare.exchange._host_plan import FEATURES, HOST_PLAN, common, host_plan
+from compare.exchange._host_plan import FEATURES, HOST_PLAN, REQUEST_KINDS, common, host_plan
 from compare.exchange._targets import Expansion, Target, load_targets
 from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME
 
@@ -136,6 +136,21 @@ def play(
 
 
 LACKED = [(t, f) for t in SDK_HOSTS for f in t.lacks]
+#: One request of each kind a session script makes (a target may lack any of them).
+REQUESTS: dict[str, dict[str, Any]] = {
+    "list": {"list": "tools"},
+    "call": {"call": "probe"},
+    "read": {"read": "mcp-compare://x"},
+    "subscribe": {"subscribe": "mcp-compare://x"},
+    "unsubscribe": {"unsubscribe": "mcp-compare://x"},
+    "get_prompt": {"get_prompt": "p"},
+    "complete": {"complete": {"ref": {"type": "ref/prompt", "name": "p"},
+                              "argument": {"name": "a", "value": ""}}},
+}  # fmt: skip
+
+
+def test_every_kind_of_request_has_one_to_try() -> None:
+    assert set(REQUESTS) == set(REQUEST_KINDS)
 
 
 @pytest.mark.parametrize(
@@ -144,7 +159,11 @@ LACKED = [(t, f) for t in SDK_HOSTS for f in t.lacks]
 def test_a_lacked_feature_exits_3_before_the_server(
     target: Target, feature: str, tools: Path, tmp_path: Path
 ) -> None:
-    run = play(target, tools, tmp_path, {"features": {feature: FRAGMENTS[feature]}})
+    if feature in REQUESTS:  # a kind of scripted request its SDK has no call for
+        fragment: dict[str, Any] = {"session": {"requests": [REQUESTS[feature]]}}
+    else:
+        fragment = {"features": {feature: FRAGMENTS[feature]}}
+    run = play(target, tools, tmp_path, fragment)
     assert run.done.returncode == 3, run.done.stderr
     assert run.done.stderr.strip().count("\n") == 0
     assert f": unsupported: {feature}: " in run.done.stderr

@@ -20,11 +20,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -192,6 +194,22 @@ func main() {
 		}
 	}
 
+	// The plan's client requests, in order, each outcome one line of the session record.
+	for step, request := range plan.Requests {
+		result, err := makeRequest(ctx, session, request)
+		var code *int64
+		// A JSON-RPC error response comes back as a *jsonrpc.Error wrapped by the SDK's call
+		// (transport.go:324-325; jsonrpc/jsonrpc.go:21), whose Code is the response's code.
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			code = &rpcErr.Code
+		}
+		recordOutcome(plan.Control, step, request.Kind, result, err, code)
+		if err != nil && hungUp(err) {
+			os.Exit(0) // the server ended the session: no later request can reach it
+		}
+	}
+
 	// Wait for the harness's signals. The SDK has one call for a change, AddRoots, and it
 	// sends notifications/roots/list_changed to every connected session exactly when
 	// listChanged is declared (client.go:666-673, 692-722): the application cannot choose per
@@ -209,4 +227,70 @@ func main() {
 
 	// The session ends when the server hangs up; that is the normal end, so exit 0.
 	_ = session.Wait()
+}
+
+// makeRequest makes one request of session.requests through the SDK's ClientSession and
+// returns what it returned, to be recorded as it is. A list is read whole through the SDK's
+// own iterators (Tools, Resources, ResourceTemplates, Prompts at client.go:1555-1601), which
+// follow each nextCursor until a page comes without one (paginate, client.go:1604-1624) as
+// docs/server.md:99, 308-319 show. On 2026-07-28 the SDK may answer a list page or a read
+// from its own cache instead of the wire (ListPrompts at client.go:1237-1252 and the other
+// lists alike, ReadResource at 1351-1370): that is its behaviour, measured as it is.
+func makeRequest(ctx context.Context, session *mcp.ClientSession, r sessionRequest) (any, error) {
+	switch r.Kind {
+	case "list":
+		switch r.Name {
+		case "tools":
+			return listWhole("tools", session.Tools(ctx, nil))
+		case "prompts":
+			return listWhole("prompts", session.Prompts(ctx, nil))
+		case "resources":
+			return listWhole("resources", session.Resources(ctx, nil))
+		default: // resource_templates
+			return listWhole("resourceTemplates", session.ResourceTemplates(ctx, nil))
+		}
+	case "call": // client.go:1284-1299
+		return session.CallTool(ctx, &mcp.CallToolParams{Name: r.Name, Arguments: r.Arguments})
+	case "read": // client.go:1351-1370
+		return session.ReadResource(ctx, &mcp.ReadResourceParams{URI: r.Name})
+	case "subscribe", "unsubscribe":
+		// Both return only an error, so success is recorded as {}. On 2026-07-28 Subscribe
+		// opens a subscriptions/listen stream without awaiting it and Unsubscribe cancels it
+		// (client.go:1381-1437), so nil there says what was sent, not what the server said.
+		var err error
+		if r.Kind == "subscribe" {
+			err = session.Subscribe(ctx, &mcp.SubscribeParams{URI: r.Name})
+		} else {
+			err = session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.Name})
+		}
+		if err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	case "get_prompt": // client.go:1255-1260; the arguments are a map[string]string (protocol.go:949)
+		return session.GetPrompt(ctx, &mcp.GetPromptParams{Name: r.Name, Arguments: r.Strings})
+	default: // complete, client.go:1372-1377
+		// A prompt is referred to by name and a resource template by URI (protocol.go:582-589).
+		ref := &mcp.CompleteReference{Type: r.RefType, Name: r.Name}
+		if r.RefType == "ref/resource" {
+			ref = &mcp.CompleteReference{Type: r.RefType, URI: r.Name}
+		}
+		return session.Complete(ctx, &mcp.CompleteParams{
+			Ref:      ref,
+			Argument: mcp.CompleteParamsArgument{Name: r.Argument[0], Value: r.Argument[1]},
+		})
+	}
+}
+
+// listWhole collects every item an iterator yields as {member: [...]}, or its first error
+// (the iterator stops there, so the items before it are not the whole list).
+func listWhole[T any](member string, items iter.Seq2[*T, error]) (any, error) {
+	all := []*T{}
+	for item, err := range items {
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, item)
+	}
+	return map[string][]*T{member: all}, nil
 }

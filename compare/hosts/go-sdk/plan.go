@@ -37,7 +37,23 @@ type hostPlan struct {
 	Control   string
 	Features  featuresPlan
 	CallTools bool
+	Requests  []sessionRequest
 }
+
+// sessionRequest is one item of session.requests: a client request the host makes through
+// the SDK's API, its outcome recorded in <control>/session.jsonl (recordOutcome).
+type sessionRequest struct {
+	Kind string // list, call, read, subscribe, unsubscribe, get_prompt or complete
+	// Name is what the request names: the list (tools, prompts, resources,
+	// resource_templates), the tool, the URI, the prompt, or complete's ref.name.
+	Name      string
+	Arguments map[string]any    // call: its arguments, {} when absent (numbers as written)
+	Strings   map[string]string // get_prompt: its arguments, nil when absent
+	RefType   string            // complete: ref/prompt or ref/resource
+	Argument  [2]string         // complete: the argument's name and value
+}
+
+var requestKinds = []string{"list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete"}
 
 // featuresPlan holds the client features to declare; a nil one is absent.
 type featuresPlan struct {
@@ -193,8 +209,13 @@ func readPlan(path string) *hostPlan {
 		Workspace: absPath("workspace", top["workspace"]),
 		Control:   absPath("control", top["control"]),
 	}
-	session := object("session", top["session"], []string{"call_tools"})
+	session := object("session", top["session"], []string{"call_tools"}, "requests")
 	plan.CallTools = boolean("session.call_tools", session["call_tools"])
+	if raw, ok := session["requests"]; ok {
+		for i, item := range list("session.requests", raw) {
+			plan.Requests = append(plan.Requests, readRequest(fmt.Sprintf("session.requests.%d", i), item))
+		}
+	}
 	object("options", top["options"], nil) // this host takes no options: any key is refused
 	features := object("features", top["features"], nil, "roots", "elicitation", "sampling")
 	if raw, ok := features["roots"]; ok {
@@ -267,6 +288,110 @@ func readRoots(key string, raw json.RawMessage) *rootsPlan {
 		roots.Changes = append(roots.Changes, change)
 	}
 	return roots
+}
+
+// readRequest reads one request: exactly one kind, and arguments only beside call (any JSON
+// values) or get_prompt (strings), as the harness checks a scenario's host_session
+// (compare/exchange/_host_plan.py, check_requests).
+func readRequest(key string, raw json.RawMessage) sessionRequest {
+	r := object(key, raw, nil, append([]string{"arguments"}, requestKinds...)...)
+	var kinds []string
+	for _, kind := range requestKinds {
+		if _, ok := r[kind]; ok {
+			kinds = append(kinds, kind)
+		}
+	}
+	if len(kinds) != 1 {
+		planError("key %s: a request makes exactly one of %s", key, strings.Join(requestKinds, ", "))
+	}
+	request := sessionRequest{Kind: kinds[0]}
+	at := key + "." + request.Kind
+	switch request.Kind {
+	case "list":
+		oneOf(at, r["list"], "tools", "prompts", "resources", "resource_templates")
+		request.Name = text(at, r["list"])
+	case "complete":
+		c := object(at, r["complete"], []string{"ref", "argument"})
+		ref := object(at+".ref", c["ref"], []string{"type", "name"})
+		oneOf(at+".ref.type", ref["type"], "ref/prompt", "ref/resource")
+		request.RefType = text(at+".ref.type", ref["type"])
+		request.Name = nonEmpty(at+".ref.name", ref["name"])
+		argument := object(at+".argument", c["argument"], []string{"name", "value"})
+		request.Argument = [2]string{
+			nonEmpty(at+".argument.name", argument["name"]),
+			text(at+".argument.value", argument["value"]),
+		}
+	default:
+		request.Name = nonEmpty(at, r[request.Kind])
+	}
+	arguments, given := r["arguments"]
+	switch {
+	case request.Kind == "call":
+		request.Arguments = map[string]any{}
+		if given {
+			// json.Number keeps each number as the plan wrote it (a float64 would round a
+			// large integer), so the SDK sends the arguments the plan names.
+			dec := json.NewDecoder(bytes.NewReader(arguments))
+			dec.UseNumber()
+			if dec.Decode(&request.Arguments) != nil || request.Arguments == nil {
+				planError("key %s.arguments: not a JSON object", key)
+			}
+		}
+	case request.Kind == "get_prompt" && given:
+		object(key+".arguments", arguments, nil, anyKey(arguments)...)
+		if json.Unmarshal(arguments, &request.Strings) != nil {
+			planError("key %s.arguments: a prompt's arguments are strings", key)
+		}
+	case given:
+		planError("key %s.arguments: only beside call or get_prompt", key)
+	}
+	return request
+}
+
+func nonEmpty(key string, raw json.RawMessage) string {
+	value := text(key, raw)
+	if value == "" {
+		planError("key %s: an empty string", key)
+	}
+	return value
+}
+
+// outcome is one line of the session record (README.md, "The session record").
+type outcome struct {
+	Step    int     `json:"step"`
+	Request string  `json:"request"`
+	OK      bool    `json:"ok"`
+	Result  any     `json:"result,omitempty"`
+	Error   *string `json:"error,omitempty"`
+	Code    *int64  `json:"code,omitempty"`
+}
+
+// recordOutcome appends the outcome of request step to <control>/session.jsonl, written
+// through at once so that the record holds it even if the server ends the session next:
+// result is what the SDK returned, encoded by encoding/json (through the SDK types' own
+// MarshalJSON where they have one), or err what it returned instead, with the JSON-RPC code
+// when the SDK's error exposes one (code nil: it does not).
+func recordOutcome(control string, step int, kind string, result any, err error, code *int64) {
+	line := outcome{Step: step, Request: kind, OK: err == nil, Result: result}
+	if err != nil {
+		message := strings.Join(strings.Fields(err.Error()), " ")
+		line.Result, line.Error, line.Code = nil, &message, code
+	}
+	data, mErr := json.Marshal(line)
+	if mErr != nil {
+		fail("session record: step %d: %v", step, mErr)
+	}
+	file, oErr := os.OpenFile(filepath.Join(control, "session.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if oErr != nil {
+		fail("session record: %v", oErr)
+	}
+	_, wErr := file.Write(append(data, '\n'))
+	if cErr := file.Close(); wErr == nil {
+		wErr = cErr
+	}
+	if wErr != nil {
+		fail("session record: %v", wErr)
+	}
 }
 
 // carried refuses an answer the SDK's type does not carry as the plan wrote it: the answer

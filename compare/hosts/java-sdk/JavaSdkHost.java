@@ -27,6 +27,8 @@
 // - :239-256, `elicitation: {}` counts as form mode, and a declared mode without its handler
 //   is refused;
 // - :503-525, addRoot notifies by itself whenever listChanged was declared (:519).
+// The plan's session.requests go through McpSyncClient's own call for each kind (request()
+// below); each outcome is one line of <control>/session.jsonl, written by the SDK's mapper.
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -34,12 +36,17 @@ import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -148,6 +155,12 @@ public final class JavaSdkHost {
                     }
                 }
             }
+            // The plan's requests, in order; a failed one does not stop the next. Once the server
+            // has hung up the session is over, so no further request is made (the SDK would
+            // only wait out each one's timeout: see the target file's serve_until).
+            for (int step = 0; step < plan.requests.size() && hungUp.getCount() > 0; step++) {
+                request(client, mapper, plan.sessionRecord, step, plan.requests.get(step));
+            }
             List<JavaSdkPlan.Change> pending = new ArrayList<>(plan.roots == null ? List.of() : plan.roots.changes());
             while (!hungUp.await(50, TimeUnit.MILLISECONDS)) {
                 for (JavaSdkPlan.Change change : List.copyOf(pending)) {
@@ -172,6 +185,83 @@ public final class JavaSdkHost {
         }
         client.close();
         System.exit(0);
+    }
+
+    // One request of the plan through McpSyncClient's own call for its kind, its outcome appended
+    // to the session record at once (README.md, "The session record"): what the call returned,
+    // written by the SDK's own mapper, or the exception it raised instead, with the JSON-RPC code
+    // an McpError carries (McpError.getJsonRpcError()).
+    private static void request(McpSyncClient client, McpJsonMapper mapper, Path record, int step,
+            JavaSdkPlan.Request request) {
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("step", step);
+        line.put("request", request.kind());
+        try {
+            Object result = send(client, request);
+            line.put("ok", true);
+            line.put("result", result == null ? Map.of() : result);
+        }
+        catch (RuntimeException err) { // the SDK's answer is evidence, not our failure
+            line.put("ok", false);
+            String message = err.getClass().getSimpleName() + ": " + err.getMessage();
+            line.put("error", message.replaceAll("\\s*\\R\\s*", " "));
+            if (err instanceof McpError mcp && mcp.getJsonRpcError() != null
+                    && mcp.getJsonRpcError().code() != null) {
+                line.put("code", mcp.getJsonRpcError().code());
+            }
+        }
+        // Opened, written and closed per line, so each outcome is on disk as soon as it ends; a
+        // record that cannot be written is the host's failure (exit 1), not the SDK's.
+        try {
+            Files.writeString(record, mapper.writeValueAsString(line) + "\n", StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        }
+        catch (IOException err) {
+            throw new UncheckedIOException("cannot write " + record, err);
+        }
+    }
+
+    // The SDK call for one request; null where the SDK returns nothing (subscribe, unsubscribe).
+    // A list is read whole by the SDK itself: listTools(), listPrompts(), listResources() and
+    // listResourceTemplates() with no cursor each ask for McpSchema.FIRST_PAGE, send every
+    // nextCursor back through their cursor overload until one comes null or empty (Mono.expand),
+    // and return one result of every page's items (McpAsyncClient.java:749-755, 1041-1047,
+    // 836-842, 922-928 in the pinned jar's line table, the cursor test at :751, 1043, 838, 924),
+    // with no bound on the pages: the SDK's doing, so no loop of ours stands in for it.
+    private static Object send(McpSyncClient client, JavaSdkPlan.Request request) {
+        String target = request.target();
+        switch (request.kind()) {
+            case "list":
+                return switch (target) {
+                    case "tools" -> client.listTools();
+                    case "prompts" -> client.listPrompts();
+                    case "resources" -> client.listResources();
+                    default -> client.listResourceTemplates();
+                };
+            case "call":
+                Map<String, Object> arguments = request.arguments() == null ? Map.of() : request.arguments();
+                return client.callTool(McpSchema.CallToolRequest.builder(target).arguments(arguments).build());
+            case "read":
+                return client.readResource(McpSchema.ReadResourceRequest.builder(target).build());
+            case "subscribe":
+                client.subscribeResource(McpSchema.SubscribeRequest.builder(target).build());
+                return null;
+            case "unsubscribe":
+                client.unsubscribeResource(McpSchema.UnsubscribeRequest.builder(target).build());
+                return null;
+            case "get_prompt":
+                // Arguments only when the plan gives some, as an application without any would.
+                McpSchema.GetPromptRequest.Builder prompt = McpSchema.GetPromptRequest.builder(target);
+                return client.getPrompt(
+                        (request.arguments() == null ? prompt : prompt.arguments(request.arguments())).build());
+            default:
+                JavaSdkPlan.Complete c = request.complete();
+                McpSchema.CompleteReference ref = c.prompt() ? new McpSchema.PromptReference(c.name())
+                        : new McpSchema.ResourceReference(c.name());
+                return client.completeCompletion(McpSchema.CompleteRequest
+                    .builder(ref, new McpSchema.CompleteRequest.CompleteArgument(c.argument(), c.value()))
+                    .build());
+        }
     }
 
     // One planned roots change: its folders made and appended as roots. The SDK's addRoot sends

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +30,21 @@ final class JavaSdkPlan {
     record Elicitation(boolean form, boolean url, McpSchema.ElicitResult answer) {
     }
 
+    // One request of session.requests: its kind (the one key of KINDS it has), that key's value
+    // (a list name, a tool or prompt name, a URI; null for complete), complete's reference and
+    // argument, and the arguments of call or get_prompt (null when absent).
+    record Request(String kind, String target, Complete complete, Map<String, Object> arguments) {
+    }
+
+    // completion/complete of one argument of a prompt (ref/prompt) or of a resource template
+    // (ref/resource, name its URI template).
+    record Complete(boolean prompt, String name, String argument, String value) {
+    }
+
+    // host-plan.schema.json's $defs.request, in its order.
+    static final List<String> KINDS = List.of("list", "call", "read", "subscribe", "unsubscribe", "get_prompt",
+            "complete");
+
     // A signal's file name, as host-plan.schema.json's pattern has it.
     private static final Pattern SIGNAL = Pattern.compile("[a-z0-9][a-z0-9-]*");
 
@@ -36,13 +52,18 @@ final class JavaSdkPlan {
     final Elicitation elicitation;
     final McpSchema.CreateMessageResult sampling;
     final boolean callTools;
+    final List<Request> requests;
+    // Where the session record goes: <control>/session.jsonl.
+    final Path sessionRecord;
 
     private JavaSdkPlan(Roots roots, Elicitation elicitation, McpSchema.CreateMessageResult sampling,
-            boolean callTools) {
+            boolean callTools, List<Request> requests, Path sessionRecord) {
         this.roots = roots;
         this.elicitation = elicitation;
         this.sampling = sampling;
         this.callTools = callTools;
+        this.requests = requests;
+        this.sessionRecord = sessionRecord;
     }
 
     boolean declaresAny() {
@@ -76,7 +97,7 @@ final class JavaSdkPlan {
         Map<String, Object> features = object(top.get("features"), "features");
         keys(features, "features", Set.of(), Set.of("roots", "elicitation", "sampling"));
         Map<String, Object> session = object(top.get("session"), "session");
-        keys(session, "session", Set.of("call_tools"), Set.of());
+        keys(session, "session", Set.of("call_tools"), Set.of("requests"));
         // This host has no target-specific knob: any option is one it does not know.
         keys(object(top.get("options"), "options"), "options", Set.of(), Set.of());
         boolean callTools = flag(session.get("call_tools"), "session.call_tools");
@@ -110,7 +131,71 @@ final class JavaSdkPlan {
                 malformed("features.sampling.answer: role, content and model are required");
             }
         }
-        return new JavaSdkPlan(roots, elicitation, sampling, callTools);
+        List<Request> requests = new ArrayList<>();
+        if (session.containsKey("requests")) {
+            for (Object item : list(session.get("requests"), "session.requests")) {
+                requests.add(request(item, "session.requests[" + requests.size() + "]"));
+            }
+        }
+        return new JavaSdkPlan(roots, elicitation, sampling, callTools, requests,
+                control.resolve("session.jsonl"));
+    }
+
+    // One request as $defs.request has it, with the harness's own checks (exactly one kind,
+    // arguments only beside call or get_prompt, a prompt's arguments strings).
+    private static Request request(Object value, String where) {
+        Map<String, Object> r = object(value, where);
+        Set<String> allowed = new HashSet<>(KINDS);
+        allowed.add("arguments");
+        keys(r, where, Set.of(), allowed);
+        List<String> kinds = KINDS.stream().filter(r::containsKey).toList();
+        if (kinds.size() != 1) {
+            malformed(where + ": expected exactly one of " + String.join(", ", KINDS));
+        }
+        String kind = kinds.get(0);
+        String target = null;
+        Complete complete = null;
+        if (kind.equals("complete")) {
+            Map<String, Object> c = object(r.get(kind), where + ".complete");
+            keys(c, where + ".complete", Set.of("ref", "argument"), Set.of());
+            Map<String, Object> ref = object(c.get("ref"), where + ".complete.ref");
+            keys(ref, where + ".complete.ref", Set.of("type", "name"), Set.of());
+            if (!List.of("ref/prompt", "ref/resource").contains(ref.get("type"))) {
+                malformed(where + ".complete.ref.type: expected ref/prompt or ref/resource");
+            }
+            Map<String, Object> argument = object(c.get("argument"), where + ".complete.argument");
+            keys(argument, where + ".complete.argument", Set.of("name", "value"), Set.of());
+            complete = new Complete(ref.get("type").equals("ref/prompt"),
+                    text(ref.get("name"), where + ".complete.ref.name", 1),
+                    text(argument.get("name"), where + ".complete.argument.name", 1),
+                    text(argument.get("value"), where + ".complete.argument.value", 0));
+        }
+        else {
+            target = text(r.get(kind), where + "." + kind, 1);
+            if (kind.equals("list")
+                    && !List.of("tools", "prompts", "resources", "resource_templates").contains(target)) {
+                malformed(where + ".list: expected tools, prompts, resources or resource_templates");
+            }
+        }
+        Map<String, Object> arguments = null;
+        if (r.containsKey("arguments")) {
+            if (!kind.equals("call") && !kind.equals("get_prompt")) {
+                malformed(where + ".arguments: only beside call or get_prompt");
+            }
+            arguments = object(r.get("arguments"), where + ".arguments");
+            if (kind.equals("get_prompt") && !arguments.values().stream().allMatch(v -> v instanceof String)) {
+                malformed(where + ".arguments: a prompt's arguments are strings");
+            }
+        }
+        return new Request(kind, target, complete, arguments);
+    }
+
+    private static String text(Object value, String where, int minLength) {
+        if (!(value instanceof String s) || s.length() < minLength) {
+            malformed(where + (minLength > 0 ? ": expected a non-empty string" : ": expected a string"));
+            return null;
+        }
+        return s;
     }
 
     private static Roots roots(Object value, Path control) {

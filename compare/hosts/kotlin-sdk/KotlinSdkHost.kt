@@ -25,26 +25,56 @@
 //   setRequestHandler<CreateMessageRequest>(Method.Defined.SamplingCreateMessage) of its Protocol
 //   (shared/Protocol.kt:929), which checks the sampling capability was declared
 //   (client/Client.kt:352-356) and checks sampling.tools itself (client/Client.kt:387-395).
+// The plan's session.requests go through the Client's own call for each kind (request() below);
+// each outcome is one line of <control>/session.jsonl, what the SDK returned written by its McpJson.
 
 import io.modelcontextprotocol.kotlin.sdk.client.Client
 import io.modelcontextprotocol.kotlin.sdk.client.ClientOptions
 import io.modelcontextprotocol.kotlin.sdk.client.StdioClientTransport
 import io.modelcontextprotocol.kotlin.sdk.types.ClientCapabilities
+import io.modelcontextprotocol.kotlin.sdk.types.CompleteRequest
+import io.modelcontextprotocol.kotlin.sdk.types.CompleteRequestParams
 import io.modelcontextprotocol.kotlin.sdk.types.CreateMessageRequest
+import io.modelcontextprotocol.kotlin.sdk.types.GetPromptRequest
+import io.modelcontextprotocol.kotlin.sdk.types.GetPromptRequestParams
 import io.modelcontextprotocol.kotlin.sdk.types.Implementation
+import io.modelcontextprotocol.kotlin.sdk.types.ListPromptsRequest
+import io.modelcontextprotocol.kotlin.sdk.types.ListPromptsResult
+import io.modelcontextprotocol.kotlin.sdk.types.ListResourceTemplatesRequest
+import io.modelcontextprotocol.kotlin.sdk.types.ListResourceTemplatesResult
+import io.modelcontextprotocol.kotlin.sdk.types.ListResourcesRequest
+import io.modelcontextprotocol.kotlin.sdk.types.ListResourcesResult
 import io.modelcontextprotocol.kotlin.sdk.types.ListToolsRequest
+import io.modelcontextprotocol.kotlin.sdk.types.ListToolsResult
+import io.modelcontextprotocol.kotlin.sdk.types.McpException
+import io.modelcontextprotocol.kotlin.sdk.types.McpJson
 import io.modelcontextprotocol.kotlin.sdk.types.Method
 import io.modelcontextprotocol.kotlin.sdk.types.PaginatedRequestParams
-import io.modelcontextprotocol.kotlin.sdk.types.Tool
+import io.modelcontextprotocol.kotlin.sdk.types.PaginatedResult
+import io.modelcontextprotocol.kotlin.sdk.types.PromptReference
+import io.modelcontextprotocol.kotlin.sdk.types.ReadResourceRequest
+import io.modelcontextprotocol.kotlin.sdk.types.ReadResourceRequestParams
+import io.modelcontextprotocol.kotlin.sdk.types.ResourceTemplateReference
+import io.modelcontextprotocol.kotlin.sdk.types.SubscribeRequest
+import io.modelcontextprotocol.kotlin.sdk.types.SubscribeRequestParams
+import io.modelcontextprotocol.kotlin.sdk.types.UnsubscribeRequest
+import io.modelcontextprotocol.kotlin.sdk.types.UnsubscribeRequestParams
+import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.io.asSink
 import kotlinx.io.asSource
 import kotlinx.io.buffered
+import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.encodeToJsonElement
+import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.put
 import java.io.IOException
 import java.nio.file.Files
 import java.nio.file.Path
+import java.nio.file.StandardOpenOption
 import java.util.concurrent.TimeUnit
 import kotlin.system.exitProcess
 
@@ -91,6 +121,112 @@ private suspend fun notifyRootsChanged(client: Client) {
     }
 }
 
+/**
+ * Every item of one list, page by page. The SDK has no helper that follows nextCursor: each of
+ * its listTools/listPrompts/listResources/listResourceTemplates(request) sends one request and
+ * returns that one page (client/Client.kt:446-475, 563-566), and nothing in the client or core
+ * sources jars reads further pages. So, as its own docs show a cursor going in (a list request
+ * whose PaginatedRequestParams carry it, types/request.kt:261-265; the example of
+ * types/tools.dsl.kt:132-137, buildListToolsRequest { cursor = ... }, builds the same but is
+ * marked @ExperimentalMcpApi), each nextCursor (PaginatedResult, types/request.kt:246-250) goes
+ * back as it came until a page comes without one; an empty string is a cursor too.
+ */
+private suspend fun <R : PaginatedResult, T> allPages(
+    list: suspend (PaginatedRequestParams?) -> R,
+    items: (R) -> List<T>,
+): List<T> {
+    val all = mutableListOf<T>()
+    var cursor: String? = null
+    for (page in 0 until MAX_PAGES) {
+        val result = list(cursor?.let { PaginatedRequestParams(cursor = it) })
+        all += items(result)
+        cursor = result.nextCursor ?: break
+    }
+    return all
+}
+
+/**
+ * One request of the plan through the Client's own call for its kind, the result as the SDK's
+ * McpJson writes it. A list is recorded as the SDK's own result type holding every page's items
+ * (no nextCursor, which McpJson leaves out: explicitNulls = false, types/jsonUtils.kt:19-27);
+ * subscribe and unsubscribe return the SDK's EmptyResult.
+ */
+private suspend fun send(client: Client, request: RequestPlan): JsonElement {
+    val target = request.target.orEmpty()
+    return when (request.kind) {
+        "list" -> when (target) {
+            "tools" -> McpJson.encodeToJsonElement(
+                ListToolsResult(allPages({ client.listTools(ListToolsRequest(it)) }, ListToolsResult::tools)),
+            )
+            "prompts" -> McpJson.encodeToJsonElement(
+                ListPromptsResult(allPages({ client.listPrompts(ListPromptsRequest(it)) }, ListPromptsResult::prompts)),
+            )
+            "resources" -> McpJson.encodeToJsonElement(
+                ListResourcesResult(
+                    allPages({ client.listResources(ListResourcesRequest(it)) }, ListResourcesResult::resources),
+                ),
+            )
+            else -> McpJson.encodeToJsonElement(
+                ListResourceTemplatesResult(
+                    allPages(
+                        { client.listResourceTemplates(ListResourceTemplatesRequest(it)) },
+                        ListResourceTemplatesResult::resourceTemplates,
+                    ),
+                ),
+            )
+        }
+        // The SDK's callTool(name, arguments) as call_tools uses it (client/Client.kt:523-550);
+        // JSON values pass through its toJson() unchanged (types/jsonUtils.kt:40-50).
+        "call" -> McpJson.encodeToJsonElement(client.callTool(target, request.arguments ?: EMPTY))
+        "read" -> McpJson.encodeToJsonElement(
+            client.readResource(ReadResourceRequest(ReadResourceRequestParams(target))),
+        )
+        "subscribe" -> McpJson.encodeToJsonElement(
+            client.subscribeResource(SubscribeRequest(SubscribeRequestParams(target))),
+        )
+        "unsubscribe" -> McpJson.encodeToJsonElement(
+            client.unsubscribeResource(UnsubscribeRequest(UnsubscribeRequestParams(target))),
+        )
+        "get_prompt" -> {
+            // The plan reader let only strings through (a prompt's arguments, as the SDK types them).
+            val arguments = request.arguments?.mapValues { it.value.jsonPrimitive.content }
+            McpJson.encodeToJsonElement(client.getPrompt(GetPromptRequest(GetPromptRequestParams(target, arguments))))
+        }
+        else -> {
+            val c = request.complete!!
+            val ref = if (c.prompt) PromptReference(c.name) else ResourceTemplateReference(c.name)
+            val argument = CompleteRequestParams.Argument(c.argument, c.value)
+            McpJson.encodeToJsonElement(client.complete(CompleteRequest(CompleteRequestParams(argument, ref))))
+        }
+    }
+}
+
+/**
+ * One request and its outcome, appended to the session record at once (README.md, "The session
+ * record"): the result, or the exception the SDK raised instead with the JSON-RPC code an
+ * McpException carries (types/McpException.kt). The file is opened, written and closed per
+ * line, so each outcome is on disk as soon as it ends.
+ */
+private suspend fun request(client: Client, record: Path, step: Int, request: RequestPlan) {
+    val line = buildJsonObject {
+        put("step", step)
+        put("request", request.kind)
+        try {
+            val result = send(client, request)
+            put("ok", true)
+            put("result", result)
+        } catch (err: CancellationException) {
+            throw err
+        } catch (err: Exception) { // the SDK's answer is evidence, not our failure
+            put("ok", false)
+            val message = "${err.javaClass.simpleName}: ${err.message}"
+            put("error", message.replace(Regex("\\s*\\R\\s*"), " "))
+            if (err is McpException) put("code", err.code)
+        }
+    }
+    Files.writeString(record, "$line\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND)
+}
+
 fun main(argv: Array<String>) {
     val cut = argv.indexOf("--")
     if (cut != 2 || argv[0] != "--plan" || cut == argv.size - 1) {
@@ -122,23 +258,9 @@ fun main(argv: Array<String>) {
         try {
             client.connect(transport)
             if (plan.callTools) {
-                // The whole tool list. The SDK has no helper that follows nextCursor: its
-                // listTools(request) sends one tools/list and returns that one page
-                // (client/Client.kt:563-566), and nothing in the client or core sources jars
-                // reads further pages. So, as its own docs show a cursor going in (a
-                // ListToolsRequest whose PaginatedRequestParams carry it, types/tools.kt:282,
-                // types/request.kt:261-265; the buildListToolsRequest { cursor = ... } example of
-                // types/tools.dsl.kt:132-137 builds the same but is @ExperimentalMcpApi), each
-                // nextCursor (types/tools.kt:304) goes back as it came until a page comes without
-                // one; an empty string is a cursor too.
-                val tools = mutableListOf<Tool>()
-                var cursor: String? = null
-                for (page in 0 until MAX_PAGES) {
-                    val request = if (cursor == null) ListToolsRequest() else ListToolsRequest(PaginatedRequestParams(cursor = cursor))
-                    val listing = client.listTools(request)
-                    tools += listing.tools
-                    cursor = listing.nextCursor ?: break
-                }
+                // The whole tool list, page by page (allPages: the SDK has no helper that
+                // follows nextCursor).
+                val tools = allPages({ client.listTools(ListToolsRequest(it)) }, ListToolsResult::tools)
                 for (tool in tools) {
                     try {
                         client.callTool(tool.name, emptyMap())
@@ -146,6 +268,12 @@ fun main(argv: Array<String>) {
                         System.err.println("kotlin-sdk host: tools/call ${tool.name} failed: ${causes(err)}")
                     }
                 }
+            }
+            // The plan's requests, in order; a failed one does not stop the next. Once the server
+            // has hung up the session is over, so no further request is made.
+            for ((step, planned) in plan.requests.withIndex()) {
+                if (!process.isAlive) break
+                request(client, plan.sessionRecord, step, planned)
             }
             val pending = (plan.roots?.changes ?: emptyList()).toMutableList()
             // The server hanging up is the end of the session: its process ends.

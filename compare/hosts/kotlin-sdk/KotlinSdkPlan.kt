@@ -27,11 +27,32 @@ internal class RootsPlan(val folders: List<Path>, val listChanged: Boolean, val 
 
 internal class ElicitationPlan(val form: Boolean, val url: Boolean, val answer: ElicitResult)
 
+/** completion/complete of one argument of a prompt (ref/prompt) or resource template (ref/resource). */
+internal class CompletePlan(val prompt: Boolean, val name: String, val argument: String, val value: String)
+
+/**
+ * One request of session.requests: its kind (its one key of [REQUEST_KINDS]), that key's value
+ * (a list name, a tool or prompt name, a URI; null for complete), complete's reference and
+ * argument, and the arguments of call or get_prompt (null when absent).
+ */
+internal class RequestPlan(
+    val kind: String,
+    val target: String?,
+    val complete: CompletePlan?,
+    val arguments: JsonObject?,
+)
+
+/** host-plan.schema.json's $defs.request, in its order. */
+internal val REQUEST_KINDS = listOf("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
+
 internal class HostPlan(
     val roots: RootsPlan?,
     val elicitation: ElicitationPlan?,
     val sampling: CreateMessageResult?,
     val callTools: Boolean,
+    val requests: List<RequestPlan>,
+    /** Where the session record goes: <control>/session.jsonl. */
+    val sessionRecord: Path,
 )
 
 /** One line on stderr, whatever the cause's text holds. */
@@ -64,6 +85,12 @@ private fun JsonElement?.path(where: String): Path {
     return Path.of(text).normalize()
 }
 
+private fun JsonElement?.text(where: String, minLength: Int = 1): String {
+    val p = this as? JsonPrimitive
+    return p?.takeIf { it.isString && it.content.length >= minLength }?.content
+        ?: malformed("$where: expected a ${if (minLength > 0) "non-empty " else ""}string")
+}
+
 private fun <T> JsonElement?.decode(serializer: KSerializer<T>, where: String): T {
     val value = obj(where)
     return try {
@@ -94,6 +121,51 @@ private fun rootsPlan(value: JsonElement?, control: Path): RootsPlan {
     return RootsPlan(folders, r["list_changed"].flag("features.roots.list_changed"), changes)
 }
 
+/**
+ * One request as $defs.request has it, with the harness's own checks (exactly one kind,
+ * arguments only beside call or get_prompt, a prompt's arguments strings).
+ */
+private fun requestPlan(value: JsonElement, where: String): RequestPlan {
+    val r = value.obj(where)
+    r.keys(where, emptySet(), REQUEST_KINDS.toSet() + "arguments")
+    val kind = REQUEST_KINDS.filter { it in r }.singleOrNull()
+        ?: malformed("$where: expected exactly one of ${REQUEST_KINDS.joinToString(", ")}")
+    var target: String? = null
+    var complete: CompletePlan? = null
+    if (kind == "complete") {
+        val c = r[kind].obj("$where.complete")
+        c.keys("$where.complete", setOf("ref", "argument"), emptySet())
+        val ref = c["ref"].obj("$where.complete.ref")
+        ref.keys("$where.complete.ref", setOf("type", "name"), emptySet())
+        val type = ref["type"].text("$where.complete.ref.type")
+        if (type != "ref/prompt" && type != "ref/resource") {
+            malformed("$where.complete.ref.type: expected ref/prompt or ref/resource")
+        }
+        val argument = c["argument"].obj("$where.complete.argument")
+        argument.keys("$where.complete.argument", setOf("name", "value"), emptySet())
+        complete = CompletePlan(
+            type == "ref/prompt",
+            ref["name"].text("$where.complete.ref.name"),
+            argument["name"].text("$where.complete.argument.name"),
+            argument["value"].text("$where.complete.argument.value", minLength = 0),
+        )
+    } else {
+        target = r[kind].text("$where.$kind")
+        if (kind == "list" && target !in setOf("tools", "prompts", "resources", "resource_templates")) {
+            malformed("$where.list: expected tools, prompts, resources or resource_templates")
+        }
+    }
+    val arguments = r["arguments"]?.let { value ->
+        if (kind != "call" && kind != "get_prompt") malformed("$where.arguments: only beside call or get_prompt")
+        value.obj("$where.arguments").also { a ->
+            if (kind == "get_prompt" && !a.values.all { it is JsonPrimitive && it.isString }) {
+                malformed("$where.arguments: a prompt's arguments are strings")
+            }
+        }
+    }
+    return RequestPlan(kind, target, complete, arguments)
+}
+
 internal fun readPlan(file: Path): HostPlan {
     val top = try {
         Json.parseToJsonElement(Files.readString(file))
@@ -108,7 +180,7 @@ internal fun readPlan(file: Path): HostPlan {
     val features = top["features"].obj("features")
     features.keys("features", emptySet(), setOf("roots", "elicitation", "sampling"))
     val session = top["session"].obj("session")
-    session.keys("session", setOf("call_tools"), emptySet())
+    session.keys("session", setOf("call_tools"), setOf("requests"))
     // This host has no target-specific knob: any option is one it does not know.
     top["options"].obj("options").keys("options", emptySet(), emptySet())
     val elicitation = features["elicitation"]?.let { value ->
@@ -130,5 +202,8 @@ internal fun readPlan(file: Path): HostPlan {
         elicitation = elicitation,
         sampling = sampling,
         callTools = session["call_tools"].flag("session.call_tools"),
+        requests = session["requests"]?.list("session.requests")
+            ?.mapIndexed { i, item -> requestPlan(item, "session.requests[$i]") } ?: emptyList(),
+        sessionRecord = control.resolve("session.jsonl"),
     )
 }

@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -194,8 +195,14 @@ func main() {
 	// The server hanging up is the normal end of a session. The stdio transport offers no
 	// connection-lost hook, but its Stderr() reader ends when the server process's stderr
 	// closes, i.e. when the server has gone: then exit 0.
+	// A scripted request holds busy while it is made and recorded, so a server that hangs up
+	// right after answering cannot end the host before the answer is on record; one still in
+	// flight ends at once too, as the transport fails it when the server's stdout closes
+	// (ErrTransportClosed, client/transport/stdio.go:535-543, 656-666).
+	var busy sync.Mutex
 	go func() {
 		_, _ = io.Copy(io.Discard, stdio.Stderr())
+		busy.Lock()
 		os.Exit(0)
 	}()
 
@@ -234,6 +241,20 @@ func main() {
 		}
 	}
 
+	// The plan's client requests, in order, each outcome one line of the session record. The
+	// library exposes no JSON-RPC code: sendRequest turns an error response into a sentinel
+	// error (ErrInvalidParams, ...) or errors.New(message) (client/client.go:284-287,
+	// mcp/errors.go:175-247), so the record carries the message only.
+	for step, request := range plan.Requests {
+		busy.Lock()
+		result, err := makeRequest(ctx, c, request)
+		recordOutcome(plan.Control, step, request.Kind, result, err, nil)
+		busy.Unlock()
+		if errors.Is(err, transport.ErrTransportClosed) {
+			break // the server has gone (the goroutine above ends the host): nothing more reaches it
+		}
+	}
+
 	// Wait for the harness's signals; after each change, tell the server the list changed
 	// when the plan says so (RootListChanges is the library's call for
 	// notifications/roots/list_changed; it sends whatever was declared).
@@ -258,4 +279,86 @@ func waitForHangUp(message string) {
 	fmt.Fprintf(os.Stderr, "%s: %s\n", hostName, message)
 	time.Sleep(2 * time.Second)
 	os.Exit(exitFailed)
+}
+
+// makeRequest makes one request of session.requests through the library's client and returns
+// what it returned, to be recorded as it is. A list is read whole through the library's "list
+// all" calls, as call_tools does: ListTools, ListPrompts, ListResources and
+// ListResourceTemplates each pass every nextCursor back through their ByPage call until a
+// page comes without one and return every page's items together (client/client.go:544-571,
+// 586-613, 643-670, 704-731; www/docs/pages/clients/operations.mdx:958-964, 1052-1054).
+func makeRequest(ctx context.Context, c *client.Client, r sessionRequest) (any, error) {
+	switch r.Kind {
+	case "list":
+		switch r.Name {
+		case "tools":
+			listing, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+			if err != nil {
+				return nil, err
+			}
+			return map[string][]mcp.Tool{"tools": append([]mcp.Tool{}, listing.Tools...)}, nil
+		case "prompts":
+			listing, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+			if err != nil {
+				return nil, err
+			}
+			return map[string][]mcp.Prompt{"prompts": append([]mcp.Prompt{}, listing.Prompts...)}, nil
+		case "resources":
+			listing, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+			if err != nil {
+				return nil, err
+			}
+			return map[string][]mcp.Resource{"resources": append([]mcp.Resource{}, listing.Resources...)}, nil
+		default: // resource_templates
+			listing, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+			if err != nil {
+				return nil, err
+			}
+			return map[string][]mcp.ResourceTemplate{
+				"resourceTemplates": append([]mcp.ResourceTemplate{}, listing.ResourceTemplates...),
+			}, nil
+		}
+	case "call": // client/client.go:734-746
+		request := mcp.CallToolRequest{}
+		request.Params.Name = r.Name
+		request.Params.Arguments = r.Arguments
+		return c.CallTool(ctx, request)
+	case "read": // client/client.go:616-628
+		request := mcp.ReadResourceRequest{}
+		request.Params.URI = r.Name
+		return c.ReadResource(ctx, request)
+	case "subscribe", "unsubscribe":
+		// Both return only an error, so success is recorded as {}. On 2026-07-28 neither
+		// sends anything: they add the URI to, or drop it from, the filter of the next
+		// Client.Listen, which the library documents in their place (client/subscriptions.go:
+		// 123-172), so nil there says the filter changed, not what a server said.
+		var err error
+		if r.Kind == "subscribe" {
+			request := mcp.SubscribeRequest{}
+			request.Params.URI = r.Name
+			err = c.Subscribe(ctx, request)
+		} else {
+			request := mcp.UnsubscribeRequest{}
+			request.Params.URI = r.Name
+			err = c.Unsubscribe(ctx, request)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	case "get_prompt": // client/client.go:673-685; arguments are a map[string]string (mcp/prompts.go:34)
+		request := mcp.GetPromptRequest{}
+		request.Params.Name = r.Name
+		request.Params.Arguments = r.Strings
+		return c.GetPrompt(ctx, request)
+	default: // complete, client/client.go:771-786
+		// A prompt is referred to by name and a resource template by URI (mcp/types.go:1619-1630).
+		request := mcp.CompleteRequest{}
+		request.Params.Ref = mcp.PromptReference{Type: r.RefType, Name: r.Name}
+		if r.RefType == "ref/resource" {
+			request.Params.Ref = mcp.ResourceReference{Type: r.RefType, URI: r.Name}
+		}
+		request.Params.Argument = mcp.CompleteArgument{Name: r.Argument[0], Value: r.Argument[1]}
+		return c.Complete(ctx, request)
+	}
 }

@@ -34,6 +34,10 @@ class Context:
     #: What the client asked the cell's stand-in model, one entry a request, as the endpoint
     #: logged it (``model-requests.jsonl``); empty for a cell that served no model.
     model_requests: list[dict[str, Any]] = field(default_factory=list)
+    #: The requests our host was asked to make (its plan's ``session.requests``), and what it
+    #: recorded of each (``host-session.jsonl``); None when it wrote no record.
+    host_requests: list[dict[str, Any]] = field(default_factory=list)
+    host_session: list[dict[str, Any]] | None = None
 
     @cached_property
     def first_modern(self) -> str | None:

@@ -49,9 +49,18 @@ Gate = Callable[[Context], Outcome | None]
 #: the check plays at); a client ``capability`` (a property of ``ClientCapabilities`` there);
 #: a ``member`` of that capability (e.g. ``listChanged``); a JSON-RPC error ``code`` (an
 #: integer); free ``text`` (a field name, a value to compare); a ``server_capability`` (a
-#: property of ``ServerCapabilities``).
+#: property of ``ServerCapabilities``); the ``index`` of a request in the scenario's
+#: ``host_session``.
 ParamKind = Literal[
-    "method", "label", "definition", "capability", "member", "code", "text", "server_capability"
+    "method",
+    "label",
+    "definition",
+    "capability",
+    "member",
+    "code",
+    "text",
+    "server_capability",
+    "index",
 ]
 
 

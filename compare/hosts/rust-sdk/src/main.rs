@@ -21,12 +21,16 @@
 //! `server/discover` (2026-07-28) and falls back to `initialize` on an older server;
 //! `call_tool` on the running service answers an `InputRequiredResult` through the same
 //! handler, so the 2026-07-28 embedded requests need no extra code here.
+//!
+//! `session.requests` are made one by one through the same client, each outcome one line of
+//! `<control>/session.jsonl` (README.md, the session record).
 // Roots are deprecated by SEP-2577 in 2026-07-28; rmcp marks their API deprecated, but it is
 // still the SDK's API for the revisions before it.
 #![allow(deprecated)]
 
 mod plan;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
@@ -38,14 +42,16 @@ use rmcp::model::{
     FormElicitationCapability, Implementation, ListRootsResult, ProtocolVersion, Root,
     RootsCapabilities, SamplingCapability, UrlElicitationCapability,
 };
+use rmcp::serde_json::{self, json, Value};
 use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, RequestContext, RoleClient, RunningService, Service,
+    ClientInitializeError, ClientLifecycleMode, RequestContext, RoleClient, RunningService,
+    Service, ServiceError,
 };
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, ClientServiceExt};
 use tokio::process::Command;
 
-use plan::Plan;
+use plan::{List, Plan, Request};
 
 fn fail(message: &str) -> ! {
     eprintln!("rust-sdk host: {message}");
@@ -179,14 +185,22 @@ fn transport(server: &[String]) -> TokioChildProcess {
     }
 }
 
-/// List the tools, call each with `{}`, then wait until the server hangs up; a failed call is
-/// the server's answer (evidence), not ours to stop on.
+/// List the tools, call each with `{}`, make the planned requests, then wait until the server
+/// hangs up; a failed call is the server's answer (evidence), not ours to stop on.
 async fn session<S: Service<RoleClient>>(
     client: RunningService<RoleClient, S>,
     call_tools: bool,
+    requests: Vec<Request>,
+    control: PathBuf,
 ) -> ExitCode {
     if call_tools {
         list_and_call(&client).await;
+    }
+    let log = control.join("session.jsonl");
+    for (step, request) in requests.into_iter().enumerate() {
+        let kind = request.kind();
+        let outcome = make(&client, request).await;
+        record(&log, step, kind, outcome);
     }
     match client.waiting().await {
         Ok(reason) => {
@@ -219,6 +233,107 @@ async fn list_and_call<S: Service<RoleClient>>(client: &RunningService<RoleClien
             }
         }
         Err(err) => eprintln!("rust-sdk host: tools/list failed: {err}"),
+    }
+}
+
+/// One planned request through rmcp's client API, its result as serde writes it. `call_tool`,
+/// `get_prompt` and `read_resource` are `RunningService`'s own (they answer an
+/// `InputRequiredResult` through our handler, crate:rmcp@3.11.0/src/service/client.rs:2240-2245,
+/// 2289-2294, 2335-2340); the rest are `Peer`'s, through the `Deref`. A `list` reads every page
+/// through the same cursor-following helper as `list_and_call` (`list_all_pages`,
+/// client.rs:1999-2041, used by `list_all_*` at :2045-2108); `complete`, `subscribe` and
+/// `unsubscribe` are the plain request methods of the `method!` macro (:1733, :1742-1753), the
+/// last two returning `()` on the server's empty result (:1268-1282), recorded as `{}`.
+async fn make<S: Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
+    request: Request,
+) -> Result<Value, ServiceError> {
+    fn json_of<T: serde::Serialize>(value: T) -> Value {
+        serde_json::to_value(value).unwrap_or_else(|err| fail(&format!("cannot serialise: {err}")))
+    }
+    Ok(match request {
+        Request::List(List::Tools) => json!({"tools": json_of(client.list_all_tools().await?)}),
+        Request::List(List::Prompts) => {
+            json!({"prompts": json_of(client.list_all_prompts().await?)})
+        }
+        Request::List(List::Resources) => {
+            json!({"resources": json_of(client.list_all_resources().await?)})
+        }
+        Request::List(List::ResourceTemplates) => {
+            json!({"resourceTemplates": json_of(client.list_all_resource_templates().await?)})
+        }
+        Request::Call(params) => json_of(client.call_tool(params).await?),
+        Request::Read(params) => json_of(client.read_resource(params).await?),
+        Request::Subscribe(params) => {
+            client.subscribe(params).await?;
+            json!({})
+        }
+        Request::Unsubscribe(params) => {
+            client.unsubscribe(params).await?;
+            json!({})
+        }
+        Request::GetPrompt(params) => json_of(client.get_prompt(params).await?),
+        Request::Complete(params) => json_of(client.complete(params).await?),
+    })
+}
+
+#[derive(serde::Serialize)]
+struct Record {
+    step: usize,
+    request: &'static str,
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<i32>,
+}
+
+/// Append one line to the session record and put it on disk before the next request, so the
+/// harness has every finished step even if the server ends the session mid-way. The error is
+/// `ServiceError`'s Display on one line; `code` is the JSON-RPC error's when the server
+/// answered with one (`ServiceError::McpError(ErrorData)`, crate:rmcp@3.11.0/src/service.rs:79-81).
+fn record(log: &Path, step: usize, request: &'static str, outcome: Result<Value, ServiceError>) {
+    let line = match outcome {
+        Ok(result) => Record {
+            step,
+            request,
+            ok: true,
+            result: Some(result),
+            error: None,
+            code: None,
+        },
+        Err(err) => Record {
+            step,
+            request,
+            ok: false,
+            result: None,
+            error: Some(
+                err.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            code: match &err {
+                ServiceError::McpError(data) => Some(data.code.0),
+                _ => None,
+            },
+        },
+    };
+    let mut text = serde_json::to_string(&line).expect("a record serialises");
+    text.push('\n');
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(log)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.flush()?;
+            file.sync_data()
+        });
+    if let Err(err) = written {
+        fail(&format!("cannot write {}: {err}", log.display()));
     }
 }
 
@@ -278,10 +393,12 @@ async fn main() -> ExitCode {
     let transport = transport(&server);
     let info = ClientInfo::new(capabilities(&plan), implementation());
     let call_tools = plan.call_tools;
+    let requests = std::mem::take(&mut plan.requests);
+    let control = plan.control.clone();
     if !plan.declares_any() {
         // No feature: the bare ClientInfo is the handler (rmcp accepts it as one), as before.
         return match info.serve_with_lifecycle(transport, lifecycle()).await {
-            Ok(client) => session(client, call_tools).await,
+            Ok(client) => session(client, call_tools, requests, control).await,
             Err(err) => connect_failed(err),
         };
     }
@@ -308,5 +425,5 @@ async fn main() -> ExitCode {
         let peer = client.peer().clone();
         tokio::spawn(watch_changes(changes, roots, peer));
     }
-    session(client, call_tools).await
+    session(client, call_tools, requests, control).await
 }

@@ -5,10 +5,15 @@
 //! locked dependencies are unchanged. Every key is checked (an unknown key or a wrong type is a
 //! one-line error and exit code 2), and the two canned answers are deserialised into rmcp's own
 //! result types here, so an answer the SDK cannot represent is refused before the server starts.
+//! Each of `session.requests` becomes the parameters of the rmcp call that makes it.
 
 use std::path::{Path, PathBuf};
 
-use rmcp::model::{CreateMessageResult, ElicitResult};
+use rmcp::model::{
+    ArgumentInfo, CallToolRequestParams, CompleteRequestParams, CreateMessageResult, ElicitResult,
+    GetPromptRequestParams, ReadResourceRequestParams, Reference, SubscribeRequestParams,
+    UnsubscribeRequestParams,
+};
 use rmcp::serde_json::{self, Map, Value};
 
 pub struct Change {
@@ -29,11 +34,46 @@ pub struct ElicitationPlan {
     pub answer: ElicitResult,
 }
 
+pub enum List {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceTemplates,
+}
+
+/// One of `session.requests`, as the parameters of its rmcp call.
+pub enum Request {
+    List(List),
+    Call(CallToolRequestParams),
+    Read(ReadResourceRequestParams),
+    Subscribe(SubscribeRequestParams),
+    Unsubscribe(UnsubscribeRequestParams),
+    GetPrompt(GetPromptRequestParams),
+    Complete(CompleteRequestParams),
+}
+
+impl Request {
+    /// The kind the session record names (README.md, the session record).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::List(_) => "list",
+            Request::Call(_) => "call",
+            Request::Read(_) => "read",
+            Request::Subscribe(_) => "subscribe",
+            Request::Unsubscribe(_) => "unsubscribe",
+            Request::GetPrompt(_) => "get_prompt",
+            Request::Complete(_) => "complete",
+        }
+    }
+}
+
 pub struct Plan {
+    pub control: PathBuf,
     pub roots: Option<RootsPlan>,
     pub elicitation: Option<ElicitationPlan>,
     pub sampling: Option<CreateMessageResult>,
     pub call_tools: bool,
+    pub requests: Vec<Request>,
 }
 
 impl Plan {
@@ -140,6 +180,99 @@ fn change(value: &Value, control: &Path) -> Change {
     }
 }
 
+/// A non-empty string, as the schema's `minLength: 1`.
+fn name(value: Option<&Value>, at: &str) -> String {
+    match value.and_then(Value::as_str) {
+        Some(s) if !s.is_empty() => s.to_owned(),
+        _ => malformed(&format!("{at}: expected a non-empty string")),
+    }
+}
+
+/// `{"ref": {"type", "name"}, "argument": {"name", "value"}}`; a resource template's
+/// reference carries its URI template as `name` in the plan and as `uri` on the wire.
+fn complete(value: &Value, at: &str) -> CompleteRequestParams {
+    let c = object(value, at);
+    keys(c, at, &["ref", "argument"], &[]);
+    let r = object(&c["ref"], &format!("{at}.ref"));
+    keys(r, &format!("{at}.ref"), &["type", "name"], &[]);
+    let target = name(r.get("name"), &format!("{at}.ref.name"));
+    let reference = match r.get("type").and_then(Value::as_str) {
+        Some("ref/prompt") => Reference::for_prompt(target),
+        Some("ref/resource") => Reference::for_resource(target),
+        _ => malformed(&format!(
+            "{at}.ref.type: expected ref/prompt or ref/resource"
+        )),
+    };
+    let a = object(&c["argument"], &format!("{at}.argument"));
+    keys(a, &format!("{at}.argument"), &["name", "value"], &[]);
+    let value = match a.get("value") {
+        Some(Value::String(v)) => v.clone(),
+        _ => malformed(&format!("{at}.argument.value: expected a string")),
+    };
+    let argument = ArgumentInfo::new(name(a.get("name"), &format!("{at}.argument.name")), value);
+    CompleteRequestParams::new(reference, argument)
+}
+
+/// Exactly one kind, with `arguments` beside `call` (`{}` when absent) or `get_prompt`
+/// (passed as written, left out when absent).
+fn request(value: &Value, at: &str) -> Request {
+    const KEYS: [&str; 8] = [
+        "list",
+        "call",
+        "read",
+        "subscribe",
+        "unsubscribe",
+        "get_prompt",
+        "complete",
+        "arguments",
+    ];
+    let kinds = &KEYS[..7];
+    let r = object(value, at);
+    keys(r, at, &[], &KEYS);
+    let present: Vec<&str> = kinds
+        .iter()
+        .copied()
+        .filter(|k| r.contains_key(*k))
+        .collect();
+    let [kind] = present[..] else {
+        malformed(&format!(
+            "{at}: expected exactly one of {}",
+            kinds.join(", ")
+        ));
+    };
+    let arguments = match r.get("arguments") {
+        None => None,
+        Some(Value::Object(a)) if kind == "call" || kind == "get_prompt" => Some(a.clone()),
+        Some(Value::Object(_)) => malformed(&format!("{at}.arguments: not taken by {kind}")),
+        Some(_) => malformed(&format!("{at}.arguments: expected an object")),
+    };
+    if kind == "complete" {
+        return Request::Complete(complete(&r[kind], &format!("{at}.complete")));
+    }
+    let operand = name(r.get(kind), &format!("{at}.{kind}"));
+    match kind {
+        "list" => Request::List(match operand.as_str() {
+            "tools" => List::Tools,
+            "prompts" => List::Prompts,
+            "resources" => List::Resources,
+            "resource_templates" => List::ResourceTemplates,
+            _ => malformed(&format!(
+                "{at}.list: expected tools, prompts, resources or resource_templates"
+            )),
+        }),
+        "call" => Request::Call(
+            CallToolRequestParams::new(operand).with_arguments(arguments.unwrap_or_default()),
+        ),
+        "read" => Request::Read(ReadResourceRequestParams::new(operand)),
+        "subscribe" => Request::Subscribe(SubscribeRequestParams::new(operand)),
+        "unsubscribe" => Request::Unsubscribe(UnsubscribeRequestParams::new(operand)),
+        _ => Request::GetPrompt(match arguments {
+            Some(a) => GetPromptRequestParams::new(operand).with_arguments(a),
+            None => GetPromptRequestParams::new(operand),
+        }),
+    }
+}
+
 pub fn read(file: &Path) -> Plan {
     let text = std::fs::read_to_string(file)
         .unwrap_or_else(|err| malformed(&format!("{}: {err}", file.display())));
@@ -172,7 +305,16 @@ pub fn read(file: &Path) -> Plan {
         &["roots", "elicitation", "sampling"],
     );
     let session = object(&top["session"], "session");
-    keys(session, "session", &["call_tools"], &[]);
+    keys(session, "session", &["call_tools"], &["requests"]);
+    let requests = match session.get("requests") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| request(item, &format!("session.requests[{i}]")))
+            .collect(),
+        Some(_) => malformed("session.requests: expected a list"),
+    };
     // This host has no target-specific knob: any option is one it does not know.
     keys(object(&top["options"], "options"), "options", &[], &[]);
     let elicitation = features.get("elicitation").map(|value| {
@@ -192,8 +334,10 @@ pub fn read(file: &Path) -> Plan {
     });
     Plan {
         roots: features.get("roots").map(|v| roots(v, &control)),
+        control,
         elicitation,
         sampling,
         call_tools: flag(session, "call_tools", "session"),
+        requests,
     }
 }
