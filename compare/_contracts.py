@@ -135,6 +135,14 @@ CONTRACTS: tuple[Contract, ...] = (
         "compare/hosts/host-plan.schema.json",
     ),
     Contract(
+        "host-session",
+        "results/<cell>/host-session.jsonl",
+        "the SDK host programs (kept in the cell by the play)",
+        "the judge (rule host-step; each check says what it read)",
+        "compare/hosts/host-session.schema.json",
+        form="jsonl",
+    ),
+    Contract(
         "transcript",
         "results/<cell>/transcript.jsonl",
         "the peer and the scripted client (merged by the play for a proxy cell)",

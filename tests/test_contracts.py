@@ -160,7 +160,7 @@ def test_a_go_host_build_record_holds_its_contract() -> None:
 #: more to settle it (fastmcp-proxy's took three plays of 6 s), which no file here needs.
 PROXY = "supergateway-http-to-stdio"
 TARGETS = ("ts-sdk", "py-sdk-server", PROXY)
-SCENARIOS = ("handshake", "server-asks", "relay-roots")
+SCENARIOS = ("handshake", "server-asks", "relay-roots", "client-tool-answers")
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +193,7 @@ PRODUCED = {
     "plan": ["results/*/*/*/*/plan.json", "results/*/*/*/*/upstream-plan.json"],
     "transcript": ["results/*/*/*/*/transcript.jsonl", "results/*/*/*/*/upstream-*.jsonl"],
     "host-plan": ["results/*/*/*/*/host-plan.json"],
+    "host-session": ["results/*/*/*/*/host-session.jsonl"],
     "done": ["results/*/*/*/*/done.json"],
     "process": ["results/*/*/*/*/process.json"],
     "verdict": ["results/*/*/*/*/verdict.json"],
