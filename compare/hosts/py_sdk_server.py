@@ -12,6 +12,13 @@ gets the SDK's own refusal (``-32021``), which is measured too.
 The tool answers with the URIs it was given, one per line, exactly as the SDK handed them
 over, so the scenario can tell whether the client's answer reached the tool byte for byte.
 
+Beside it, the server features the other SDK server hosts register, each through the
+decorator the SDK's README shows: a tool with a required argument, a tool whose typed result
+the SDK turns into structuredContent with an output schema, a static text resource, a
+resource template, a prompt with an argument and a completion handler for both. What the
+wire shows of them (the capabilities declared, how lists, unknown names, missing arguments
+and cursors are answered) is the SDK's doing.
+
 Run with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install``):
 
     python py_sdk_server.py        # stdio, until stdin closes
@@ -19,13 +26,14 @@ Run with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install`
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, TypedDict
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import ListRoots, Resolve
-from mcp_types import ListRootsResult
+from mcp_types import Completion, ListRootsResult, PromptReference, ResourceTemplateReference
 
-server = MCPServer("mcp-compare-roots-server")
+server = MCPServer("mcp-compare-py-sdk-server")
+NOTES = ["alpha", "beta", "gamma"]
 
 
 def client_roots() -> ListRoots:
@@ -39,6 +47,50 @@ async def show_roots(roots: Annotated[ListRootsResult, Resolve(client_roots)]) -
     if not roots.roots:
         return "no roots"
     return "\n".join(str(root.uri) for root in roots.roots)
+
+
+@server.tool()
+def echo(message: str) -> str:
+    """Answer with the message it was given."""
+    return message
+
+
+class Sum(TypedDict):
+    sum: float
+
+
+@server.tool()
+def add(a: float, b: float) -> Sum:
+    """Add two numbers."""
+    return Sum(sum=a + b)
+
+
+@server.resource("mcp-compare://readme", mime_type="text/plain")
+def readme() -> str:
+    """A short text."""
+    return "served by the Python SDK"
+
+
+@server.resource("mcp-compare://notes/{name}", mime_type="text/plain")
+def note(name: str) -> str:
+    """A note by name."""
+    return f"note {name}"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greet someone by name."""
+    return f"Say hello to {name}."
+
+
+@server.completion()
+async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
+    """Names for the prompt's argument and the template's variable."""
+    prompt = isinstance(ref, PromptReference) and ref.name == "greet"
+    template = isinstance(ref, ResourceTemplateReference)
+    if (prompt or template) and argument.name == "name":
+        return Completion(values=[n for n in NOTES if n.startswith(argument.value)])
+    return None
 
 
 if __name__ == "__main__":

@@ -26,8 +26,10 @@ pytestmark = pytest.mark.clients
 
 REVISION = "2025-11-25"
 #: Each SDK server host registers the same set: tools echo and add, the resource readme, the
-#: template notes/{name} and the prompt greet; each names itself mcp-compare-<target id>.
+#: template notes/{name} and the prompt greet (OWN_TOOLS: beside them); each names itself
+#: mcp-compare-<target id>.
 SERVERS = (
+    "py-sdk-server",
     "ts-sdk-server",
     "fastmcp-server",
     "go-sdk-server",
@@ -39,6 +41,9 @@ SERVERS = (
 #: Findings the SDK itself shows in every cell, which the smoke test lets through: Kotlin SDK
 #: 0.16.0 pulls in kotlin-logging, which prints its start-up line on stdout (LIFE-20).
 OWN_FINDINGS = {"kotlin-sdk-server": {"wire-json"}}
+#: Tools a host registers beyond the common set: the Python SDK's server is also the roots
+#: areas' server, whose show_roots tool asks the client for its roots.
+OWN_TOOLS = {"py-sdk-server": ["show_roots"]}
 LISTS = {
     "tools": "name",
     "resources": "uri",
@@ -85,7 +90,7 @@ def test_the_sdk_server_declares_and_lists_what_its_host_registered(
     for answer in answers:
         for member, key in LISTS.items():
             items[member] += [i.get(key) for i in answer.get(member) or []]
-    assert sorted(items["tools"]) == ["add", "echo"]
+    assert sorted(items["tools"]) == sorted(["add", "echo", *OWN_TOOLS.get(target, [])])
     assert items["resources"] == ["mcp-compare://readme"]
     assert items["resourceTemplates"] == ["mcp-compare://notes/{name}"]
     assert items["prompts"] == ["greet"]
