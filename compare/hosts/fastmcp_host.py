@@ -48,6 +48,7 @@ from host_plan import (
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic_core import to_jsonable_python
+from sdk_values import dump, error_code, reference
 
 HOST = "fastmcp host"
 OPTIONS = {"roots_form": ("uri", "documented")}
@@ -90,11 +91,6 @@ def handlers(features: dict[str, Any], roots: list[str] | None) -> dict[str, Any
     return given
 
 
-def dump(value: Any) -> Any:
-    """A value of the SDK's wire types as JSON, by their own serializer (pydantic, wire names)."""
-    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
 def scripted(client: Client) -> Any:
     """One fastmcp call per kind of scripted request (hosts/README.md), each the Client method
     its documentation shows. Its list_* calls read every page themselves
@@ -129,24 +125,13 @@ def scripted(client: Client) -> Any:
         if kind == "get_prompt":
             return dump(await client.get_prompt(request["get_prompt"], arguments))
         if kind == "complete":
-            ref = request["complete"]["ref"]
-            target: mcp_types.PromptReference | mcp_types.ResourceTemplateReference
-            if ref["type"] == "ref/prompt":
-                target = mcp_types.PromptReference(type="ref/prompt", name=ref["name"])
-            else:
-                target = mcp_types.ResourceTemplateReference(type="ref/resource", uri=ref["name"])
+            target = reference(request["complete"]["ref"])
             argument = dict(request["complete"]["argument"])
             return {"completion": dump(await client.complete(target, argument))}
         # subscribe / unsubscribe: fastmcp's Client has no call for them (its target lacks them)
         raise AssertionError(f"{kind}: its target says fastmcp lacks it")
 
     return make
-
-
-def error_code(err: BaseException) -> int | None:
-    """The JSON-RPC code of an error the server answered with (the SDK's MCPError)."""
-    code = getattr(getattr(err, "error", None), "code", None)
-    return code if isinstance(code, int) else None
 
 
 async def run(plan: dict[str, Any], command: list[str], form: str) -> None:

@@ -45,6 +45,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.jsonrpc import CONNECTION_CLOSED
+from sdk_values import dump, error_code, reference
 
 HOST = "py-sdk host"
 
@@ -94,11 +95,6 @@ def callbacks(features: dict[str, Any], roots: list[types.Root]) -> dict[str, An
     return given
 
 
-def dump(value: Any) -> Any:
-    """An SDK value as JSON, by the SDK's own serializer (pydantic, wire names)."""
-    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
 async def whole(client: Client, name: str) -> dict[str, Any]:
     """Every item of one list. The SDK has no helper that reads every page: an application
     passes each next_cursor back to its list call until a page comes without one."""
@@ -136,12 +132,7 @@ def scripted(client: Client) -> Any:
         if kind == "get_prompt":
             return dump(await client.get_prompt(request["get_prompt"], arguments or {}))
         if kind == "complete":
-            ref = request["complete"]["ref"]
-            target: types.PromptReference | types.ResourceTemplateReference
-            if ref["type"] == "ref/prompt":
-                target = types.PromptReference(type="ref/prompt", name=ref["name"])
-            else:
-                target = types.ResourceTemplateReference(type="ref/resource", uri=ref["name"])
+            target = reference(request["complete"]["ref"])
             return dump(await client.complete(target, dict(request["complete"]["argument"])))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
@@ -150,12 +141,6 @@ def scripted(client: Client) -> Any:
             return dump(await client.unsubscribe_resource(request["unsubscribe"]))
 
     return make
-
-
-def error_code(err: BaseException) -> int | None:
-    """The JSON-RPC code of an error the server answered with (the SDK's MCPError)."""
-    code = getattr(getattr(err, "error", None), "code", None)
-    return code if isinstance(code, int) else None
 
 
 async def run(plan: dict[str, Any], command: list[str]) -> None:

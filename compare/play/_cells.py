@@ -102,15 +102,16 @@ def host_version(target_id: str, entry: str) -> str | None:
     """sha256 of the host program behind a target (None when it has none): a changed host
     plays differently, so it re-runs that target's cells. A Node host counts every ``*.mjs``
     beside it (a target may preload ``loopback.mjs``); a host that reads a host plan counts
-    the plan's schema, and a Python one the plan reader it imports. ``entry`` is the target's
+    the plan's schema, and a Python one every module beside it that it imports (the plan
+    reader, the shared session helpers), and theirs. ``entry`` is the target's
     entry as JSON (memoised per process, as :func:`harness_version`)."""
     files: set[Path] = set()
     for name in _HOST_FILE.findall(entry):
         files.add(HOSTS / name)
         if name.endswith(".mjs"):
             files.update(HOSTS.glob("*.mjs"))
-        if name.endswith(".py") and "{host_plan}" in entry:
-            files.add(HOSTS / "host_plan.py")
+        if name.endswith(".py"):
+            files.update(_local_imports(HOSTS / name))
     if "{host_plan}" in entry:
         files.add(HOSTS / "host-plan.schema.json")
     own = HOSTS / target_id
@@ -123,6 +124,27 @@ def host_version(target_id: str, entry: str) -> str | None:
         data = path.read_bytes() if path.is_file() else b"(missing)"
         digest.update(path.relative_to(HOSTS).as_posix().encode() + b"\0" + data)
     return digest.hexdigest()
+
+
+#: ``import NAME`` or ``from NAME import``, at the start of a line.
+_IMPORT = re.compile(r"^(?:from|import)\s+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def _local_imports(host: Path) -> set[Path]:
+    """The modules beside a Python host that it imports, and those they import in turn."""
+    found: set[Path] = set()
+    todo = [host]
+    while todo:
+        try:
+            text = todo.pop().read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for name in _IMPORT.findall(text):
+            module = HOSTS / f"{name}.py"
+            if module.is_file() and module not in found:
+                found.add(module)
+                todo.append(module)
+    return found
 
 
 @functools.cache

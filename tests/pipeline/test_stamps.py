@@ -181,6 +181,30 @@ def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(
     _cells.host_version.cache_clear()
 
 
+def test_a_module_a_python_host_imports_counts_as_that_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """py-sdk's host imports the session helpers beside it (sdk_values.py), which pydantic-ai's
+    does not: a change there replays py-sdk's cells and leaves pydantic-ai's."""
+    hosts = tmp_path / "hosts"
+    shutil.copytree(_cells.HOSTS, hosts, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(_cells, "HOSTS", hosts)
+    cells, _commit, _revisions = select(["py-sdk", "pydantic-ai"], ["handshake"], ["2025-11-25"])
+
+    def keys() -> dict[str, str]:
+        _cells.host_version.cache_clear()
+        return {f"{c.target.id}~{c.variant}": c.play_key() for c in cells}
+
+    before = keys()
+    with (hosts / "sdk_values.py").open("a", encoding="utf-8") as handle:
+        handle.write("\n# a changed helper\n")
+    after = keys()
+    changed = {k for k in before if before[k] != after[k]}
+    assert changed and all(k.startswith("py-sdk~") for k in changed)
+    assert any(k.startswith("pydantic-ai~") for k in before)
+    _cells.host_version.cache_clear()
+
+
 def test_render_reruns_when_a_top_level_contract_schema_or_any_package_changes(
     build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
