@@ -33,8 +33,13 @@ FEATURES = ("roots", "elicitation", "sampling")
 #: What every host does with its session unless a fragment says otherwise.
 DEFAULT_SESSION: dict[str, Any] = {"call_tools": True}
 #: The kinds of request a plan's ``session.requests`` can make, one key each (in the order
-#: of host-plan.schema.json's ``$defs.request``); a target may say it ``lacks`` any of them.
+#: of host-plan.schema.json's ``$defs.request``).
 REQUEST_KINDS = ("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
+#: The lists a ``list`` request reads.
+LISTS = ("tools", "prompts", "resources", "resource_templates")
+#: What a target may say it ``lacks`` of them: a list by name (``list_tools``, …: a library
+#: may read some lists and not others), every other kind as it is.
+LACKABLE = (*(f"list_{name}" for name in LISTS), *REQUEST_KINDS[1:])
 #: Stand-ins used to check a fragment when its target is loaded (a real cell's folders are
 #: absolute paths too, so the same schema applies).
 _CHECK_WORKSPACE = Path("/cell/workspace")
@@ -133,6 +138,12 @@ def _own(own: dict[str, Any], shared: dict[str, dict[str, Any]], where: str) -> 
 def request_kind(request: dict[str, Any]) -> str:
     """The kind of one checked request (its one key of :data:`REQUEST_KINDS`)."""
     return next(k for k in REQUEST_KINDS if k in request)
+
+
+def lacks_key(request: dict[str, Any]) -> str:
+    """What a target that cannot make ``request`` says it lacks (one of :data:`LACKABLE`)."""
+    kind = request_kind(request)
+    return f"list_{request['list']}" if kind == "list" else kind
 
 
 def check_requests(requests: list[Any], source: Path, key: str = "host_session") -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from compare._errors import CompareError
-from compare.exchange._host_plan import FEATURES, REQUEST_KINDS, resolve_variants
+from compare.exchange._host_plan import FEATURES, LACKABLE, resolve_variants
 from compare.exchange._yaml import check_schema, load_yaml
 
 HERE = Path(__file__).resolve().parent
@@ -379,7 +379,7 @@ def _check_host_line(
         raise CompareError(
             f"{source}: key scripts_session: only a target with variants has a host plan", None
         )
-    requests = sorted(set(data.get("lacks") or {}) & set(REQUEST_KINDS))
+    requests = sorted(set(data.get("lacks") or {}) & set(LACKABLE))
     if requests and not data.get("scripts_session"):
         raise CompareError(
             f"{source}: key lacks.{requests[0]}: a request kind, lacked only by a host that"
@@ -395,7 +395,7 @@ def _check_host_line(
     for key in ("lacks", "always_declares"):
         if data.get(key) and not variants:
             raise CompareError(f"{source}: key {key}: only a target with variants has a plan", None)
-        known = set(FEATURES) | (set(REQUEST_KINDS) if key == "lacks" else set())
+        known = set(FEATURES) | (set(LACKABLE) if key == "lacks" else set())
         unknown = sorted(set(data.get(key) or {}) - known)
         if unknown:  # the schema says the same; kept so a schema edit cannot drop it silently
             raise CompareError(f"{source}: key {key}: unknown feature {unknown[0]!r}", None)

@@ -41,10 +41,10 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
-    kind_of,
     make_requests,
     options,
     read_plan,
+    refuse_lacked,
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic_core import to_jsonable_python
@@ -52,6 +52,11 @@ from sdk_values import dump, error_code, reference
 
 HOST = "fastmcp host"
 OPTIONS = {"roots_form": ("uri", "documented")}
+#: The kinds of scripted request fastmcp's Client has no call for (the target's ``lacks:``).
+LACKED = {
+    "subscribe": "fastmcp's Client has no call that sends resources/subscribe",
+    "unsubscribe": "fastmcp's Client has no call that sends resources/unsubscribe",
+}
 
 
 def connection_closed(client: Client) -> bool:
@@ -172,11 +177,9 @@ def leaves(err: BaseException) -> list[BaseException]:
 def main() -> int:
     plan, command = read_plan(sys.argv[1:], HOST)
     form = options(plan, HOST, OPTIONS).get("roots_form", "uri")
-    for request in plan["session"].get("requests") or []:
-        if kind_of(request) in ("subscribe", "unsubscribe"):  # the contract's exit 3
-            print(f"{HOST}: unsupported: {kind_of(request)}: fastmcp's Client has no call for it",
-                  file=sys.stderr)  # fmt: skip
-            return 3
+    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
+    if refused is not None:
+        return refused
     try:
         anyio.run(run, plan, command, form)
     except Exception as err:

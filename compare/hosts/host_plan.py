@@ -167,6 +167,25 @@ def kind_of(request: dict[str, Any]) -> str:
     return next(k for k in KINDS if k in request)
 
 
+def lacks_key(request: dict[str, Any]) -> str:
+    """What a target that cannot make ``request`` says it lacks: ``list_<name>`` for a list
+    (a library may read some lists and not others), the kind for anything else."""
+    kind = kind_of(request)
+    return f"list_{request['list']}" if kind == "list" else kind
+
+
+def refuse_lacked(plan: dict[str, Any], host: str, lacked: dict[str, str]) -> int | None:
+    """The contract's exit 3 (one stderr line), before any server starts, for a plan whose
+    session makes a request this host's library has no call for (``lacked``: what its
+    target's ``lacks:`` names, with why); None when it makes none."""
+    for request in plan["session"].get("requests") or []:
+        key = lacks_key(request)
+        if key in lacked:
+            print(f"{host}: unsupported: {key}: {lacked[key]}", file=sys.stderr)
+            return 3
+    return None
+
+
 def refuse_requests(plan: dict[str, Any], host: str) -> None:
     """For a host that makes no scripted requests: a plan with some is refused (exit 3), so
     no request is ever skipped in silence (its target has no ``scripts_session``)."""

@@ -20,9 +20,13 @@
 // - connecting: MCPClient connects lazily, on its first operation for a server; with no
 //   elicitation handler to register, `getTools()` (tools/list) is that operation, as in every
 //   example of its documentation.
+// - scripted requests (the plan's session.requests, README.md here): each through MCPClient's
+//   own namespaces, `getTools()` and a tool's `execute`, `mcp.resources.*` and `mcp.prompts.*`
+//   (dist/client/configuration.d.ts:103-494); make() below says which call each kind is. It has
+//   no call that sends completion/complete, so a plan that asks for one exits 3.
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
 
 const HOST = 'mastra host';
@@ -36,6 +40,13 @@ const LACKS = {
   roots: 'MCPClient 0.14.5 takes no roots option and declares no roots capability',
   sampling: 'MCPClient 0.14.5 has no sampling handler',
 };
+// The kinds of scripted request MCPClient 0.14.5 has no call for, as `lacks:` says too: neither
+// MCPClient (dist/index.js:904-1665) nor its per-server client (dist/index.js:388-903) has a
+// method that sends completion/complete.
+const LACKS_REQUESTS = {
+  complete: 'MCPClient 0.14.5 has no call that sends completion/complete',
+};
+const kindOf = (request) => Object.keys(request).find((k) => k !== 'arguments');
 
 // The package's main entry ("." export, "import" condition), as Node would resolve it if the
 // package sat beside this file.
@@ -59,6 +70,13 @@ const features = plan.features;
 for (const [feature, why] of Object.entries(LACKS)) {
   if (features[feature]) {
     process.stderr.write(`${HOST}: unsupported: ${feature}: ${why}\n`);
+    process.exit(3);
+  }
+}
+for (const request of plan.session.requests ?? []) {
+  const why = LACKS_REQUESTS[kindOf(request)];
+  if (why) {
+    process.stderr.write(`${HOST}: unsupported: ${kindOf(request)}: ${why}\n`);
     process.exit(3);
   }
 }
@@ -94,12 +112,109 @@ const mcp = new MCPClient({
   },
 });
 
+// One MCPClient call per kind of scripted request (README.md here), each as its documentation
+// shows it for one server; what the call returns is recorded as JSON.stringify writes it.
+// Every list is the one page its single request gets: Mastra passes no cursor and reads no
+// nextCursor (dist/index.js:657-695, 816; its tools/list even carries its own request options
+// as the params, `{timeout}`). A list of resources, templates or prompts is a map of
+// server name to items; a server whose listing failed is logged and left out of it, not
+// thrown (dist/index.js:1077-1100, 1115-1138, 1345-1368), so its record is then `{}`.
+async function make(request, setTools, tools) {
+  if ('list' in request) {
+    if (request.list === 'tools') {
+      // getTools() hands over Mastra tools keyed `peer_NAME` (dist/index.js:1510-1530), each
+      // its own Tool object (id, description, its zod input schema; @mastra/core's Tool), not
+      // the MCP Tool: recorded as JSON.stringify writes those. A later call uses this list.
+      const fresh = await mcp.getTools();
+      setTools(fresh);
+      return { tools: Object.values(fresh) };
+    }
+    if (request.list === 'prompts') {
+      // Mastra adds `version: ""` to a prompt without one (dist/index.js:107-110).
+      return { prompts: (await mcp.prompts.list())[SERVER] };
+    }
+    if (request.list === 'resources') return { resources: (await mcp.resources.list())[SERVER] };
+    return { resourceTemplates: (await mcp.resources.templates())[SERVER] };
+  }
+  if ('call' in request) {
+    // A tool is called through the Mastra tool getTools() handed over, as its documentation
+    // has an application (or agent) do. Its execute returns the result's structuredContent
+    // when there is one, else the whole CallToolResult (dist/index.js:826-845): Mastra's own
+    // shape, recorded as it comes. @mastra/core's Tool returns, not throws, a failed check of
+    // the arguments (@mastra/core dist/chunk-WM4RO23J.js:51-61, 121-128), recorded as an error.
+    const tool = tools()[`${SERVER}_${request.call}`];
+    if (!tool) throw new HostError(`getTools() handed over no tool ${SERVER}_${request.call}`);
+    return tool.execute({ context: request.arguments ?? {} });
+  }
+  // Each of these returns what the SDK's request parsed, unreshaped; an error of the request
+  // itself comes through unwrapped (the call returns the request's promise from inside its
+  // try, dist/index.js:1153-1156).
+  if ('read' in request) return mcp.resources.read(SERVER, request.read); // dist/index.js:1153
+  if ('subscribe' in request) return mcp.resources.subscribe(SERVER, request.subscribe); // :1185
+  if ('unsubscribe' in request) {
+    return mcp.resources.unsubscribe(SERVER, request.unsubscribe); // dist/index.js:1217
+  }
+  // get_prompt: dist/index.js:1391-1398 (`args` go out as the request's `arguments`).
+  const args = request.arguments ?? {};
+  return mcp.prompts.get({ serverName: SERVER, name: request.get_prompt, args });
+}
+
+// What only this host says (a call of a tool MCPClient never handed over), told apart from
+// Mastra's errors in the record by its name.
+class HostError extends Error {
+  name = 'HostError';
+}
+
+// @mastra/core's failed check, which a Tool returns in place of a result (the shape of
+// @mastra/core dist/chunk-WM4RO23J.js:54-61; core 0.24.9 exports no isValidationError).
+const isValidationError = (value) =>
+  value !== null && typeof value === 'object' && value.error === true
+  && 'validationErrors' in value;
+
+// The JSON-RPC code of an error: Mastra wraps the SDK's McpError in its MastraError
+// (`cause`), so the first integer code down the cause chain.
+function codeOf(err) {
+  for (let e = err; e; e = e.cause) if (Number.isInteger(e.code)) return e.code;
+  return undefined;
+}
+const oneLine = (text) => text.split(/\s+/).join(' ').trim();
+
+// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
+// as soon as it ends (README.md: the session record); an error does not stop the next. Once
+// the server has closed, the session is over: a request then would make Mastra start the
+// server again (the close clears its connection, dist/index.js:552-555, and the next operation
+// connects anew, :536-540, 1613-1615), a second session the application never asked for; the
+// request the close cut off is not recorded either (the ts-sdk host ends at once then too).
+async function makeRequests(setTools, tools) {
+  const record = join(plan.control, 'session.jsonl');
+  for (const [step, request] of (plan.session.requests ?? []).entries()) {
+    if (closed) return;
+    const entry = { step, request: kindOf(request) };
+    try {
+      const value = await make(request, setTools, tools);
+      if (isValidationError(value)) {
+        Object.assign(entry, { ok: false, error: oneLine(`ValidationError: ${value.message}`) });
+      } else {
+        Object.assign(entry, { ok: true, result: value ?? {} });
+      }
+    } catch (err) {
+      if (closed || closedUnder(err)) return;
+      const type = err?.constructor?.name || err?.name || 'Error';
+      const said = `${type}: ${err?.message ?? String(err)}`;
+      Object.assign(entry, { ok: false, error: oneLine(said) });
+      const code = codeOf(err);
+      if (code !== undefined) entry.code = code;
+    }
+    appendFileSync(record, `${JSON.stringify(entry)}\n`);
+  }
+}
+
 try {
   if (features.elicitation) {
     const answer = features.elicitation.answer;
     await mcp.elicitation.onRequest(SERVER, async () => answer); // connects first
   }
-  const listed = await mcp.getTools(); // connects, if not yet; tools/list
+  let listed = await mcp.getTools(); // connects, if not yet; tools/list
   if (plan.session.call_tools) {
     for (const [name, tool] of Object.entries(listed)) {
       try {
@@ -109,6 +224,9 @@ try {
       }
     }
   }
+  await makeRequests((tools) => {
+    listed = tools;
+  }, () => listed);
 } catch (err) {
   // A request cut off by the server closing is the same normal end. Before its connect has
   // finished, Mastra logs no close (it hooks onclose only after, dist/index.js:550-553): the

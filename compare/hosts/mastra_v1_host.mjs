@@ -28,6 +28,11 @@
 //   Mastra's choice.
 // - `mcp.listToolsWithErrors()` (the first operation: it connects; the form of listTools()
 //   that reports a server's failure) and each tool's `execute({}, {})`.
+// - scripted requests (the plan's session.requests, README.md here): each through MCPClient's
+//   own namespaces, `listToolsWithErrors()` and a tool's `execute`, `mcp.resources.*` and
+//   `mcp.prompts.*` (client/configuration.d.ts:182-590, 750); make() below says which call
+//   each kind is. It has no call that sends completion/complete, so a plan that asks for one
+//   exits 3.
 //
 // What the application cannot do through MCPClient 1.18.0:
 // - change its roots while connected: setRoots() exists only on the per-server
@@ -39,7 +44,7 @@
 // - sampling: no handler can be registered (exit 3), as the target's `lacks:` says too.
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
 
 const HOST = 'mastra-v1 host';
@@ -53,10 +58,17 @@ const tools = process.env.MCP_COMPARE_TOOLS || join(here, '..', '..', '..', 'too
 const LACKS = {
   sampling: 'MCPClient 1.18.0 has no sampling handler',
 };
+// The kinds of scripted request MCPClient 1.18.0 has no call for, as `lacks:` says too: neither
+// MCPClient (index.js:23291-24529) nor its per-server client (index.js:21730-22636) has a
+// method that sends completion/complete.
+const LACKS_REQUESTS = {
+  complete: 'MCPClient 1.18.0 has no call that sends completion/complete',
+};
+const kindOf = (request) => Object.keys(request).find((k) => k !== 'arguments');
 
-// The package's main entry ("." export, "import" condition) in the target's own tree, as Node
-// would resolve it if the package sat beside this file.
-async function importPackage(name) {
+// One export of a package ("." unless named; its "import" condition) in the target's own tree,
+// as Node would resolve it if the package sat beside this file.
+async function importPackage(name, subpath = '.') {
   const root = join(tools, 'npm', TARGET, 'node_modules', ...name.split('/'));
   let pkg;
   try {
@@ -64,7 +76,7 @@ async function importPackage(name) {
   } catch {
     fail(`${name} is not installed under ${tools}/npm/${TARGET}; run: mcp-compare tools install`);
   }
-  const main = pkg.exports?.['.']?.import;
+  const main = pkg.exports?.[subpath]?.import;
   const target = (typeof main === 'string' ? main : main?.default) || pkg.module || pkg.main;
   return import(pathToFileURL(join(root, target)).href);
 }
@@ -82,8 +94,18 @@ for (const [feature, why] of Object.entries(LACKS)) {
     process.exit(3);
   }
 }
+for (const request of plan.session.requests ?? []) {
+  const why = LACKS_REQUESTS[kindOf(request)];
+  if (why) {
+    process.stderr.write(`${HOST}: unsupported: ${kindOf(request)}: ${why}\n`);
+    process.exit(3);
+  }
+}
 
 const { MCPClient } = await importPackage('@mastra/mcp');
+// Mastra's own test for the failed check a tool returns in place of a result (the module
+// @mastra/mcp imports it from, index.js:5).
+const { isValidationError } = await importPackage('@mastra/core', './tools');
 
 // The server closing the connection is the normal end of a session: exit 0. MCPClient says
 // so through the server's `logger` (types.d.ts:141-142), with the message its per-server
@@ -116,6 +138,130 @@ if (features.roots) {
 }
 const mcp = new MCPClient({ servers: { [SERVER]: server } });
 
+// What only this host says (a call of a tool MCPClient never handed over), told apart from
+// Mastra's errors in the record by its name.
+class HostError extends Error {
+  name = 'HostError';
+}
+
+// A failure MCPClient reports for the server instead of throwing (the *WithErrors forms): the
+// server's message, with the deepest code of its cause chain (client/error-utils.d.ts:3-10).
+class DiscoveryError extends Error {
+  name = 'DiscoveryError';
+  constructor(message, code) {
+    super(message);
+    this.code = code;
+  }
+}
+
+// The peer's failure in one *WithErrors answer, thrown; and the peer's list out of one.
+function throwFailure(answer) {
+  if (answer.errors[SERVER] !== undefined) {
+    throw new DiscoveryError(answer.errors[SERVER], answer.errorDetails[SERVER]?.code);
+  }
+}
+function ofServer(answer, member) {
+  throwFailure(answer);
+  return answer[member][SERVER];
+}
+
+// One MCPClient call per kind of scripted request (README.md here), each as its documentation
+// shows it for one server; what the call returns is recorded as JSON.stringify writes it.
+// The tool list is read whole: Mastra calls the SDK's listTools() without a cursor
+// (index.js:22474), which then follows every page itself (@modelcontextprotocol/client 2.0.0
+// dist/index.mjs:4190-4205). Every other list is the one page its single request gets: Mastra
+// passes no cursor and reads no nextCursor (index.js:22282-22318). Each list is read through
+// the form that reports a server's failure (the plain one only logs it,
+// client/configuration.d.ts:186-187, and leaves the server out, index.js:24314-24319); its
+// `errors` entry for the peer is recorded as the error it is.
+async function make(request, setTools, tools) {
+  if ('list' in request) {
+    if (request.list === 'tools') {
+      // Mastra tools keyed `peer_NAME` (index.js:24062-24090), each its own Tool object (id,
+      // description, a Standard Schema of the input, Mastra's metadata; @mastra/core's Tool),
+      // not the MCP Tool: recorded as JSON.stringify writes those. A later call uses this list.
+      const answer = await mcp.listToolsWithErrors();
+      throwFailure(answer);
+      setTools(answer.tools);
+      return { tools: Object.values(answer.tools) };
+    }
+    if (request.list === 'prompts') {
+      return { prompts: ofServer(await mcp.prompts.listWithErrors(), 'prompts') }; // :23709
+    }
+    if (request.list === 'resources') {
+      const answer = await mcp.resources.listWithErrors(); // index.js:23501
+      return { resources: ofServer(answer, 'resources') };
+    }
+    const answer = await mcp.resources.templatesWithErrors(); // index.js:23521
+    return { resourceTemplates: ofServer(answer, 'templates') };
+  }
+  if ('call' in request) {
+    // A tool is called through the Mastra tool listToolsWithErrors() handed over, as its
+    // documentation has an application (or agent) do. Its execute (index.js:22539-22582)
+    // throws a result with isError (onToolError defaults to "throw", index.js:21772,
+    // 22559-22571); checks structuredContent against the tool's output schema itself and
+    // returns, not throws, a failed check (index.js:22574-22578), recorded as an error; else
+    // returns the structuredContent, the result's content blocks attached to it where
+    // JSON.stringify does not see them (non-enumerable, index.js:21630-21644); else the whole
+    // CallToolResult. Mastra's own shapes, recorded as they come.
+    const tool = tools()[`${SERVER}_${request.call}`];
+    if (!tool) {
+      throw new HostError(`listToolsWithErrors() handed over no tool ${SERVER}_${request.call}`);
+    }
+    return tool.execute(request.arguments ?? {}, {});
+  }
+  // Each of these returns what the SDK's request returned, unreshaped; an error of the
+  // request itself comes through unwrapped (the call returns the request's promise from
+  // inside its try, index.js:23536-23539).
+  if ('read' in request) return mcp.resources.read(SERVER, request.read); // index.js:23536
+  if ('subscribe' in request) return mcp.resources.subscribe(SERVER, request.subscribe); // :23564
+  if ('unsubscribe' in request) {
+    return mcp.resources.unsubscribe(SERVER, request.unsubscribe); // index.js:23592
+  }
+  // get_prompt: index.js:23730-23735 (`args` go out as the request's `arguments`, :22323-22331).
+  const args = request.arguments ?? {};
+  return mcp.prompts.get({ serverName: SERVER, name: request.get_prompt, args });
+}
+
+// The JSON-RPC code of an error: Mastra wraps the SDK's ProtocolError in its MastraError
+// (`cause`), so the first integer code down the cause chain (the SDK's own errors carry
+// string codes, such as CONNECTION_CLOSED).
+function codeOf(err) {
+  for (let e = err; e; e = e.cause) if (Number.isInteger(e.code)) return e.code;
+  return undefined;
+}
+const oneLine = (text) => text.split(/\s+/).join(' ').trim();
+
+// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
+// as soon as it ends (README.md: the session record); an error does not stop the next. Once
+// the server has closed, the session is over: a request then would make Mastra start the
+// server again (as a tool call would, above), a second session the application never asked
+// for; the request the close cut off is not recorded either (the ts-sdk host ends at once
+// then too).
+async function makeRequests(setTools, tools) {
+  const record = join(plan.control, 'session.jsonl');
+  for (const [step, request] of (plan.session.requests ?? []).entries()) {
+    if (closed) return;
+    const entry = { step, request: kindOf(request) };
+    try {
+      const value = await make(request, setTools, tools);
+      if (isValidationError(value)) {
+        Object.assign(entry, { ok: false, error: oneLine(`ValidationError: ${value.message}`) });
+      } else {
+        Object.assign(entry, { ok: true, result: value ?? {} });
+      }
+    } catch (err) {
+      if (closed || closedUnder(err)) return;
+      const type = err?.constructor?.name || err?.name || 'Error';
+      const said = `${type}: ${err?.message ?? String(err)}`;
+      Object.assign(entry, { ok: false, error: oneLine(said) });
+      const code = codeOf(err);
+      if (code !== undefined) entry.code = code;
+    }
+    appendFileSync(record, `${JSON.stringify(entry)}\n`);
+  }
+}
+
 try {
   if (features.elicitation) {
     const answer = features.elicitation.answer;
@@ -125,7 +271,8 @@ try {
   // (client/configuration.d.ts:717), so a server that cannot start would look like one with
   // no tools; listToolsWithErrors() is the documented form that reports it
   // (client/configuration.d.ts:733-755).
-  const { tools: listed, errors, errorDetails } = await mcp.listToolsWithErrors();
+  const { tools: found, errors, errorDetails } = await mcp.listToolsWithErrors();
+  let listed = found;
   if (errors[SERVER] !== undefined) {
     // The server hanging up, even before initialize is answered, is the normal end; the
     // deepest code of the failure's cause chain says so then (client/error-utils.d.ts:8-9).
@@ -144,6 +291,9 @@ try {
       }
     }
   }
+  await makeRequests((tools) => {
+    listed = tools;
+  }, () => listed);
 } catch (err) {
   // A request cut off by the server closing is the same normal end.
   if (!closed && !closedUnder(err)) fail(err && err.message ? err.message : String(err));

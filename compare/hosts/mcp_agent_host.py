@@ -33,10 +33,24 @@ Elicitation is answered by the application's ``MCPApp(elicitation_callback=...)`
 (app.py:94; used by mcp_agent_client_session.py:391-421). Sampling has no application hook:
 mcp-agent answers it with its own LLM-backed ``SamplingHandler`` (lines 340-364), so the
 host refuses it (exit 3) and the target says so under ``lacks:``.
+
+The plan's scripted requests (``session.requests``) are made through the same aggregator, by
+its own methods (mcp_aggregator.py, class ``MCPAggregator``, lines 82-1372): ``list_tools``,
+``list_prompts``, ``list_resources``, ``call_tool``, ``read_resource`` and ``get_prompt``, each
+named as the script names it (the aggregator finds the server by the item's own name or URI,
+``_parse_capability_name``, lines 1169-1224). ``MCPAggregator`` has no call for
+``completion/complete``, ``resources/subscribe`` or ``resources/unsubscribe``: the target says
+so under ``lacks:`` and the host refuses a plan with one (exit 3); nor has it one for
+``resources/templates/list`` (``list_resource_templates`` under ``lacks:``).
+The session ``get_server``
+hands back is mcp-agent's ``MCPAgentClientSession``, a subclass of the SDK's
+``ClientSession`` whose request methods are the SDK's own: what is measured here is the
+aggregator, mcp-agent's API.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -44,7 +58,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from host_plan import Changes, add_folders, options, read_plan
+from host_plan import (
+    LIST_MEMBERS,
+    Changes,
+    add_folders,
+    make_requests,
+    options,
+    read_plan,
+    refuse_lacked,
+)
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
 from mcp.types import CONNECTION_CLOSED, ElicitResult
@@ -55,6 +77,13 @@ from mcp_agent.mcp.mcp_aggregator import MCPAggregator
 HOST = "mcp-agent host"
 SERVER = "peer"
 UNSUPPORTED = 3
+#: The kinds of scripted request MCPAggregator has no call for (the target's ``lacks:``).
+LACKED = {
+    "complete": "MCPAggregator has no call that sends completion/complete",
+    "subscribe": "MCPAggregator has no call that sends resources/subscribe",
+    "unsubscribe": "MCPAggregator has no call that sends resources/unsubscribe",
+    "list_resource_templates": "MCPAggregator has no call that sends resources/templates/list",
+}
 
 
 def as_root(path: Path) -> dict[str, str]:
@@ -120,6 +149,69 @@ def connection_closed(session: ClientSession) -> bool:
     return bool(getattr(session._read_stream, "_closed", False))
 
 
+class SessionClosed(BaseException):
+    """The server has closed the session: no further scripted request is made, since mcp-agent's
+    connection manager would launch the server again for it (mcp_connection_manager.py:
+    568-590). A BaseException, so that ``make_requests`` (which records every Exception and goes
+    on) lets it end the script."""
+
+
+def dump(value: Any) -> Any:
+    """An SDK value as JSON, by the SDK's own serializer (pydantic, wire names): every
+    MCPAggregator method returns the SDK's types (mcp 1.30.0), which allow extra fields, so
+    what mcp-agent adds to one (``server_name``, ``namespaced_name``, ... on a prompt,
+    mcp_aggregator.py:1143-1150) is written too."""
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def scripted(aggregator: MCPAggregator, session: ClientSession) -> Any:
+    """One MCPAggregator call per kind of scripted request (hosts/README.md), each made only
+    while the session is connected.
+
+    - ``list``: ``list_tools``, ``list_prompts``, ``list_resources`` (mcp_aggregator.py:
+      636-728, 958-1015) answer from what the aggregator read when it loaded the server, every
+      page of it (lines 1257-1348), with each name prefixed ``peer_``; they send nothing then.
+    - ``call``: ``call_tool`` (lines 829-956) returns the SDK's CallToolResult; an error it
+      meets (a JSON-RPC error, an answer the SDK refuses) comes back as an ``isError`` result
+      holding the error's text, never raised.
+    - ``read``: ``read_resource`` (lines 730-827): a URI not among the listed resources is
+      read from no server; an error comes back as empty contents.
+    - ``get_prompt``: ``get_prompt`` (lines 1017-1167): an error comes back as a result with
+      ``isError`` and the error's text as its description.
+    """
+
+    async def make(kind: str, request: dict[str, Any]) -> Any:
+        if connection_closed(session):
+            raise SessionClosed
+        if kind == "list":
+            name = request["list"]
+            listed = await {
+                "tools": aggregator.list_tools,
+                "prompts": aggregator.list_prompts,
+                "resources": aggregator.list_resources,
+            }[name]()
+            member = LIST_MEMBERS[name]
+            return {member: [dump(item) for item in getattr(listed, member)]}
+        if kind == "call":
+            arguments = request.get("arguments") or {}
+            return dump(await aggregator.call_tool(request["call"], arguments))
+        if kind == "read":
+            return dump(await aggregator.read_resource(request["read"]))
+        if kind == "get_prompt":
+            got = await aggregator.get_prompt(request["get_prompt"], request.get("arguments"))
+            return dump(got)
+        raise AssertionError(f"{kind}: its target says mcp-agent lacks it")  # refused in main
+
+    return make
+
+
+def error_code(err: BaseException) -> int | None:
+    """The JSON-RPC code of an error the server answered with (the SDK's McpError), should
+    one get through the aggregator, which turns most errors into results."""
+    code = getattr(getattr(err, "error", None), "code", None)
+    return code if isinstance(code, int) else None
+
+
 async def run(plan: dict[str, Any], command: list[str]) -> None:
     features = plan["features"]
     planned = features.get("roots")
@@ -152,6 +244,8 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                 raise NoServer(
                     "mcp-agent has no session with the server (it could not start or initialize it)"
                 )
+            with contextlib.suppress(SessionClosed):  # the server closed: the loop below ends
+                await make_requests(plan, scripted(aggregator, session), error_code)
             while not connection_closed(session):
                 for change in changes.due():
                     added = add_folders(change, lambda p: MCPRootSettings(**as_root(p)))
@@ -191,6 +285,9 @@ def main() -> int:
             file=sys.stderr,
         )
         return UNSUPPORTED
+    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
+    if refused is not None:
+        return refused
     try:
         anyio.run(run, plan, command)
     except Exception as err:

@@ -23,7 +23,10 @@
 //   (dist/src/connectors/base.d.ts:131-145), before connecting (it then only stores them: no
 //   client, no notification, dist/chunk-V64O255P.js:179-187) and again for each change, when
 //   it sends notifications/roots/list_changed;
-// - `session.listTools()` and `session.callTool(name, {})`.
+// - `session.listTools()` and `session.callTool(name, {})`;
+// - scripted requests (the plan's session.requests, README.md here): each through the
+//   session's own methods (dist/src/session.d.ts:229-511), make() below says which; mcp-use has
+//   a call for every kind.
 //
 // What mcp-use decides itself, whatever the application passes:
 // - its stdio connector always declares `roots: {listChanged: true}` (dist/chunk-7R56RSZ6.js:
@@ -36,7 +39,7 @@
 //   exits 3.
 // mcp-use sends anonymous telemetry unless MCP_USE_ANONYMIZED_TELEMETRY=false
 // (dist/chunk-FOGBXW3W.js:543): a cell has no network, so the host sets it before loading.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
@@ -115,6 +118,66 @@ function closedUnder(err) {
   return false;
 }
 
+// One MCPSession method per kind of scripted request (README.md here), each as its
+// documentation shows it; the value it returns (the SDK Client's, which mcp-use hands on
+// unreshaped, dist/chunk-V64O255P.js:331-514) is recorded as JSON.stringify writes it.
+const LISTS = {
+  // An array of tools: one page, mcp-use passes no cursor and takes none
+  // (dist/chunk-3XAZE4TX.js:237-239, dist/chunk-V64O255P.js:359-372).
+  tools: async () => ({ tools: await session.listTools() }),
+  // One page; {prompts: []} without asking when the server declared no prompts
+  // (dist/chunk-V64O255P.js:485-504). The page's nextCursor, which listPrompts() cannot take
+  // back, is not an item.
+  prompts: async () => ({ prompts: (await session.listPrompts()).prompts }),
+  // The session's helper that follows every nextCursor (dist/chunk-3XAZE4TX.js:301-303,
+  // dist/chunk-V64O255P.js:392-424); {resources: []} without asking when the server declared
+  // no resources.
+  resources: async () => ({ resources: (await session.listAllResources()).resources }),
+  // One page: listResourceTemplates() takes request options, no cursor
+  // (dist/chunk-V64O255P.js:425-432).
+  resource_templates: async () => ({
+    resourceTemplates: (await session.listResourceTemplates()).resourceTemplates,
+  }),
+};
+async function make(request) {
+  if ('list' in request) return LISTS[request.list]();
+  if ('call' in request) return session.callTool(request.call, request.arguments ?? {}); // :270
+  if ('read' in request) return session.readResource(request.read); // chunk-3XAZE4TX.js:352
+  if ('subscribe' in request) return session.subscribeToResource(request.subscribe); // :367
+  if ('unsubscribe' in request) {
+    return session.unsubscribeFromResource(request.unsubscribe); // chunk-3XAZE4TX.js:381
+  }
+  if ('get_prompt' in request) {
+    return session.getPrompt(request.get_prompt, request.arguments ?? {}); // :411
+  }
+  // complete: the SDK's CompleteRequestParams, passed on as given (chunk-3XAZE4TX.js:336).
+  const { ref, argument } = request.complete;
+  const reference = ref.type === 'ref/prompt'
+    ? { type: ref.type, name: ref.name }
+    : { type: ref.type, uri: ref.name };
+  return session.complete({ ref: reference, argument });
+}
+
+// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
+// as soon as it ends (README.md: the session record); an error does not stop the next. The
+// server closing ends the session here as everywhere else: the request it cut off is not
+// recorded, and the close is thrown on (exit 0).
+async function makeRequests() {
+  const record = join(plan.control, 'session.jsonl');
+  for (const [step, request] of (plan.session.requests ?? []).entries()) {
+    const entry = { step, request: Object.keys(request).find((k) => k !== 'arguments') };
+    try {
+      Object.assign(entry, { ok: true, result: (await make(request)) ?? {} });
+    } catch (err) {
+      if (closedUnder(err)) throw err;
+      const said = `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
+      Object.assign(entry, { ok: false, error: said.split(/\s+/).join(' ').trim() });
+      if (Number.isInteger(err?.code)) entry.code = err.code;
+    }
+    appendFileSync(record, `${JSON.stringify(entry)}\n`);
+  }
+}
+
 const roots = (features.roots?.folders ?? []).map(asRoot);
 let session;
 try {
@@ -132,6 +195,7 @@ try {
       }
     }
   }
+  await makeRequests();
 } catch (err) {
   // The server hanging up, even mid-request, is the normal end of a session.
   if (closedUnder(err)) process.exit(0);

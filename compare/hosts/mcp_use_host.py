@@ -33,12 +33,23 @@ What mcp-use 1.7.1 decides itself, whatever the application passes:
   the session; the race that is left (a close between the check and the request) is
   mcp-use's to show.
 
+The plan's scripted requests (``session.requests``) are made through the session's own
+methods, the ones its API reference documents (``MCPSession``, client/session.py:18-164):
+``list_tools``, ``list_prompts``, ``list_resources``, ``call_tool``, ``read_resource`` and
+``get_prompt``. ``MCPSession`` (and its connector, connectors/base.py:444-555) has no call for
+``completion/complete``, ``resources/subscribe`` or ``resources/unsubscribe``: the target says
+so under ``lacks:`` and the host refuses a plan with one (exit 3); nor has it one for
+``resources/templates/list`` (``list_resource_templates`` under ``lacks:``).
+The SDK's ``ClientSession``
+under the connector has all of them, but what is measured here is mcp-use's API.
+
 mcp-use sends anonymous telemetry unless ``MCP_USE_ANONYMIZED_TELEMETRY=false``
 (telemetry/telemetry.py:126-139); the host sets it before importing mcp-use.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -49,15 +60,39 @@ from typing import Any
 os.environ.setdefault("MCP_USE_ANONYMIZED_TELEMETRY", "false")
 
 import anyio
-from host_plan import BAD_PLAN, Changes, add_folders, options, read_plan
+from host_plan import (
+    BAD_PLAN,
+    LIST_MEMBERS,
+    Changes,
+    add_folders,
+    make_requests,
+    options,
+    read_plan,
+    refuse_lacked,
+)
 from mcp import types
 from mcp.types import CONNECTION_CLOSED
 from mcp_use import MCPClient
+from mcp_use.client.session import MCPSession
+from pydantic import AnyUrl
 
 HOST = "mcp-use host"
 SERVER = "peer"
 #: The contract's exit code for a feature the library cannot register.
 UNSUPPORTED = BAD_PLAN + 1
+#: The kinds of scripted request MCPSession has no call for (the target's ``lacks:``).
+LACKED = {
+    "complete": "MCPSession has no call that sends completion/complete",
+    "subscribe": "MCPSession has no call that sends resources/subscribe",
+    "unsubscribe": "MCPSession has no call that sends resources/unsubscribe",
+    "list_resource_templates": "MCPSession has no call that sends resources/templates/list",
+}
+
+
+class SessionClosed(BaseException):
+    """The server has closed the session: no further scripted request is made, since mcp-use
+    would spawn the server again for it (base.py:421-440). A BaseException, so that
+    ``make_requests`` (which records every Exception and goes on) lets it end the script."""
 
 
 def as_root(path: Path) -> types.Root:
@@ -91,6 +126,54 @@ def callbacks(features: dict[str, Any], roots: list[types.Root]) -> dict[str, An
     return given
 
 
+def dump(value: Any) -> Any:
+    """An SDK value as JSON, by the SDK's own serializer (pydantic, wire names): every MCPSession
+    method returns the SDK's types (mcp 1.30.0) unchanged."""
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def scripted(session: MCPSession) -> Any:
+    """One MCPSession call per kind of scripted request (hosts/README.md), each the method its
+    API reference documents (client/session.py:95-164), each made only while the session is
+    connected (see ``run``).
+
+    - ``list``: ``list_tools``, ``list_prompts``, ``list_resources``: each sends one request
+      and returns that page's items (no cursor is passed on), and returns an empty list when
+      the server declares no such capability or answers with an error (base.py:481-546).
+    - ``call``: ``call_tool`` returns the SDK's CallToolResult, ``isError`` included.
+    - ``read``: ``read_resource`` takes the URI as pydantic's ``AnyUrl`` (its signature).
+    - ``get_prompt``: ``get_prompt`` with the request's arguments, if any.
+    """
+
+    async def make(kind: str, request: dict[str, Any]) -> Any:
+        if not session.is_connected:
+            raise SessionClosed
+        if kind == "list":
+            name = request["list"]
+            listed = await {
+                "tools": session.list_tools,
+                "prompts": session.list_prompts,
+                "resources": session.list_resources,
+            }[name]()
+            return {LIST_MEMBERS[name]: [dump(item) for item in listed]}
+        if kind == "call":
+            return dump(await session.call_tool(request["call"], request.get("arguments") or {}))
+        if kind == "read":
+            return dump(await session.read_resource(AnyUrl(request["read"])))
+        if kind == "get_prompt":
+            return dump(await session.get_prompt(request["get_prompt"], request.get("arguments")))
+        raise AssertionError(f"{kind}: its target says mcp-use lacks it")  # refused in main
+
+    return make
+
+
+def error_code(err: BaseException) -> int | None:
+    """The JSON-RPC code of an error the server answered with (the SDK's McpError, which
+    mcp-use lets through unchanged while connected, base.py:472-478)."""
+    code = getattr(getattr(err, "error", None), "code", None)
+    return code if isinstance(code, int) else None
+
+
 async def run(plan: dict[str, Any], command: list[str]) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
@@ -120,6 +203,8 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     await session.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
                     print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
+        with contextlib.suppress(SessionClosed):  # the server closed: the loop below ends
+            await make_requests(plan, scripted(session), error_code)
         while session.is_connected:
             for change in changes.due():
                 roots.extend(add_folders(change, as_root))
@@ -148,6 +233,9 @@ def closed_under(err: BaseException) -> bool:
 def main() -> int:
     plan, command = read_plan(sys.argv[1:], HOST)
     options(plan, HOST, {})  # this host has no options
+    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
+    if refused is not None:
+        return refused
     for change in (plan["features"].get("roots") or {}).get("changes", []):
         if not change["notify"]:
             print(

@@ -28,6 +28,15 @@ returning the application's current list, each root a ``Root`` with a URI from
 added later is what the next ``roots/list`` answers. Pydantic AI has no call of its own to
 announce a change; the toolset's public ``client`` (the fastmcp ``Client``, mcp.py:820-822)
 sends ``notifications/roots/list_changed`` with ``send_roots_list_changed()``.
+
+The plan's scripted requests (``session.requests``) are made through the toolset's own
+methods, the ones its API reference documents (mcp.py, class ``MCPToolset``, lines 776-1970):
+``list_tools``, ``list_prompts``, ``list_resources``, ``list_resource_templates``,
+``direct_call_tool``, ``read_resource`` and ``get_prompt``. ``MCPToolset`` has no call for
+``completion/complete``, ``resources/subscribe`` or ``resources/unsubscribe``: the target says
+so under ``lacks:`` and the host refuses a plan with one (exit 3). The fastmcp ``Client``
+under it has calls for some of them, but what is measured here is Pydantic AI's API, not
+fastmcp's (fastmcp is a target of its own).
 """
 
 from __future__ import annotations
@@ -39,13 +48,24 @@ from typing import Any
 
 import anyio
 import mcp_types
+import pydantic
+import pydantic_core
 from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StdioTransport
-from host_plan import Changes, add_folders, options, read_plan
+from host_plan import (
+    LIST_MEMBERS,
+    Changes,
+    add_folders,
+    make_requests,
+    options,
+    read_plan,
+    refuse_lacked,
+)
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic_ai import Agent
-from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.mcp import MCPToolset, Prompt, PromptResult, Resource, ResourceTemplate
 from pydantic_ai.messages import (
+    BinaryContent,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -55,6 +75,12 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 HOST = "pydantic-ai host"
+#: The kinds of scripted request MCPToolset has no call for (the target's ``lacks:``).
+LACKED = {
+    "complete": "MCPToolset has no call that sends completion/complete",
+    "subscribe": "MCPToolset has no call that sends resources/subscribe",
+    "unsubscribe": "MCPToolset has no call that sends resources/unsubscribe",
+}
 
 
 def connection_closed(toolset: MCPToolset[Any]) -> bool:
@@ -106,6 +132,78 @@ def call_every_tool(messages: list[ModelMessage], info: AgentInfo) -> ModelRespo
     return ModelResponse(parts=[TextPart("done")])
 
 
+def as_json(value: Any, shape: Any) -> Any:
+    """A value MCPToolset returned, as JSON the way Pydantic AI serializes its own types: the
+    pydantic schema of the type the method declares, with bytes as base64 (messages.py:1308-1313
+    builds each dataclass's serializer so; ``tool_return_ta``, messages.py:1723-1725, is the
+    same for a tool's return value, typed ``Any``). Pydantic AI's own types are dataclasses
+    with Python field names (``mime_type``, ``kind``), not wire names: that is how Pydantic AI
+    writes them, so that is what is recorded. A ``BinaryContent`` holds the decoded bytes, which
+    the serializer writes as base64 again."""
+    serializer = pydantic_core.SchemaSerializer(
+        pydantic.TypeAdapter(shape).core_schema,
+        pydantic_core.core_schema.CoreConfig(ser_json_bytes="base64"),
+    )
+    return serializer.to_python(value, mode="json", by_alias=True, exclude_none=True)
+
+
+#: What ``MCPToolset.read_resource`` declares it returns (mcp.py:1854-1863).
+READ = str | BinaryContent | list[str | BinaryContent]
+
+
+def scripted(toolset: MCPToolset[Any]) -> Any:
+    """One MCPToolset call per kind of scripted request (hosts/README.md), each the method its
+    API reference documents; each returns Pydantic AI's own value, recorded by ``as_json``.
+
+    - ``list``: ``list_tools`` (the SDK's ``Tool`` models, through the fastmcp client's
+      ``list_tools``, which reads every page; cached by the toolset, mcp.py:1499-1512),
+      ``list_prompts``, ``list_resources``, ``list_resource_templates`` (Pydantic AI's own
+      ``Prompt``, ``Resource``, ``ResourceTemplate``; an empty list when the server declares no
+      prompts or resources, mcp.py:1755-1852).
+    - ``call``: ``direct_call_tool`` (mcp.py:1593-1627), which returns the result mapped as
+      the model would see it: the structured content when there is one, else each content
+      block (text, JSON parsed from text, ``BinaryContent``). With the default
+      ``tool_error_behavior='retry'`` an ``isError`` result and a JSON-RPC error both raise
+      ``ModelRetry`` (mcp.py:1629-1698, 2133-2147).
+    - ``read``: ``read_resource`` (mcp.py:1861-1888): a text, a ``BinaryContent``, or a list of
+      them when there are several.
+    - ``get_prompt``: ``get_prompt`` (mcp.py:1781-1808): a ``PromptResult`` of Pydantic AI's
+      content types.
+    """
+
+    async def make(kind: str, request: dict[str, Any]) -> Any:
+        if kind == "list":
+            name = request["list"]
+            call, item = {
+                "tools": (toolset.list_tools, mcp_types.Tool),
+                "prompts": (toolset.list_prompts, Prompt),
+                "resources": (toolset.list_resources, Resource),
+                "resource_templates": (toolset.list_resource_templates, ResourceTemplate),
+            }[name]
+            return {LIST_MEMBERS[name]: as_json(await call(), list[item])}
+        if kind == "call":
+            arguments = request.get("arguments") or {}
+            return as_json(await toolset.direct_call_tool(request["call"], arguments), Any)
+        if kind == "read":
+            return as_json(await toolset.read_resource(request["read"]), READ)
+        if kind == "get_prompt":
+            got = await toolset.get_prompt(request["get_prompt"], request.get("arguments"))
+            return as_json(got, PromptResult)
+        raise AssertionError(f"{kind}: its target says Pydantic AI lacks it")  # refused in main
+
+    return make
+
+
+def error_code(err: BaseException) -> int | None:
+    """The JSON-RPC code an error exposes: Pydantic AI's own ``MCPError`` carries it as ``code``
+    (mcp.py:150-187); the SDK's ``MCPError`` (which the fastmcp client raises) as
+    ``error.code``. A ``ModelRetry`` exposes none (its cause is not what the caller is handed)."""
+    for code in (getattr(err, "code", None), getattr(getattr(err, "error", None), "code", None)):
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    return None
+
+
 async def run(plan: dict[str, Any], command: list[str]) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
@@ -121,6 +219,7 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                 await agent.run("Call every tool you have.")
             except Exception as err:  # the server's answer is evidence, not our failure
                 print(f"{HOST}: agent run failed: {type(err).__name__}: {err}", file=sys.stderr)
+        await make_requests(plan, scripted(toolset), error_code)
         while not connection_closed(toolset):
             for change in changes.due():
                 roots.extend(add_folders(change, as_root))
@@ -138,6 +237,9 @@ def leaves(err: BaseException) -> list[BaseException]:
 def main() -> int:
     plan, command = read_plan(sys.argv[1:], HOST)
     options(plan, HOST, {})  # this host has no options
+    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
+    if refused is not None:
+        return refused
     try:
         anyio.run(run, plan, command)
     except Exception as err:

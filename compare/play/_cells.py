@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from compare import _memo, _paths
-from compare.exchange._host_plan import needs, request_kind
+from compare.exchange._host_plan import lacks_key, needs
 from compare.exchange._scenarios import Scenario
 from compare.exchange._targets import Target
 from compare.judge._verdict import Verdict, VerdictError, load_object, parse_verdict
@@ -256,7 +256,7 @@ class Cell:
                 f"not run, because no host of ours makes client requests through {t.name}'s"
                 " API from a script, which this scenario needs"
             )
-        for kind in dict.fromkeys(request_kind(r) for r in s.raw.get("host_session") or []):
+        for kind in dict.fromkeys(lacks_key(r) for r in s.raw.get("host_session") or []):
             if kind in t.lacks:
                 why = " ".join(t.lacks[kind]["why"].split())
                 return f"not run, because {t.name} lacks {kind}: {why}"

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from compare.exchange._host_plan import FEATURES, HOST_PLAN, REQUEST_KINDS, common, host_plan
+from compare.exchange._host_plan import FEATURES, HOST_PLAN, LACKABLE, LISTS, common, host_plan
 from compare.exchange._targets import Expansion, Target, load_targets
 from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME
 
@@ -136,9 +136,9 @@ def play(
 
 
 LACKED = [(t, f) for t in SDK_HOSTS for f in t.lacks]
-#: One request of each kind a session script makes (a target may lack any of them).
+#: One request of each kind a target may lack (a list by name, every other kind as it is).
 REQUESTS: dict[str, dict[str, Any]] = {
-    "list": {"list": "tools"},
+    **{f"list_{name}": {"list": name} for name in LISTS},
     "call": {"call": "probe"},
     "read": {"read": "mcp-compare://x"},
     "subscribe": {"subscribe": "mcp-compare://x"},
@@ -150,7 +150,7 @@ REQUESTS: dict[str, dict[str, Any]] = {
 
 
 def test_every_kind_of_request_has_one_to_try() -> None:
-    assert set(REQUESTS) == set(REQUEST_KINDS)
+    assert set(REQUESTS) == set(LACKABLE)
 
 
 @pytest.mark.parametrize(
