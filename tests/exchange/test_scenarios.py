@@ -118,6 +118,8 @@ ISSUE_SCENARIOS = {
     "client-structured-schema",
     "client-tool-answers",
     "client-session-reads",
+    "client-completion",
+    "client-template-pages",
     # issue 38: a host's requests through a proxy, against what the server sent
     "relay-prompt-get",
     "relay-resource-read",
