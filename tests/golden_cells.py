@@ -10,10 +10,13 @@ and every fail or non-strict finding once.
 playing anything: a change of a rule or a grade shows as a diff of ``tests/golden/cells.json``.
 
     .venv/bin/python tests/golden_cells.py pick --from results   # choose the set afresh
+    .venv/bin/python tests/golden_cells.py add --from results    # keep it, add what it lacks
     .venv/bin/python tests/golden_cells.py record                 # play the set again
 
 ``pick`` reads a results folder (a whole matrix run, ``make compare``), chooses the cells and
-copies them; run it when an area, a rule or a target is added. ``record`` plays exactly the
+copies them; run it when an area, a rule or a target is added and the whole matrix has been
+played again. ``add`` keeps the chosen cells and adds what a new scenario or rule brings,
+when only its cells are current. ``record`` plays exactly the
 cells already chosen again, with the installed clients, into a temporary results folder and
 copies them over the old ones (``make golden`` does this): a client upgrade shows as a diff.
 Cells are smallest first, so the set stays small; nothing here asserts a time.
@@ -162,15 +165,58 @@ def record() -> int:
     return 0
 
 
+def add(results: Path) -> list[Path]:
+    """The chosen set, plus each current cell of ``results`` that adds a rule outcome or a
+    finding the set lacks (smallest first, as ``pick`` chooses): for a new scenario or rule
+    while the rest of the matrix has not been played again, so the cells already chosen stay
+    as they are. Returns the new cells' folders under ``results``."""
+    from compare.exchange._targets import load_targets
+    from compare.play._cells import pinned_versions, scan_cells
+
+    rules = rule_of_check()
+    work = Path(tempfile.mkdtemp(prefix="mcpc-golden-"))
+    try:
+        kept = unpack(work)
+        covered: set[tuple[str, ...]] = set()
+        for folder in kept:
+            verdict = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+            covered |= coverage(verdict, rules)
+        scan = scan_cells(results, pinned_versions(load_targets()))
+        found = []
+        for cell in scan.cells:
+            if not cell.current or cell.verdict.get("verdict") in ("not-run", "error"):
+                continue
+            if (cell.path.parent / "transcript.jsonl").is_file():
+                keys = coverage(cell.verdict, rules)
+                found.append((_size(cell.path.parent), str(cell.path.parent), keys))
+        added: list[Path] = []
+        for _size_of, folder, keys in sorted(found):
+            if keys - covered:
+                added.append(Path(folder))
+                covered |= keys
+        for folder in added:
+            shutil.copytree(folder, work / folder.relative_to(results), dirs_exist_ok=True)
+        copy_cells([*kept, *(work / f.relative_to(results) for f in added)], work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return added
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     chooser = sub.add_parser("pick", help="choose the golden cells from a results folder")
     chooser.add_argument("--from", dest="results", type=Path, default=ROOT / "results")
+    adder = sub.add_parser("add", help="keep the chosen cells and add what they lack")
+    adder.add_argument("--from", dest="results", type=Path, default=ROOT / "results")
     sub.add_parser("record", help="play the chosen golden cells again")
     args = parser.parse_args()
     if args.command == "record":
         return record()
+    if args.command == "add":
+        new = add(args.results)
+        print(f"added {len(new)} golden cells: {', '.join(str(f) for f in new) or 'none'}")
+        return 0
     folders = pick(args.results)
     copy_cells(folders, args.results)
     size = sum(_size(f) for f in folders)
