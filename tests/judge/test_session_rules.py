@@ -68,6 +68,9 @@ LISTED = ok(0, {"tools": []})
          "returned", "raised", "pass"),
         ([LISTED, ok(1, CONFORMING), ok(2, {"structuredContent": {"marker": 42}})],
          "returned", "returned", "non-strict"),
+        # a library that turns the refusal into an error result of its own hands no content on
+        ([LISTED, ok(1, CONFORMING), ok(2, {"content": [{"text": "Invalid"}], "isError": True})],
+         "returned", "returned-without", "informational"),
         ([LISTED, ok(1, {"content": []}), raised(2, "RuntimeError: invalid")],
          "returned-without", "no-baseline", "not-exercised"),
         ([LISTED, raised(1, "McpError: closed", -32000)], "raised", "no-baseline", "not-exercised"),
