@@ -26,8 +26,9 @@
 //   no call that sends completion/complete, so a plan that asks for one exits 3.
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
+import { kindOf, makeRequests } from './session_record.mjs';
 
 const HOST = 'mastra host';
 const { fail, refuse } = exits(HOST);
@@ -46,7 +47,6 @@ const LACKS = {
 const LACKS_REQUESTS = {
   complete: 'MCPClient 0.14.5 has no call that sends completion/complete',
 };
-const kindOf = (request) => Object.keys(request).find((k) => k !== 'arguments');
 
 // The package's main entry ("." export, "import" condition), as Node would resolve it if the
 // package sat beside this file.
@@ -171,43 +171,12 @@ const isValidationError = (value) =>
   value !== null && typeof value === 'object' && value.error === true
   && 'validationErrors' in value;
 
-// The JSON-RPC code of an error: Mastra wraps the SDK's McpError in its MastraError
-// (`cause`), so the first integer code down the cause chain.
-function codeOf(err) {
-  for (let e = err; e; e = e.cause) if (Number.isInteger(e.code)) return e.code;
-  return undefined;
-}
-const oneLine = (text) => text.split(/\s+/).join(' ').trim();
-
-// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
-// as soon as it ends (README.md: the session record); an error does not stop the next. Once
-// the server has closed, the session is over: a request then would make Mastra start the
-// server again (the close clears its connection, dist/index.js:552-555, and the next operation
-// connects anew, :536-540, 1613-1615), a second session the application never asked for; the
-// request the close cut off is not recorded either (the ts-sdk host ends at once then too).
-async function makeRequests(setTools, tools) {
-  const record = join(plan.control, 'session.jsonl');
-  for (const [step, request] of (plan.session.requests ?? []).entries()) {
-    if (closed) return;
-    const entry = { step, request: kindOf(request) };
-    try {
-      const value = await make(request, setTools, tools);
-      if (isValidationError(value)) {
-        Object.assign(entry, { ok: false, error: oneLine(`ValidationError: ${value.message}`) });
-      } else {
-        Object.assign(entry, { ok: true, result: value ?? {} });
-      }
-    } catch (err) {
-      if (closed || closedUnder(err)) return;
-      const type = err?.constructor?.name || err?.name || 'Error';
-      const said = `${type}: ${err?.message ?? String(err)}`;
-      Object.assign(entry, { ok: false, error: oneLine(said) });
-      const code = codeOf(err);
-      if (code !== undefined) entry.code = code;
-    }
-    appendFileSync(record, `${JSON.stringify(entry)}\n`);
-  }
-}
+// Each scripted request's outcome is recorded by session_record.mjs. Once the server has
+// closed, the session is over: a request then would make Mastra start the server again, a
+// second session the application never asked for, so the script stops; the request the close
+// cut off is not recorded either (the ts-sdk host ends at once then too).
+const closing = (err) => closed || (err !== undefined && closedUnder(err));
+const refusal = (value) => (isValidationError(value) ? `ValidationError: ${value.message}` : null);
 
 try {
   if (features.elicitation) {
@@ -224,9 +193,10 @@ try {
       }
     }
   }
-  await makeRequests((tools) => {
+  const setTools = (tools) => {
     listed = tools;
-  }, () => listed);
+  };
+  await makeRequests(plan, (request) => make(request, setTools, () => listed), { closing, refusal });
 } catch (err) {
   // A request cut off by the server closing is the same normal end. Before its connect has
   // finished, Mastra logs no close (it hooks onclose only after, dist/index.js:550-553): the

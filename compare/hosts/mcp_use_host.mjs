@@ -39,10 +39,11 @@
 //   exits 3.
 // mcp-use sends anonymous telemetry unless MCP_USE_ANONYMIZED_TELEMETRY=false
 // (dist/chunk-FOGBXW3W.js:543): a cell has no network, so the host sets it before loading.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
+import { makeRequests } from './session_record.mjs';
 
 const HOST = 'mcp-use host';
 const { fail, refuse } = exits(HOST);
@@ -158,26 +159,6 @@ async function make(request) {
   return session.complete({ ref: reference, argument });
 }
 
-// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
-// as soon as it ends (README.md: the session record); an error does not stop the next. The
-// server closing ends the session here as everywhere else: the request it cut off is not
-// recorded, and the close is thrown on (exit 0).
-async function makeRequests() {
-  const record = join(plan.control, 'session.jsonl');
-  for (const [step, request] of (plan.session.requests ?? []).entries()) {
-    const entry = { step, request: Object.keys(request).find((k) => k !== 'arguments') };
-    try {
-      Object.assign(entry, { ok: true, result: (await make(request)) ?? {} });
-    } catch (err) {
-      if (closedUnder(err)) throw err;
-      const said = `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
-      Object.assign(entry, { ok: false, error: said.split(/\s+/).join(' ').trim() });
-      if (Number.isInteger(err?.code)) entry.code = err.code;
-    }
-    appendFileSync(record, `${JSON.stringify(entry)}\n`);
-  }
-}
-
 const roots = (features.roots?.folders ?? []).map(asRoot);
 let session;
 try {
@@ -195,7 +176,9 @@ try {
       }
     }
   }
-  await makeRequests();
+  // Each scripted request's outcome, recorded (session_record.mjs): the server closing ends the
+  // session here as everywhere else, thrown on unrecorded (exit 0 below).
+  await makeRequests(plan, make, { closing: (err) => closedUnder(err) });
 } catch (err) {
   // The server hanging up, even mid-request, is the normal end of a session.
   if (closedUnder(err)) process.exit(0);

@@ -18,11 +18,12 @@
 // (assertRequestHandlerCapability, dist/esm/client/index.js:398-418 in 1.32.2), and it
 // validates elicitation and sampling requests and results itself (index.js:169-267). A
 // feature the plan leaves out is neither declared nor handled: the SDK's default is measured.
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { importFrom as importFromTools } from './node_import.mjs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
+import { makeRequests } from './session_record.mjs';
 
 const HOST = 'ts-sdk host';
 // Pages read of one list at most: a bound on a server that never stops handing out cursors.
@@ -123,28 +124,6 @@ async function make(request) {
   return client.complete({ ref: reference, argument });
 }
 
-// Each request of session.requests in turn, its outcome one line of <control>/session.jsonl
-// as soon as it ends (README.md: the session record); an error does not stop the next.
-async function makeRequests() {
-  const record = join(plan.control, 'session.jsonl');
-  const requests = plan.session.requests ?? [];
-  for (const [step, request] of requests.entries()) {
-    const kind = Object.keys(request).find((k) => k !== 'arguments');
-    const entry = { step, request: kind };
-    try {
-      entry.ok = true;
-      entry.result = (await make(request)) ?? {};
-    } catch (err) {
-      entry.ok = false;
-      const said = `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`;
-      entry.error = said.split(/\s+/).join(' ');
-      if (Number.isInteger(err?.code)) entry.code = err.code;
-      delete entry.result;
-    }
-    appendFileSync(record, `${JSON.stringify(entry)}\n`);
-  }
-}
-
 // The SDK's stdio transport. An application passes its server's configured environment; the
 // harness configures the peer through ours, so all of it is passed on.
 const transport = new StdioClientTransport({
@@ -166,7 +145,8 @@ try {
       }
     }
   }
-  await makeRequests();
+  // Each scripted request's outcome, recorded (session_record.mjs); a close ends the process.
+  await makeRequests(plan, make);
 } catch (err) {
   if (closed) process.exit(0);
   fail(err && err.message ? err.message : String(err));
