@@ -125,10 +125,6 @@ def measured(target: str, verdicts: dict[Key, dict[str, Any]]) -> dict[str, Any]
         "undeclared_answer": at("no-roots", "roots-undeclared", "answer"),
         "list_changed": at("roots", "list-changed", "notification"),
         "mrtr": modern,
-        "scripted": {
-            check: at("no-roots", "client-tool-answers", check)
-            for check in ("error-result", "protocol-error", "unknown-content")
-        },
     }
 
 
