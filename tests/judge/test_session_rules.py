@@ -104,6 +104,7 @@ def test_the_evidence_is_the_wire_request_the_scripted_request_made(
     assert checks["protocol-error"]["outcome"] == "raised"
     assert "(code -32603)" in checks["protocol-error"]["observed"]
     assert checks["unknown-content"]["outcome"] == "returned-without"
+    assert len(checks["unknown-content"]["evidence"]) == 2  # its call and the answer to it
     # the second call's own request and answer, not the first call's or the last one's
     first, second = checks["error-result"]["evidence"], checks["protocol-error"]["evidence"]
     assert len(first) == len(second) == 2 and second[0] > first[1]

@@ -118,5 +118,7 @@ def _host_step(ctx: Context) -> Outcome:
     shown = value if len(value) <= 200 else value[:200] + "…"
     marker = ctx.params.get("holds")
     if marker is not None and str(marker) not in value:
-        return Outcome("returned-without", f"the SDK returned {shown}, without {marker}{sent}")
+        return Outcome(
+            "returned-without", f"the SDK returned {shown}, without {marker}{sent}", evidence
+        )
     return Outcome("returned", f"the SDK returned {shown}{sent}", evidence)
