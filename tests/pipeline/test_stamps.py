@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -151,20 +152,27 @@ def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
     assert why is not None and why.startswith(f"stamp {stamp} is damaged: "), why
 
 
-def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _host_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, targets: list[str]
+) -> tuple[Path, Callable[[], dict[str, str]]]:
+    """A copy of the hosts folder the play keys read, and ``keys()``: the handshake cells'
+    play keys of ``targets`` as that copy makes them now."""
     hosts = tmp_path / "hosts"
     shutil.copytree(_cells.HOSTS, hosts, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(_cells, "HOSTS", hosts)
-    cells, _commit, _revisions = select(
-        ["ts-sdk", "go-sdk", "claude-code"], ["handshake"], ["2025-11-25"]
-    )
+    cells, _commit, _revisions = select(targets, ["handshake"], ["2025-11-25"])
 
     def keys() -> dict[str, str]:
         _cells.host_version.cache_clear()
         return {f"{c.target.id}~{c.variant}": c.play_key() for c in cells}
 
+    return hosts, keys
+
+
+def test_a_changed_host_program_changes_the_key_of_its_targets_cells_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hosts, keys = _host_copy(tmp_path, monkeypatch, ["ts-sdk", "go-sdk", "claude-code"])
     before = keys()
     with (hosts / "ts_sdk_host.mjs").open("a", encoding="utf-8") as handle:
         handle.write("\n// a changed host program\n")
@@ -186,15 +194,7 @@ def test_a_module_a_python_host_imports_counts_as_that_host(
 ) -> None:
     """py-sdk's host imports the session helpers beside it (sdk_values.py), which pydantic-ai's
     does not: a change there replays py-sdk's cells and leaves pydantic-ai's."""
-    hosts = tmp_path / "hosts"
-    shutil.copytree(_cells.HOSTS, hosts, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(_cells, "HOSTS", hosts)
-    cells, _commit, _revisions = select(["py-sdk", "pydantic-ai"], ["handshake"], ["2025-11-25"])
-
-    def keys() -> dict[str, str]:
-        _cells.host_version.cache_clear()
-        return {f"{c.target.id}~{c.variant}": c.play_key() for c in cells}
-
+    hosts, keys = _host_copy(tmp_path, monkeypatch, ["py-sdk", "pydantic-ai"])
     before = keys()
     with (hosts / "sdk_values.py").open("a", encoding="utf-8") as handle:
         handle.write("\n# a changed helper\n")
