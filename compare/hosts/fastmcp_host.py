@@ -41,6 +41,8 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    dump,
+    error_code,
     make_requests,
     options,
     read_plan,
@@ -48,7 +50,7 @@ from host_plan import (
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic_core import to_jsonable_python
-from sdk_values import dump, error_code, reference
+from sdk_values import reference
 
 HOST = "fastmcp host"
 OPTIONS = {"roots_form": ("uri", "documented")}

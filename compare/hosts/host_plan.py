@@ -194,6 +194,20 @@ def refuse_requests(plan: dict[str, Any], host: str) -> None:
         raise SystemExit(3)
 
 
+def dump(value: Any) -> Any:
+    """A value of the official SDK's types as JSON, by the SDK's own serializer (pydantic, wire
+    names): what the Python hosts whose library hands those types on record. Duck-typed, so
+    this module stays free of any SDK."""
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def error_code(err: BaseException) -> int | None:
+    """The JSON-RPC code of an error the server answered with, as the official SDK's error
+    keeps it (``error.code``); None for any other failure."""
+    code = getattr(getattr(err, "error", None), "code", None)
+    return code if isinstance(code, int) else None
+
+
 async def make_requests(
     plan: dict[str, Any],
     make: Callable[[str, dict[str, Any]], Awaitable[Any]],

@@ -62,6 +62,8 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    dump,
+    error_code,
     make_requests,
     options,
     read_plan,
@@ -156,14 +158,6 @@ class SessionClosed(BaseException):
     on) lets it end the script."""
 
 
-def dump(value: Any) -> Any:
-    """An SDK value as JSON, by the SDK's own serializer (pydantic, wire names): every
-    MCPAggregator method returns the SDK's types (mcp 1.30.0), which allow extra fields, so
-    what mcp-agent adds to one (``server_name``, ``namespaced_name``, ... on a prompt,
-    mcp_aggregator.py:1143-1150) is written too."""
-    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
 def scripted(aggregator: MCPAggregator, session: ClientSession) -> Any:
     """One MCPAggregator call per kind of scripted request (hosts/README.md), each made only
     while the session is connected.
@@ -203,13 +197,6 @@ def scripted(aggregator: MCPAggregator, session: ClientSession) -> Any:
         raise AssertionError(f"{kind}: its target says mcp-agent lacks it")  # refused in main
 
     return make
-
-
-def error_code(err: BaseException) -> int | None:
-    """The JSON-RPC code of an error the server answered with (the SDK's McpError), should
-    one get through the aggregator, which turns most errors into results."""
-    code = getattr(getattr(err, "error", None), "code", None)
-    return code if isinstance(code, int) else None
 
 
 async def run(plan: dict[str, Any], command: list[str]) -> None:

@@ -65,6 +65,8 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    dump,
+    error_code,
     make_requests,
     options,
     read_plan,
@@ -126,12 +128,6 @@ def callbacks(features: dict[str, Any], roots: list[types.Root]) -> dict[str, An
     return given
 
 
-def dump(value: Any) -> Any:
-    """An SDK value as JSON, by the SDK's own serializer (pydantic, wire names): every MCPSession
-    method returns the SDK's types (mcp 1.30.0) unchanged."""
-    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
 def scripted(session: MCPSession) -> Any:
     """One MCPSession call per kind of scripted request (hosts/README.md), each the method its
     API reference documents (client/session.py:95-164), each made only while the session is
@@ -165,13 +161,6 @@ def scripted(session: MCPSession) -> Any:
         raise AssertionError(f"{kind}: its target says mcp-use lacks it")  # refused in main
 
     return make
-
-
-def error_code(err: BaseException) -> int | None:
-    """The JSON-RPC code of an error the server answered with (the SDK's McpError, which
-    mcp-use lets through unchanged while connected, base.py:472-478)."""
-    code = getattr(getattr(err, "error", None), "code", None)
-    return code if isinstance(code, int) else None
 
 
 async def run(plan: dict[str, Any], command: list[str]) -> None:

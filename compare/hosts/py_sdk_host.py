@@ -37,6 +37,8 @@ from host_plan import (
     MAX_PAGES,
     Changes,
     add_folders,
+    dump,
+    error_code,
     make_requests,
     options,
     read_plan,
@@ -45,7 +47,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.jsonrpc import CONNECTION_CLOSED
-from sdk_values import dump, error_code, reference
+from sdk_values import reference
 
 HOST = "py-sdk host"
 
