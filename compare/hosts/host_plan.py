@@ -230,3 +230,22 @@ async def make_requests(
                 entry["code"] = code
         with record.open("a", encoding="utf-8") as out:
             out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+#: The notification a plan with a ``subscribe`` request records (README.md, the session
+#: record).
+UPDATED = "notifications/resources/updated"
+
+
+def subscribes(plan: dict[str, Any]) -> bool:
+    """Whether the plan subscribes to a resource, so the host registers its SDK's handler for
+    resource updates before it connects."""
+    return any("subscribe" in r for r in plan["session"].get("requests") or [])
+
+
+def record_notification(plan: dict[str, Any], params: Any) -> None:
+    """Append one resource update the SDK handed our handler to the session record
+    (``params``: what it handed, as JSON by the SDK's serializer), when it arrives."""
+    entry = {"notification": UPDATED, "params": params}
+    with (Path(plan["control"]) / "session.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry, ensure_ascii=False) + "\n")

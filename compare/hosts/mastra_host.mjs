@@ -17,9 +17,13 @@
 //   (dist/index.js:419); `mcp.elicitation.onRequest(server, handler)` registers the handler,
 //   after connecting to that server (dist/index.js:1017-1020). The form/url sub-capabilities
 //   are Mastra's choice (none).
+// - resource updates: `mcp.resources.onUpdated(server, handler)` beside
+//   `mcp.resources.subscribe` registers the handler, after connecting to that server, as the
+//   SDK's notification handler, which it hands the notification's params (dist/index.js:
+//   1252-1256, 724-729). A plan that subscribes registers it before its first request.
 // - connecting: MCPClient connects lazily, on its first operation for a server; with no
-//   elicitation handler to register, `getTools()` (tools/list) is that operation, as in every
-//   example of its documentation.
+//   handler to register, `getTools()` (tools/list) is that operation, as in every example of
+//   its documentation.
 // - scripted requests (the plan's session.requests, README.md here): each through MCPClient's
 //   own namespaces, `getTools()` and a tool's `execute`, `mcp.resources.*` and `mcp.prompts.*`
 //   (dist/client/configuration.d.ts:103-494); make() below says which call each kind is. It has
@@ -28,7 +32,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
-import { kindOf, makeRequests } from './session_record.mjs';
+import { kindOf, makeRequests, recordNotification, subscribes } from './session_record.mjs';
 
 const HOST = 'mastra host';
 const { fail, refuse } = exits(HOST);
@@ -182,6 +186,10 @@ try {
   if (features.elicitation) {
     const answer = features.elicitation.answer;
     await mcp.elicitation.onRequest(SERVER, async () => answer); // connects first
+  }
+  if (subscribes(plan)) {
+    // connects first too; the params Mastra hands on are recorded
+    await mcp.resources.onUpdated(SERVER, (params) => recordNotification(plan, params));
   }
   let listed = await mcp.getTools(); // connects, if not yet; tools/list
   if (plan.session.call_tools) {

@@ -26,8 +26,12 @@
 // - `mcp.elicitation.onRequest(server, handler)` (index.js:23443-23446): before connecting
 //   it registers `elicitation: {form: {}}` (index.js:22365-22371); the form/url modes are
 //   Mastra's choice.
-// - `mcp.listToolsWithErrors()` (the first operation: it connects; the form of listTools()
-//   that reports a server's failure) and each tool's `execute({}, {})`.
+// - `mcp.resources.onUpdated(server, handler)` beside `mcp.resources.subscribe`, for a plan
+//   that subscribes: unlike onRequest it connects first (index.js:23623-23625), then sets the
+//   SDK client's notification handler, which it hands the notification's params
+//   (index.js:21286-21287, 22353-22357).
+// - `mcp.listToolsWithErrors()` (the first operation otherwise: it connects; the form of
+//   listTools() that reports a server's failure) and each tool's `execute({}, {})`.
 // - scripted requests (the plan's session.requests, README.md here): each through MCPClient's
 //   own namespaces, `listToolsWithErrors()` and a tool's `execute`, `mcp.resources.*` and
 //   `mcp.prompts.*` (client/configuration.d.ts:182-590, 750); make() below says which call
@@ -46,7 +50,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
-import { kindOf, makeRequests } from './session_record.mjs';
+import { kindOf, makeRequests, recordNotification, subscribes } from './session_record.mjs';
 
 const HOST = 'mastra-v1 host';
 const { fail, refuse } = exits(HOST);
@@ -235,9 +239,13 @@ try {
     const answer = features.elicitation.answer;
     await mcp.elicitation.onRequest(SERVER, async () => answer); // before connecting
   }
-  // connects; tools/list. listTools() logs a server's failure and returns no tools for it
-  // (client/configuration.d.ts:717), so a server that cannot start would look like one with
-  // no tools; listToolsWithErrors() is the documented form that reports it
+  if (subscribes(plan)) {
+    // connects; the params Mastra hands on are recorded
+    await mcp.resources.onUpdated(SERVER, (params) => recordNotification(plan, params));
+  }
+  // connects, if not yet; tools/list. listTools() logs a server's failure and returns no
+  // tools for it (client/configuration.d.ts:717), so a server that cannot start would look
+  // like one with no tools; listToolsWithErrors() is the documented form that reports it
   // (client/configuration.d.ts:733-755).
   const { tools: found, errors, errorDetails } = await mcp.listToolsWithErrors();
   let listed = found;

@@ -16,7 +16,8 @@
 //   optional peer dependency a client-only application does not install; both entries hold
 //   the same class (dist/index.js and dist/src/client.js import it from chunk-3XAZE4TX.js);
 // - `new MCPClient({mcpServers: {peer: {command, args, env}}}, {onSampling, onElicitation})`
-//   (dist/src/client.d.ts:51-88 and its inline-configuration example);
+//   (dist/src/client.d.ts:51-88 and its inline-configuration example); for a plan that
+//   subscribes, `onNotification` too (client.d.ts:83-87), below;
 // - `client.createSession('peer', false)`, then `session.connect()` and `session.initialize()`,
 //   the sequence its MCPSession.initialize() documentation shows (dist/chunk-3XAZE4TX.js:120-135);
 // - roots through the session's connector: `session.connector.setRoots(roots)`
@@ -43,7 +44,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
-import { makeRequests } from './session_record.mjs';
+import { makeRequests, recordNotification, subscribes, UPDATED } from './session_record.mjs';
 
 const HOST = 'mcp-use host';
 const { fail, refuse } = exits(HOST);
@@ -93,6 +94,15 @@ if (features.elicitation) {
 if (features.sampling) {
   const answer = features.sampling.answer;
   callbacks.onSampling = async () => answer;
+}
+// A plan that subscribes: MCPClient's notification callback, which its connector makes the
+// SDK Client's fallbackNotificationHandler once connected (dist/chunk-V64O255P.js:50-52,
+// 87-113): it is handed every notification without a handler of its own, the JSON-RPC
+// message as the SDK's transport read it; a resource update's params are recorded.
+if (subscribes(plan)) {
+  callbacks.onNotification = (notification) => {
+    if (notification.method === UPDATED) recordNotification(plan, notification.params);
+  };
 }
 
 // One stdio server. An application passes its server's configured environment; the harness

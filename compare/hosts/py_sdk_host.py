@@ -42,6 +42,8 @@ from host_plan import (
     make_requests,
     options,
     read_plan,
+    record_notification,
+    subscribes,
 )
 from mcp import Client, StdioServerParameters
 from mcp.client.session import ClientRequestContext
@@ -145,10 +147,23 @@ def scripted(client: Client) -> Any:
     return make
 
 
+def on_updates(plan: dict[str, Any]) -> dict[str, Any]:
+    """For a plan that subscribes: the Client's ``message_handler`` (the SDK's hook for what a
+    server notifies), recording each resource update it is handed; none otherwise."""
+    if not subscribes(plan):
+        return {}
+
+    async def handle(message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            record_notification(plan, dump(message.params))
+
+    return {"message_handler": handle}
+
+
 async def run(plan: dict[str, Any], command: list[str]) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
-    given = callbacks(features, roots)
+    given = {**callbacks(features, roots), **on_updates(plan)}
     changes = Changes.of(plan)
     # The SDK's stdio transport. An application passes its server's configured environment;
     # the harness configures the peer through ours, so all of it is passed on.

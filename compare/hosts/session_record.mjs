@@ -39,3 +39,16 @@ export async function makeRequests(plan, make, { closing = () => false, refusal 
     appendFileSync(record, `${JSON.stringify(entry)}\n`);
   }
 }
+
+// The notification a plan with a subscribe request records (README.md, the session record).
+export const UPDATED = 'notifications/resources/updated';
+
+// Whether the plan subscribes to a resource, so the host registers its library's handler for
+// resource updates before it connects.
+export const subscribes = (plan) => (plan.session.requests ?? []).some((r) => 'subscribe' in r);
+
+// Append one resource update the library handed our handler (params: what it handed) to the
+// session record, when it arrives.
+export function recordNotification(plan, params) {
+  appendFileSync(join(plan.control, 'session.jsonl'), `${JSON.stringify({ notification: UPDATED, params: params ?? {} })}\n`);
+}

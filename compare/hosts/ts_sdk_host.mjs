@@ -23,7 +23,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { importFrom as importFromTools } from './node_import.mjs';
 import { exits, parseArgs, readPlan } from './plan_check.mjs';
-import { makeRequests } from './session_record.mjs';
+import { makeRequests, recordNotification, subscribes } from './session_record.mjs';
 
 const HOST = 'ts-sdk host';
 // Pages read of one list at most: a bound on a server that never stops handing out cursors.
@@ -41,8 +41,12 @@ if (problem) refuse(problem);
 const features = plan.features;
 const { Client } = await importFrom('@modelcontextprotocol/sdk', 'client');
 const { StdioClientTransport } = await importFrom('@modelcontextprotocol/sdk', 'client/stdio.js');
-const { ListRootsRequestSchema, ElicitRequestSchema, CreateMessageRequestSchema } =
-  await importFrom('@modelcontextprotocol/sdk', 'types.js');
+const {
+  ListRootsRequestSchema,
+  ElicitRequestSchema,
+  CreateMessageRequestSchema,
+  ResourceUpdatedNotificationSchema,
+} = await importFrom('@modelcontextprotocol/sdk', 'types.js');
 
 // The application's roots: file URLs made by Node's own helper (which percent-encodes spaces,
 // '#' and non-ASCII letters), named by the folder's base name.
@@ -74,6 +78,14 @@ if (features.elicitation) {
 if (features.sampling) {
   const answer = features.sampling.answer;
   client.setRequestHandler(CreateMessageRequestSchema, async () => answer);
+}
+// A plan that subscribes: the SDK's notification handler for resource updates
+// (Protocol.setNotificationHandler, dist/esm/shared/protocol.js:941-947 in 1.32.2), handed the
+// notification its schema parsed; its params are recorded.
+if (subscribes(plan)) {
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    recordNotification(plan, notification.params);
+  });
 }
 
 // The server closing the connection is the normal end of a session: exit 0.

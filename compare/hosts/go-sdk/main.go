@@ -141,8 +141,17 @@ func main() {
 	// order they were added (features.go:76-81): that order is the SDK's. With no roots
 	// feature nothing is added, so the SDK's own answer to an undeclared roots/list is what
 	// gets measured.
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-compare-go-host", Version: "1.0.0"},
-		clientOptions(plan.Features))
+	opts := clientOptions(plan.Features)
+	if plan.subscribes() {
+		// The SDK's documented hook for resource updates, ClientOptions.ResourceUpdatedHandler
+		// (client.go:181; docs/server.md:238-240), is handed the notification's params after
+		// the SDK drops its cached read of that URI (client.go:1498-1505). Only a plan that
+		// subscribes sets it, so any other plan runs as before.
+		opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			recordNotification(plan.Control, req.Params)
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-compare-go-host", Version: "1.0.0"}, opts)
 	if roots := plan.Features.Roots; roots != nil && len(roots.Folders) > 0 {
 		var initial []*mcp.Root
 		for _, folder := range roots.Folders {

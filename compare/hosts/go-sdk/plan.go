@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -377,10 +378,49 @@ func recordOutcome(control string, step int, kind string, result any, err error,
 		message := strings.Join(strings.Fields(err.Error()), " ")
 		line.Result, line.Error, line.Code = nil, &message, code
 	}
+	appendRecord(control, fmt.Sprintf("step %d", step), line)
+}
+
+// updated is the notification a plan with a subscribe request records (README.md, the
+// session record).
+const updated = "notifications/resources/updated"
+
+// subscribes tells whether the plan subscribes to a resource, so the host registers its SDK's
+// handler for resource updates before it connects.
+func (p *hostPlan) subscribes() bool {
+	for _, r := range p.Requests {
+		if r.Kind == "subscribe" {
+			return true
+		}
+	}
+	return false
+}
+
+// notification is a resource update line of the session record.
+type notification struct {
+	Notification string `json:"notification"`
+	Params       any    `json:"params"`
+}
+
+// recordNotification appends one resource update the SDK handed our handler to the session
+// record, when it arrives: params is what it handed, encoded by encoding/json (through the
+// SDK type's own MarshalJSON where it has one).
+func recordNotification(control string, params any) {
+	appendRecord(control, updated, notification{Notification: updated, Params: params})
+}
+
+// recordLock keeps lines whole: the SDK calls an update handler from its own goroutine, which
+// may write while the main one records a request.
+var recordLock sync.Mutex
+
+// appendRecord writes one line to <control>/session.jsonl, opened, written and closed at once.
+func appendRecord(control, what string, line any) {
 	data, mErr := json.Marshal(line)
 	if mErr != nil {
-		fail("session record: step %d: %v", step, mErr)
+		fail("session record: %s: %v", what, mErr)
 	}
+	recordLock.Lock()
+	defer recordLock.Unlock()
 	file, oErr := os.OpenFile(filepath.Join(control, "session.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if oErr != nil {
 		fail("session record: %v", oErr)

@@ -29,6 +29,11 @@
 // - :503-525, addRoot notifies by itself whenever listChanged was declared (:519).
 // The plan's session.requests go through McpSyncClient's own call for each kind (request()
 // below); each outcome is one line of <control>/session.jsonl, written by the SDK's mapper.
+// A plan that subscribes also gets the SDK's hook for resource updates,
+// SyncSpec.resourcesUpdateConsumer(...) (McpClient.java:396 in the pinned jar's line table);
+// the SDK hands it no notification: on each notifications/resources/updated it reads the URI
+// again itself (McpAsyncClient.java:1009-1014, its handler registered at :293-294) and hands
+// each consumer that read's contents() (:1016), so that list is what gets recorded.
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -121,6 +126,20 @@ public final class JavaSdkHost {
             }
             spec = spec.capabilities(caps.build());
         }
+        if (plan.subscribes()) {
+            Path record = plan.sessionRecord;
+            spec = spec.resourcesUpdateConsumer(contents -> {
+                Map<String, Object> line = new LinkedHashMap<>();
+                line.put("notification", "notifications/resources/updated");
+                line.put("params", contents);
+                try {
+                    append(record, mapper, line);
+                }
+                catch (UncheckedIOException err) { // the SDK would only log it: the host fails
+                    fail(causes(err));
+                }
+            });
+        }
         // Roots, sampling and logging are deprecated in SDK 2.2.0 (the 2026-07-28 revision
         // deprecates them), but these are still the documented ways for a 2025-11-25 client.
         McpSyncClient client = spec.build();
@@ -210,8 +229,14 @@ public final class JavaSdkHost {
                 line.put("code", mcp.getJsonRpcError().code());
             }
         }
-        // Opened, written and closed per line, so each outcome is on disk as soon as it ends; a
-        // record that cannot be written is the host's failure (exit 1), not the SDK's.
+        append(record, mapper, line);
+    }
+
+    // One line of the session record, by the SDK's mapper. Opened, written and closed per line,
+    // so each outcome is on disk as soon as it ends; synchronized, as a resource update arrives
+    // on an SDK thread while a request's line may be written. A record that cannot be written
+    // is the host's failure (exit 1), not the SDK's.
+    private static synchronized void append(Path record, McpJsonMapper mapper, Map<String, Object> line) {
         try {
             Files.writeString(record, mapper.writeValueAsString(line) + "\n", StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);

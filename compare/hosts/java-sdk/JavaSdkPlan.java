@@ -70,6 +70,12 @@ final class JavaSdkPlan {
         return roots != null || elicitation != null || sampling != null;
     }
 
+    // Whether a request subscribes: then the host registers the SDK's hook for resource updates
+    // (README.md, the session record).
+    boolean subscribes() {
+        return requests.stream().anyMatch(r -> r.kind().equals("subscribe"));
+    }
+
     // One line on stderr, whatever the cause's text holds.
     static void malformed(String why) {
         System.err.println("java-sdk host: bad plan: " + why.replaceAll("\\s*\\R\\s*", " "));

@@ -27,6 +27,11 @@
 //   (client/Client.kt:352-356) and checks sampling.tools itself (client/Client.kt:387-395).
 // The plan's session.requests go through the Client's own call for each kind (request() below);
 // each outcome is one line of <control>/session.jsonl, what the SDK returned written by its McpJson.
+// A plan that subscribes also gets a handler for notifications/resources/updated through the
+// generic setNotificationHandler of the SDK's Protocol (shared/Protocol.kt:994; the Client has no
+// resource-specific setter, and registers one itself only for elicitation-complete this way,
+// client/Client.kt:714-719): it is handed the SDK's ResourceUpdatedNotification
+// (types/notification.kt:295-314), whose params are recorded (onUpdated() below).
 
 import io.modelcontextprotocol.kotlin.sdk.client.Client
 import io.modelcontextprotocol.kotlin.sdk.client.ClientOptions
@@ -55,11 +60,13 @@ import io.modelcontextprotocol.kotlin.sdk.types.PromptReference
 import io.modelcontextprotocol.kotlin.sdk.types.ReadResourceRequest
 import io.modelcontextprotocol.kotlin.sdk.types.ReadResourceRequestParams
 import io.modelcontextprotocol.kotlin.sdk.types.ResourceTemplateReference
+import io.modelcontextprotocol.kotlin.sdk.types.ResourceUpdatedNotification
 import io.modelcontextprotocol.kotlin.sdk.types.SubscribeRequest
 import io.modelcontextprotocol.kotlin.sdk.types.SubscribeRequestParams
 import io.modelcontextprotocol.kotlin.sdk.types.UnsubscribeRequest
 import io.modelcontextprotocol.kotlin.sdk.types.UnsubscribeRequestParams
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.io.asSink
@@ -201,11 +208,42 @@ private suspend fun send(client: Client, request: RequestPlan): JsonElement {
     }
 }
 
+/** Held while a line is written: a resource update is handled on one of the SDK's coroutines. */
+private val recordLock = Any()
+
+/**
+ * One line of the session record. The file is opened, written and closed per line, so each
+ * line is on disk as soon as it is known; under [recordLock], as an update may arrive while a
+ * request's line is written.
+ */
+private fun append(record: Path, line: JsonObject) {
+    synchronized(recordLock) {
+        Files.writeString(record, "$line\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND)
+    }
+}
+
+/**
+ * For a plan that subscribes: each resource update the SDK hands our handler, appended when it
+ * arrives, its params as the SDK's McpJson writes them. The handler returns a completed
+ * Deferred, as the SDK's own setElicitationCompleteHandler does (client/Client.kt:714-719).
+ */
+private fun onUpdated(client: Client, record: Path) {
+    client.setNotificationHandler<ResourceUpdatedNotification>(Method.Defined.NotificationsResourcesUpdated) {
+        append(
+            record,
+            buildJsonObject {
+                put("notification", Method.Defined.NotificationsResourcesUpdated.value)
+                put("params", McpJson.encodeToJsonElement(it.params))
+            },
+        )
+        CompletableDeferred(Unit)
+    }
+}
+
 /**
  * One request and its outcome, appended to the session record at once (README.md, "The session
  * record"): the result, or the exception the SDK raised instead with the JSON-RPC code an
- * McpException carries (types/McpException.kt). The file is opened, written and closed per
- * line, so each outcome is on disk as soon as it ends.
+ * McpException carries (types/McpException.kt).
  */
 private suspend fun request(client: Client, record: Path, step: Int, request: RequestPlan) {
     val line = buildJsonObject {
@@ -224,7 +262,7 @@ private suspend fun request(client: Client, record: Path, step: Int, request: Re
             if (err is McpException) put("code", err.code)
         }
     }
-    Files.writeString(record, "$line\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND)
+    append(record, line)
 }
 
 fun main(argv: Array<String>) {
@@ -254,6 +292,7 @@ fun main(argv: Array<String>) {
     plan.sampling?.let { answer ->
         client.setRequestHandler<CreateMessageRequest>(Method.Defined.SamplingCreateMessage) { _, _ -> answer }
     }
+    if (plan.subscribes) onUpdated(client, plan.sessionRecord)
     val code = runBlocking {
         try {
             client.connect(transport)

@@ -53,7 +53,10 @@ internal class HostPlan(
     val requests: List<RequestPlan>,
     /** Where the session record goes: <control>/session.jsonl. */
     val sessionRecord: Path,
-)
+) {
+    /** Whether a request subscribes: then the host handles resource updates (README.md, the session record). */
+    val subscribes: Boolean get() = requests.any { it.kind == "subscribe" }
+}
 
 /** One line on stderr, whatever the cause's text holds. */
 internal fun malformed(why: String): Nothing {

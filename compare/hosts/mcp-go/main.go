@@ -187,6 +187,19 @@ func main() {
 	// With no handler for a feature, the library's own answer to an undeclared request is
 	// what gets measured.
 	c := client.NewClient(stdio, clientOptions(plan.Features, roots)...)
+	if plan.subscribes() {
+		// The library's one hook for what a server notifies, Client.OnNotification
+		// (client/client.go:214-222; examples/simple_client/main.go:99), hands each handler the
+		// whole notification: its params are what an update carries. The stdio transport calls
+		// it from the loop that also reads responses (client/transport/stdio.go:557-567), so it
+		// must not wait for busy, which a request holds until its response is read. Only a
+		// plan that subscribes registers it, so any other plan runs as before.
+		c.OnNotification(func(n mcp.JSONRPCNotification) {
+			if n.Method == mcp.MethodNotificationResourceUpdated {
+				recordNotification(plan.Control, n.Params)
+			}
+		})
+	}
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
 		fail("start: %v", err)
@@ -198,11 +211,13 @@ func main() {
 	// A scripted request holds busy while it is made and recorded, so a server that hangs up
 	// right after answering cannot end the host before the answer is on record; one still in
 	// flight ends at once too, as the transport fails it when the server's stdout closes
-	// (ErrTransportClosed, client/transport/stdio.go:535-543, 656-666).
+	// (ErrTransportClosed, client/transport/stdio.go:535-543, 656-666). An update line being
+	// written is finished first (recordLock, plan.go).
 	var busy sync.Mutex
 	go func() {
 		_, _ = io.Copy(io.Discard, stdio.Stderr())
 		busy.Lock()
+		recordLock.Lock()
 		os.Exit(0)
 	}()
 

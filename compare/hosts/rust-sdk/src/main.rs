@@ -23,7 +23,8 @@
 //! handler, so the 2026-07-28 embedded requests need no extra code here.
 //!
 //! `session.requests` are made one by one through the same client, each outcome one line of
-//! `<control>/session.jsonl` (README.md, the session record).
+//! `<control>/session.jsonl` (README.md, the session record). A plan that subscribes also has
+//! the handler's `on_resource_updated` write each update it is handed there.
 // Roots are deprecated by SEP-2577 in 2026-07-28; rmcp marks their API deprecated, but it is
 // still the SDK's API for the revisions before it.
 #![allow(deprecated)]
@@ -39,13 +40,14 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientInfo, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData,
-    FormElicitationCapability, Implementation, ListRootsResult, ProtocolVersion, Root,
-    RootsCapabilities, SamplingCapability, UrlElicitationCapability,
+    FormElicitationCapability, Implementation, ListRootsResult, ProtocolVersion,
+    ResourceUpdatedNotificationParam, Root, RootsCapabilities, SamplingCapability,
+    UrlElicitationCapability,
 };
 use rmcp::serde_json::{self, json, Value};
 use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, RequestContext, RoleClient, RunningService,
-    Service, ServiceError,
+    ClientInitializeError, ClientLifecycleMode, NotificationContext, RequestContext, RoleClient,
+    RunningService, Service, ServiceError,
 };
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{ClientHandler, ClientServiceExt};
@@ -83,12 +85,14 @@ fn root_for(path: &Path) -> Root {
 }
 
 /// The application's client handler: it declares what the plan names and answers it; every
-/// other request goes to rmcp's own default (the bare `ClientInfo` handler).
+/// other request goes to rmcp's own default (the bare `ClientInfo` handler). `updates` is the
+/// session record when the plan subscribes: resource updates are written there.
 struct PlannedHost {
     info: ClientInfo,
     roots: Option<Arc<Mutex<Vec<Root>>>>,
     elicit: Option<ElicitResult>,
     sample: Option<CreateMessageResult>,
+    updates: Option<PathBuf>,
 }
 
 impl ClientHandler for PlannedHost {
@@ -127,6 +131,20 @@ impl ClientHandler for PlannedHost {
         match &self.sample {
             Some(answer) => Ok(answer.clone()),
             None => ClientHandler::create_message(&self.info, params, context).await,
+        }
+    }
+
+    /// rmcp's hook for `notifications/resources/updated`: `handle_notification` hands it the
+    /// notification's params (crate:rmcp@3.11.0/src/handler/client.rs:57-59), and the trait's
+    /// default ignores them (:228-234). Written as serde writes rmcp's param type.
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(log) = &self.updates {
+            let line = json!({"notification": "notifications/resources/updated", "params": params});
+            append(log, &line);
         }
     }
 }
@@ -191,12 +209,11 @@ async fn session<S: Service<RoleClient>>(
     client: RunningService<RoleClient, S>,
     call_tools: bool,
     requests: Vec<Request>,
-    control: PathBuf,
+    log: PathBuf,
 ) -> ExitCode {
     if call_tools {
         list_and_call(&client).await;
     }
-    let log = control.join("session.jsonl");
     for (step, request) in requests.into_iter().enumerate() {
         let kind = request.kind();
         let outcome = make(&client, request).await;
@@ -321,7 +338,14 @@ fn record(log: &Path, step: usize, request: &'static str, outcome: Result<Value,
             },
         },
     };
-    let mut text = serde_json::to_string(&line).expect("a record serialises");
+    append(log, &line);
+}
+
+/// One whole line appended and put on disk at once. Request lines and resource updates both
+/// come through here, on the one thread of the current-thread runtime (`main`) with no await
+/// inside, so one line is never interleaved with another.
+fn append<T: serde::Serialize>(log: &Path, line: &T) {
+    let mut text = serde_json::to_string(line).expect("a record serialises");
     text.push('\n');
     let written = std::fs::OpenOptions::new()
         .append(true)
@@ -394,11 +418,12 @@ async fn main() -> ExitCode {
     let info = ClientInfo::new(capabilities(&plan), implementation());
     let call_tools = plan.call_tools;
     let requests = std::mem::take(&mut plan.requests);
-    let control = plan.control.clone();
-    if !plan.declares_any() {
+    let log = plan.control.join("session.jsonl");
+    let subscribes = requests.iter().any(|r| matches!(r, Request::Subscribe(_)));
+    if !plan.declares_any() && !subscribes {
         // No feature: the bare ClientInfo is the handler (rmcp accepts it as one), as before.
         return match info.serve_with_lifecycle(transport, lifecycle()).await {
-            Ok(client) => session(client, call_tools, requests, control).await,
+            Ok(client) => session(client, call_tools, requests, log).await,
             Err(err) => connect_failed(err),
         };
     }
@@ -416,6 +441,7 @@ async fn main() -> ExitCode {
         roots: roots.clone(),
         elicit: plan.elicitation.map(|e| e.answer),
         sample: plan.sampling,
+        updates: subscribes.then(|| log.clone()),
     };
     let client = match host.serve_with_lifecycle(transport, lifecycle()).await {
         Ok(client) => client,
@@ -425,5 +451,5 @@ async fn main() -> ExitCode {
         let peer = client.peer().clone();
         tokio::spawn(watch_changes(changes, roots, peer));
     }
-    session(client, call_tools, requests, control).await
+    session(client, call_tools, requests, log).await
 }
