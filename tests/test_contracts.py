@@ -46,10 +46,12 @@ def _first(mapping: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Files that are maps of named entries require nothing at the top: a required key of their
-#: first entry is taken out instead.
+#: first entry is taken out instead (and so for a file whose lines are of more than one kind).
 _INNER: dict[str, Any] = {
     "gates": lambda doc: _first(doc["client"]).pop("verdict"),
     "sentences": lambda doc: _first(doc).pop("quote"),
+    # a line is one of two kinds (a request's outcome, a resource update): its first key goes
+    "host-session": lambda doc: doc.pop(next(iter(doc))),
 }
 
 
@@ -160,7 +162,15 @@ def test_a_go_host_build_record_holds_its_contract() -> None:
 #: more to settle it (fastmcp-proxy's took three plays of 6 s), which no file here needs.
 PROXY = "supergateway-http-to-stdio"
 TARGETS = ("ts-sdk", "py-sdk-server", PROXY)
-SCENARIOS = ("handshake", "server-asks", "relay-roots", "client-tool-answers")
+#: client-tool-answers records requests that return and raise; client-resource-subscribe a
+#: resource update the SDK handed our handler, the record's other kind of line.
+SCENARIOS = (
+    "handshake",
+    "server-asks",
+    "relay-roots",
+    "client-tool-answers",
+    "client-resource-subscribe",
+)
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +244,11 @@ def test_the_run_produced_a_cell_of_each_side(produced: Path) -> None:
         json.loads(line).get("leg") for p in merged for line in p.read_text("utf-8").splitlines()
     }
     assert {"host", "upstream"} <= legs
+
+
+@pytest.mark.clients
+def test_the_session_records_held_both_kinds_of_line(produced: Path) -> None:
+    """A request's outcome and a resource update were among the record lines validated."""
+    records = produced.glob("results/ts-sdk/*/*/*/host-session.jsonl")
+    lines = [json.loads(line) for p in records for line in p.read_text("utf-8").splitlines()]
+    assert {"step" in e for e in lines} == {True, False}

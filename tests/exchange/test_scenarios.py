@@ -120,6 +120,8 @@ ISSUE_SCENARIOS = {
     "client-session-reads",
     "client-completion",
     "client-template-pages",
+    # issue 38: a subscription through an SDK, and the update its handler is handed
+    "client-resource-subscribe",
     # issue 38: a host's requests through a proxy, against what the server sent
     "relay-prompt-get",
     "relay-resource-read",

@@ -119,3 +119,75 @@ def test_a_record_line_for_another_step_does_not_stand_for_this_one(
     checks = judged(tmp_path, shipped_scenarios["client-tool-answers"], record)
     assert checks["error-result"]["outcome"] == "not-reached"
     assert checks["protocol-error"]["outcome"] == "returned"
+
+
+WATCHED = "mcp-compare://watch/status-5d1a"
+UPDATE = {"notification": "notifications/resources/updated", "params": {"uri": WATCHED}}
+
+
+def subscribed(tmp: Path, scenario: Scenario, record: list[Any] | None, sent: bool) -> Any:
+    """The checks of a client-resource-subscribe cell: the host subscribed, read and
+    unsubscribed on the wire, and the peer sent its update after the subscription when
+    ``sent`` (else the host never subscribed: only the read went out)."""
+    tape = Tape()
+    tape.handshake({}, "2025-11-25")
+    if sent:
+        tape.add("in", {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+                        "params": {"uri": WATCHED}})  # fmt: skip
+        tape.add("out", {"jsonrpc": "2.0", "id": 2, "result": {}})
+        tape.add("out", {"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                         "params": {"uri": WATCHED}})  # fmt: skip
+    tape.add(
+        "in", {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": WATCHED}}
+    )
+    tape.add("out", {"jsonrpc": "2.0", "id": 3, "result": {"contents": []}})
+    plan = {"session": {"call_tools": False, "requests": scenario.raw["host_session"]}}
+    (tmp / HOST_PLAN).write_text(json.dumps(plan), encoding="utf-8")
+    if record is not None:
+        lines = "".join(json.dumps(e) + "\n" for e in record)
+        (tmp / HOST_SESSION).write_text(lines, encoding="utf-8")
+    return tape.judge(tmp, scenario, "2025-11-25")["checks"]
+
+
+SUBSCRIBED = {"step": 0, "request": "subscribe", "ok": True, "result": {}}
+
+
+@pytest.mark.parametrize(
+    ("record", "sent", "outcome", "verdict"),
+    [
+        ([SUBSCRIBED, UPDATE], True, "delivered", "informational"),
+        # a library that reads the resource again hands what it read: the URI is in it
+        ([SUBSCRIBED, {**UPDATE, "params": {"contents": [{"uri": WATCHED, "text": "x"}]}}],
+         True, "delivered", "informational"),
+        ([SUBSCRIBED, {**UPDATE, "params": {}}], True, "delivered-without", "informational"),
+        ([SUBSCRIBED], True, "not-delivered", "informational"),
+        # a stray update line where the peer sent none stands for nothing
+        ([UPDATE], False, "not-sent", "not-exercised"),
+        (None, True, "no-record", "not-exercised"),
+    ],
+)  # fmt: skip
+def test_an_update_counts_only_where_the_peer_sent_one_and_the_handler_was_handed_it(
+    tmp_path: Path,
+    shipped_scenarios: dict[str, Scenario],
+    record: list[Any] | None,
+    sent: bool,
+    outcome: str,
+    verdict: str,
+) -> None:
+    scenario = shipped_scenarios["client-resource-subscribe"]
+    check = subscribed(tmp_path, scenario, record, sent)["update-delivered"]
+    assert (check["outcome"], check["verdict"]) == (outcome, verdict)
+    if sent:
+        assert check["evidence"], "the peer's notification is the evidence"
+
+
+def test_update_lines_do_not_count_as_requests_made(
+    tmp_path: Path, shipped_scenarios: dict[str, Scenario]
+) -> None:
+    # subscribed, handed an update, then stopped: the unsubscribe reads not reached, and the
+    # record is said to hold one request, not two lines
+    scenario = shipped_scenarios["client-resource-subscribe"]
+    checks = subscribed(tmp_path, scenario, [SUBSCRIBED, UPDATE], True)
+    assert checks["subscribed"]["outcome"] == "returned"
+    assert checks["unsubscribed"]["outcome"] == "not-reached"
+    assert "holds 1 request(s)" in checks["unsubscribed"]["observed"]

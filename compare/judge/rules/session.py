@@ -15,6 +15,12 @@ nothing: it writes what the SDK returned with the SDK's own serializer.
   ``not-reached`` (the record stops before this request: the session ended or the host hung
   on an earlier one), ``no-record`` (the host wrote no record at all). The evidence is the
   wire request the scripted request made, and the peer's answer to it.
+- ``host-notified`` (``holds``: a text the update handed on must contain): whether the SDK
+  handed the handler our host registered for a subscribed resource the
+  ``notifications/resources/updated`` our peer sent. ``delivered`` (a record line of it,
+  holding ``holds`` when given), ``delivered-without`` (a line without it), ``not-delivered``
+  (none, though the peer sent one), ``not-sent`` (the peer sent none: the precondition, a
+  subscription, never held), ``no-record``. The evidence is the peer's notification.
 """
 
 from __future__ import annotations
@@ -104,9 +110,10 @@ def _host_step(ctx: Context) -> Outcome:
         return Outcome("no-record", "our host wrote no session record (see its stderr)")
     entry = next((e for e in ctx.host_session if e.get("step") == index), None)
     if entry is None:
+        made = sum(1 for e in ctx.host_session if "step" in e)
         return Outcome(
             "not-reached",
-            f"the record holds {len(ctx.host_session)} request(s) and stops before request"
+            f"the record holds {made} request(s) and stops before request"
             f" {index} ({json.dumps(request, ensure_ascii=False)[:80]})",
             evidence,
         )
@@ -122,3 +129,48 @@ def _host_step(ctx: Context) -> Outcome:
             "returned-without", f"the SDK returned {shown}, without {marker}{sent}", evidence
         )
     return Outcome("returned", f"the SDK returned {shown}{sent}", evidence)
+
+
+#: The notification ``host-notified`` reads (the one a plan's subscribe records).
+UPDATED = "notifications/resources/updated"
+
+
+def _notified_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
+    held = ("delivered-without",) if "holds" in params else ()
+    return ("delivered", *held, "not-delivered", "not-sent", "no-record", *EARLY)
+
+
+@rule(
+    "host-notified",
+    _notified_outcomes({"holds": ""}),
+    gate=stopped_early,
+    params={"holds": Param("text", "a text what the SDK handed on must contain")},
+    outcomes_for=_notified_outcomes,
+)  # fmt: skip
+def _host_notified(ctx: Context) -> Outcome:
+    sent = [
+        x for x in ctx.tx.lines
+        if x.dir == "out" and x.method == UPDATED and isinstance(x.obj, dict) and "id" not in x.obj
+    ]  # fmt: skip
+    evidence = [x.n for x in sent]
+    if not sent:
+        return Outcome("not-sent", f"our peer sent no {UPDATED}: nothing was subscribed to")
+    on_wire = f"; the peer sent it on line {sent[0].n}"
+    if ctx.host_session is None:
+        return Outcome("no-record", "our host wrote no session record (see its stderr)", evidence)
+    handed = [e for e in ctx.host_session if e.get("notification") == UPDATED]
+    if not handed:
+        return Outcome("not-delivered", f"the SDK handed our handler no update{on_wire}", evidence)
+    value = json.dumps(handed[0].get("params"), ensure_ascii=False, sort_keys=True)
+    shown = value if len(value) <= 200 else value[:200] + "…"
+    marker = ctx.params.get("holds")
+    count = f" ({len(handed)} updates)" if len(handed) > 1 else ""
+    if marker is not None and not any(
+        str(marker) in json.dumps(e.get("params"), ensure_ascii=False) for e in handed
+    ):
+        return Outcome(
+            "delivered-without",
+            f"the SDK handed our handler {shown}{count}, without {marker}{on_wire}",
+            evidence,
+        )
+    return Outcome("delivered", f"the SDK handed our handler {shown}{count}{on_wire}", evidence)
