@@ -1,9 +1,15 @@
-"""The refresh-failure and several-roots probes against the real servers with file tools.
+"""The refresh-failure and several-roots probes against the reference filesystem server.
 
 Each assertion names what a verdict rests on: our bad answer to the server's own roots/list
 after the change (or the server never asking), the probes' replies before and after it, the
 URIs of both roots in our answer, and the fixture's hashes behind a move between places.
 These scenarios run here, not in ``test_real_servers``' run, so no cell is played twice.
+
+The mechanism is played once, on the reference server (issue 37: real programs once per
+mechanism). What the other servers with file tools do in these scenarios (rust-mcp-filesystem
+never narrowing to our roots, the Angular CLI reading outside them before any change,
+chrome-devtools-mcp keeping its old roots) is kept by the golden cells, which judge their
+recordings again, and by the matrix.
 """
 
 from __future__ import annotations
@@ -34,22 +40,8 @@ REFRESH = [
     "server-refresh-silent",
 ]
 SCENARIOS = [*REFRESH, "server-several-roots"]
-#: Each server with file tools and its program, relative to the tools folder.
-SERVERS = {
-    "server-filesystem": "node_modules/.bin/mcp-server-filesystem",
-    "rust-mcp-filesystem-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
-    "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
-    "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
-    "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
-    "chrome-devtools-mcp": "npm/chrome-devtools-mcp/node_modules/.bin/chrome-devtools-mcp",
-}
-#: Cells whose non-strict verdict is the finding measured: the Angular CLI's best-practices
-#: and zoneless tools read wherever they are pointed. (rust-mcp-filesystem drops our
-#: percent-encoded roots: graded once, in server-enforcement.)
-FINDINGS = {
-    ("angular-cli", "server-several-roots"),
-    ("angular-cli-modernize", "server-several-roots"),
-}
+#: The server played and its program, relative to the tools folder.
+SERVERS = {"server-filesystem": "node_modules/.bin/mcp-server-filesystem"}
 #: One handshake-era revision (issue 37: the others are kept by the golden cells).
 REVISIONS = ["2025-11-25"]
 
@@ -100,9 +92,7 @@ def test_every_cell_ended_cleanly(refresh_run: dict[str, Any]) -> None:
     assert len(refresh_run["by"]) == len(SERVERS) * len(SCENARIOS) * len(REVISIONS)
     for key, v in refresh_run["by"].items():
         # not exercised: a precondition that never held (issue 36), never a finding
-        allowed = {"pass", "informational", "not-exercised"}
-        allowed |= {"non-strict"} if key[:2] in FINDINGS else set()
-        assert v["verdict"] in allowed, (key, v["reason"])
+        assert v["verdict"] in {"pass", "informational", "not-exercised"}, (key, v["reason"])
         assert v["process"]["ended_by"] == "self", key
         assert v["peer_done"]["reason"] == "steps complete", key
     assert refresh_run["leftovers"] == []
@@ -143,40 +133,6 @@ def test_filesystem_keeps_its_old_roots_when_a_refresh_fails(
     assert results == {"in-root": {"allowed"}, "outside": {"refused"}}
 
 
-@pytest.mark.parametrize("scenario", REFRESH)
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_rust_filesystem_refresh_outcomes_rest_on_what_it_reached_before(
-    refresh_run: dict[str, Any], scenario: str, revision: str
-) -> None:
-    """rust-mcp-filesystem never narrows to our (percent-encoded) roots, so a failed refresh
-    has nothing to widen: with --enable-roots it asks again and stays as wide as before
-    (already-wide, not widened); without it, it never asks (not-refreshed)."""
-    for target, outcome in (
-        ("rust-mcp-filesystem-roots", "already-wide"),
-        ("rust-mcp-filesystem-no-roots", "not-refreshed"),
-    ):
-        v = refresh_run["by"][(target, scenario, revision)]
-        tx = _tx(refresh_run, target, scenario, revision)
-        after = _check(v, "after-failure")
-        # never asked again, nothing was refreshed: not exercised (issue 36)
-        grade = "not-exercised" if outcome == "not-refreshed" else "informational"
-        assert (after["outcome"], after["verdict"]) == (outcome, grade), target
-        asks = [x for x in tx.incoming() if x.method == "roots/list"]
-        before = [p for p in v["probes"] if p["step"] == "before" and p["place"] == "outside"]
-        assert before and all(p["result"] == "allowed" for p in before)
-        if outcome == "not-refreshed":
-            assert asks == [] and _check(v, "refresh")["outcome"] == "not-asked-again"
-            continue
-        assert any(x.n > tx.steps["changed"].start_n for x in asks)
-        if scenario != "server-refresh-silent":
-            # its own words: the failed answer counts as no roots, so it falls back to its
-            # command-line folder, once at start-up (our encoded root skipped) and once now
-            stderr = (_cell(refresh_run, target, scenario, revision) / "server.stderr").read_text(
-                encoding="utf-8"
-            )
-            assert stderr.count("Allowed directories passed from command-line will be used") == 2
-
-
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_filesystem_honours_both_roots_and_keeps_moves_between_them(
     refresh_run: dict[str, Any], revision: str
@@ -205,73 +161,3 @@ def test_filesystem_honours_both_roots_and_keeps_moves_between_them(
     assert not any(p.startswith(("outside/", "deep/probe", "deep/new")) for p in changes["created"])
     assert "outside/movable-outside-to-first.txt" not in changes["removed"]
     assert _check(v, "fixture")["outcome"] == "intact"
-
-
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_rust_filesystem_reaches_outside_both_roots(
-    refresh_run: dict[str, Any], revision: str
-) -> None:
-    """With --enable-roots, rust-mcp-filesystem asks, adopts none of our (percent-encoded)
-    roots and reaches outside both of them and moves files out, which therefore says nothing
-    about roots (not tested, because it adopted none); without it, the same reach is
-    never-asked. Neither is graded."""
-    for target, outcome in (
-        ("rust-mcp-filesystem-roots", "not-adopted"),
-        ("rust-mcp-filesystem-no-roots", "never-asked"),
-    ):
-        assert (
-            _check(refresh_run["by"][(target, "server-several-roots", revision)], "adopted")[
-                "outcome"
-            ]
-            == outcome
-        )
-        v = refresh_run["by"][(target, "server-several-roots", revision)]
-        for check in ("outside", "second-parent", "cross-out", "cross-in"):
-            assert _check(v, check)["outcome"] == outcome, (target, check)
-        assert _check(v, "second-root")["outcome"] == "allowed"
-        moved = [p for p in v["probes"] if p["place"] == "first-to-outside"]
-        assert moved and all(p["effect"] for p in moved if p["result"] == "allowed")
-
-
-@pytest.mark.parametrize("scenario", REFRESH)
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_chrome_devtools_keeps_its_old_roots_when_a_refresh_fails(
-    refresh_run: dict[str, Any], scenario: str, revision: str
-) -> None:
-    """chrome-devtools-mcp asks again after list_changed and, whatever went wrong with the
-    answer, its screenshot and upload probes after it still work in app and stay refused
-    outside: it keeps the roots it had."""
-    target = "chrome-devtools-mcp"
-    v = refresh_run["by"][(target, scenario, revision)]
-    tx = _tx(refresh_run, target, scenario, revision)
-    after = _check(v, "after-failure")
-    assert (after["outcome"], after["verdict"]) == ("kept", "pass")
-    changed = tx.steps["changed"].start_n
-    asks = [x for x in tx.incoming() if x.method == "roots/list" and x.n > changed]
-    assert asks
-    probes = [p for p in v["probes"] if p["step"] == "after"]
-    assert probes and all(min(p["evidence"]) > asks[0].n for p in probes)
-    results: dict[str, set[str]] = {}
-    for p in probes:
-        results.setdefault(p["place"], set()).add(p["result"])
-    assert results == {"in-root": {"allowed"}, "outside": {"refused"}}
-
-
-@pytest.mark.parametrize("scenario", REFRESH)
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_angular_cli_was_already_wide_before_the_refresh(
-    refresh_run: dict[str, Any], scenario: str, revision: str
-) -> None:
-    """The Angular CLI's best-practices tool reads the planted guide of the folder outside
-    the root before any change (its reply names that place), so a failed refresh has nothing
-    left to widen: already-wide, recorded, not graded."""
-    for target in ("angular-cli", "angular-cli-modernize"):
-        v = refresh_run["by"][(target, scenario, revision)]
-        after = _check(v, "after-failure")
-        assert (after["outcome"], after["verdict"]) == ("already-wide", "informational"), target
-        before = [
-            p
-            for p in v["probes"]
-            if (p["step"], p["place"], p["operation"]) == ("before", "outside", "best-practices")
-        ]
-        assert before and all(p["result"] == "allowed" for p in before), target
