@@ -3,7 +3,7 @@ a model), Gemini CLI (health check and prompt mode), Codex, gptme, Qwen Code and
 played through the harness at the versions the target files pin, in their smoke scenarios
 (``smoke_scenarios``): the handshake and the version window (left out for a CLI's model mode)
 at the first and the last revision of the handshake era and every revision after it (not
-played, each cell saying why), and the roots pair at the first and the last of the era.
+played, each cell saying why), and the roots pair at the first revision of the era.
 
 Two kinds of test live here. Invariants hold whatever a client does: every planned cell has a
 verdict and its files, not-run cells say why, the judged outcomes agree with the raw lines, a
