@@ -34,7 +34,16 @@ FEATURES = ("roots", "elicitation", "sampling")
 DEFAULT_SESSION: dict[str, Any] = {"call_tools": True}
 #: The kinds of request a plan's ``session.requests`` can make, one key each (in the order
 #: of host-plan.schema.json's ``$defs.request``).
-REQUEST_KINDS = ("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
+REQUEST_KINDS = (
+    "list",
+    "call",
+    "read",
+    "subscribe",
+    "unsubscribe",
+    "get_prompt",
+    "complete",
+    "close",
+)
 #: The lists a ``list`` request reads.
 LISTS = ("tools", "prompts", "resources", "resource_templates")
 #: What a target may say it ``lacks`` of them: a list by name (``list_tools``, …: a library
@@ -148,8 +157,8 @@ def lacks_key(request: dict[str, Any]) -> str:
 
 def check_requests(requests: list[Any], source: Path, key: str = "host_session") -> None:
     """A scenario's ``host_session``: each item a request of the host plan's schema, with
-    exactly one kind, and ``arguments`` only beside ``call`` (any JSON) or ``get_prompt``
-    (strings, as prompts/get takes them)."""
+    exactly one kind, ``arguments`` only beside ``call`` (any JSON) or ``get_prompt``
+    (strings, as prompts/get takes them), and ``close`` only last (it ends the session)."""
     schema: dict[str, Any] = json.loads(HOST_PLAN_SCHEMA.read_text(encoding="utf-8"))
     one = {**schema["$defs"]["request"], "$defs": schema["$defs"]}
     for index, request in enumerate(requests):
@@ -161,6 +170,11 @@ def check_requests(requests: list[Any], source: Path, key: str = "host_session")
                 f"{where}: {' and '.join(kinds) or 'no kind'}: a request makes exactly one of"
                 f" {', '.join(REQUEST_KINDS)}",
                 "write one request per item",
+            )
+        if kinds[0] == "close" and index != len(requests) - 1:
+            raise CompareError(
+                f"{where}: close ends the session, so it is the script's last request",
+                "move close to the end of host_session, or drop the requests after it",
             )
         arguments = request.get("arguments")
         if arguments is not None and kinds[0] not in ("call", "get_prompt"):

@@ -23,6 +23,17 @@ two forms (plan option ``roots_form``):
 - ``uri`` (the default, variant ``roots``): the same list with each path turned into a URI by
   the platform's helper, ``Path.as_uri()``. From there on the URI on the wire is fastmcp's
   (and pydantic's) doing: the host's part ends at ``as_uri()``.
+
+CLOSE: a script's ``close`` request is ``await client.close()`` once the ``async with client:``
+block has been left. Leaving the block alone does not end a stdio server: ``StdioTransport``
+keeps its subprocess alive between client contexts by default (``keep_alive=True``,
+``fastmcp/client/transports/stdio.py`` lines 50-53, 64-66 and 97-101 in fastmcp 4.2.3; the
+docs' "Session Persistence"), and ``Client.close()`` (``client/client.py`` lines 1511-1513) is
+the call that ends it: it stops the session, then the transport (``close`` → ``disconnect``,
+stdio.py lines 233-296 and 325-326), whose connection task leaves the official SDK's
+``stdio_client`` (stdio.py lines 377-393); that shuts the server down the SDK's way (mcp
+2.3.0, ``mcp/client/stdio.py`` lines 249-268: stdin closed, up to 2 s, then SIGTERM to its
+process group, SIGKILL 2 s later).
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    close_session,
     dump,
     error_code,
     make_requests,
@@ -157,8 +169,8 @@ async def run(plan: dict[str, Any], command: list[str], form: str) -> None:
                     await client.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
                     print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
-        await make_requests(plan, scripted(client), error_code)
-        while not connection_closed(client):
+        closing = await make_requests(plan, scripted(client), error_code)
+        while closing is None and not connection_closed(client):
             for change in changes.due():
                 assert roots is not None  # a change belongs to the roots feature
                 roots.extend(add_folders(change, lambda p: as_root(p, form)))
@@ -168,6 +180,8 @@ async def run(plan: dict[str, Any], command: list[str], form: str) -> None:
                 if change["notify"]:
                     await client.send_roots_list_changed()
             await anyio.sleep(0.05)
+    if closing is not None:  # the script's close (CLOSE above), recorded once it returned
+        await close_session(plan, closing, client.close, error_code)
 
 
 def leaves(err: BaseException) -> list[BaseException]:

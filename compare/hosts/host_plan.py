@@ -13,10 +13,11 @@ on the wire.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -151,7 +152,7 @@ def add_folders(change: dict[str, Any], as_root: Callable[[Path], Any]) -> list[
 
 
 #: Each scripted request's kind (one key of a request in ``session.requests``).
-KINDS = ("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
+KINDS = ("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete", "close")
 #: The member a ``list`` request's record holds its items under, per list.
 LIST_MEMBERS = {
     "tools": "tools",
@@ -212,24 +213,97 @@ async def make_requests(
     plan: dict[str, Any],
     make: Callable[[str, dict[str, Any]], Awaitable[Any]],
     code_of: Callable[[BaseException], int | None],
-) -> None:
+) -> int | None:
     """Make each request of the plan's ``session.requests`` with ``make(kind, request)`` (the
     SDK's call; it returns the SDK's value as JSON, written by the SDK's serializer) and
     append its outcome to ``<control>/session.jsonl`` at once (README.md, the session
-    record). An error is recorded and the next request made all the same."""
-    record = Path(plan["control"]) / "session.jsonl"
+    record). An error is recorded and the next request made all the same.
+
+    The script stops at a ``close`` request (always its last, the harness checks) without
+    making it: its step is returned, for the host to end the session its SDK's way (often by
+    leaving an ``async with``: ``leaving``; else ``close_session``), which records it. None
+    when the script has no ``close``."""
     for step, request in enumerate(plan["session"].get("requests") or []):
         kind = kind_of(request)
-        entry: dict[str, Any] = {"step": step, "request": kind}
+        if kind == "close":
+            return step
         try:
-            entry.update(ok=True, result=await make(kind, request))
+            result = await make(kind, request)
         except Exception as err:  # what the SDK raised is the evidence
-            entry.update(ok=False, error=" ".join(f"{type(err).__name__}: {err}".split()))
-            code = code_of(err)
-            if code is not None:
-                entry["code"] = code
-        with record.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+            record(plan, step, kind, code_of, error=err)
+        else:
+            record(plan, step, kind, code_of, result=result)
+    return None
+
+
+def record(
+    plan: dict[str, Any],
+    step: int,
+    kind: str,
+    code_of: Callable[[BaseException], int | None],
+    *,
+    result: Any = None,
+    error: BaseException | None = None,
+) -> None:
+    """Append one request's outcome to the session record: ``result`` (the SDK's value as
+    JSON), or the ``error`` the SDK raised instead (README.md, the session record)."""
+    entry: dict[str, Any] = {"step": step, "request": kind}
+    if error is None:
+        entry.update(ok=True, result=result)
+    else:
+        entry.update(ok=False, error=" ".join(f"{type(error).__name__}: {error}".split()))
+        code = code_of(error)
+        if code is not None:
+            entry["code"] = code
+    with (Path(plan["control"]) / "session.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+async def close_session(
+    plan: dict[str, Any],
+    step: int,
+    close: Callable[[], Awaitable[Any]],
+    code_of: Callable[[BaseException], int | None],
+) -> None:
+    """The script's ``close`` request (step ``step``, what ``make_requests`` returned) for a
+    host whose SDK ends the session with a call: ``close()``, then its outcome recorded
+    (``{}``, or what it raised) once the call has returned. What the SDK does to the server
+    process meanwhile is the SDK's: the host touches neither its stdin nor the process."""
+    try:
+        await close()
+    except Exception as err:  # what the SDK raised is the evidence
+        record(plan, step, "close", code_of, error=err)
+    else:
+        record(plan, step, "close", code_of, result={})
+
+
+@dataclass
+class Closing:
+    """The step of the script's ``close`` request, once ``make_requests`` has reached it."""
+
+    step: int | None = None
+
+
+@contextlib.asynccontextmanager
+async def leaving(
+    plan: dict[str, Any], code_of: Callable[[BaseException], int | None]
+) -> AsyncIterator[Closing]:
+    """The script's ``close`` request for a host whose SDK ends the session when the
+    application leaves its ``async with``: entered first in that same statement
+    (``async with leaving(plan, code_of) as closing, Client(...) as client:``), so it is left
+    last. The host keeps what ``make_requests`` returned in ``closing.step`` and, when that is
+    a step, lets its block end at once; the request is recorded here once the SDK's context
+    has been left: ``{}``, or the error its exit raised."""
+    closing = Closing()
+    try:
+        yield closing
+    except Exception as err:
+        if closing.step is None:  # not the close: the host's failure, as before
+            raise
+        record(plan, closing.step, "close", code_of, error=err)
+    else:
+        if closing.step is not None:
+            record(plan, closing.step, "close", code_of, result={})
 
 
 #: The notification a plan with a ``subscribe`` request records (README.md, the session

@@ -27,7 +27,9 @@
 // - scripted requests (the plan's session.requests, README.md here): each through MCPClient's
 //   own namespaces, `getTools()` and a tool's `execute`, `mcp.resources.*` and `mcp.prompts.*`
 //   (dist/client/configuration.d.ts:103-494); make() below says which call each kind is. It has
-//   no call that sends completion/complete, so a plan that asks for one exits 3.
+//   no call that sends completion/complete, so a plan that asks for one exits 3. A close is
+//   `mcp.disconnect()`, documented for application shutdown (dist/client/configuration.d.ts:
+//   459-474).
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
@@ -158,6 +160,14 @@ async function make(request, setTools, tools) {
   if ('unsubscribe' in request) {
     return mcp.resources.unsubscribe(SERVER, request.unsubscribe); // dist/index.js:1217
   }
+  if ('close' in request) {
+    // MCPClient.disconnect() (dist/index.js:1476-1490) disconnects each server's client
+    // (:590-607), which closes its transport itself, not through the SDK Client: the SDK's
+    // StdioClientTransport.close() (@modelcontextprotocol/sdk 1.32.2 dist/esm/client/
+    // stdio.js:143-178) ends the server's stdin, waits up to 2 s for it to close, then SIGTERM,
+    // 2 s more, then SIGKILL. An error is raised on (Promise.all), so recorded.
+    return mcp.disconnect();
+  }
   // get_prompt: dist/index.js:1391-1398 (`args` go out as the request's `arguments`).
   const args = request.arguments ?? {};
   return mcp.prompts.get({ serverName: SERVER, name: request.get_prompt, args });
@@ -204,6 +214,11 @@ try {
   const setTools = (tools) => {
     listed = tools;
   };
+  // A close request ends the script once its outcome is recorded. Node then ends by itself
+  // (exit 0), as it does once the server has closed: nothing of ours is left to wait on. Not
+  // process.exit(): Mastra never drops the exit hook it registered on connecting
+  // (dist/index.js:564-570), so exit-hook would print its notice; run at the natural end, that
+  // hook's disconnect finds no transport left and returns (:591-594).
   await makeRequests(plan, (request) => make(request, setTools, () => listed), { closing, refusal });
 } catch (err) {
   // A request cut off by the server closing is the same normal end. Before its connect has

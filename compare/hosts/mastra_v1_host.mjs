@@ -36,7 +36,8 @@
 //   own namespaces, `listToolsWithErrors()` and a tool's `execute`, `mcp.resources.*` and
 //   `mcp.prompts.*` (client/configuration.d.ts:182-590, 750); make() below says which call
 //   each kind is. It has no call that sends completion/complete, so a plan that asks for one
-//   exits 3.
+//   exits 3. A close is `mcp.disconnect()`, documented for application shutdown
+//   (client/configuration.d.ts:610-625).
 //
 // What the application cannot do through MCPClient 1.18.0:
 // - change its roots while connected: setRoots() exists only on the per-server
@@ -222,6 +223,15 @@ async function make(request, setTools, tools) {
   if ('unsubscribe' in request) {
     return mcp.resources.unsubscribe(SERVER, request.unsubscribe); // index.js:23592
   }
+  if ('close' in request) {
+    // MCPClient.disconnect() (index.js:23845-23864) disconnects each server's client
+    // (:22186-22222), which closes its transport itself, not through the SDK Client: the SDK's
+    // StdioClientTransport.close() (@modelcontextprotocol/client 2.0.0 dist/stdio.mjs:175-198)
+    // ends the server's stdin, waits up to 2 s for it to close, then SIGTERM, 2 s more, then
+    // SIGKILL. It also drops its exit hook and signal handlers (:22209-22220). A failure is
+    // only settled (Promise.allSettled, :23857), never raised, so the record is always ok.
+    return mcp.disconnect();
+  }
   // get_prompt: index.js:23730-23735 (`args` go out as the request's `arguments`, :22323-22331).
   const args = request.arguments ?? {};
   return mcp.prompts.get({ serverName: SERVER, name: request.get_prompt, args });
@@ -270,7 +280,11 @@ try {
   const setTools = (tools) => {
     listed = tools;
   };
-  await makeRequests(plan, (request) => make(request, setTools, () => listed), { closing, refusal });
+  // A close request ends the process once its outcome is recorded: disconnect() has dropped
+  // Mastra's exit hook, so exit-hook prints no notice of hooks left unrun.
+  if (await makeRequests(plan, (request) => make(request, setTools, () => listed), { closing, refusal })) {
+    process.exit(0);
+  }
 } catch (err) {
   // A request cut off by the server closing is the same normal end.
   if (!closed && !closedUnder(err)) fail(err && err.message ? err.message : String(err));

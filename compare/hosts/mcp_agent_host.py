@@ -46,6 +46,18 @@ The session ``get_server``
 hands back is mcp-agent's ``MCPAgentClientSession``, a subclass of the SDK's
 ``ClientSession`` whose request methods are the SDK's own: what is measured here is the
 aggregator, mcp-agent's API.
+
+CLOSE: a script's ``close`` request is ``await aggregator.close()``, which the README's
+``async with MCPAggregator.create(...)`` runs on leaving (``__aexit__``, mcp_aggregator.py:
+101-102); its docstring says it closes all persistent connections (lines 198-273). As the last
+user of the context's connection manager it awaits that manager's ``close()`` (bounded to 5 s,
+mcp_connection_manager.py:286-313), which asks each server connection to shut down
+(``disconnect_all``, lines 633-659) and so ends its lifecycle task, leaving the
+official SDK's ``stdio_client`` (through mcp-agent's ``filtered_stdio_client``,
+stdio_transport.py), whose shutdown (mcp 1.30.0, ``mcp/client/stdio/__init__.py`` lines
+190-216) closes the server's stdin, gives it 2 s, then SIGTERMs its process group and SIGKILLs
+it 2 s later. ``close()`` logs what fails rather than raise it. The app's own ``async with``
+is then left as always.
 """
 
 from __future__ import annotations
@@ -62,6 +74,7 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    close_session,
     dump,
     error_code,
     make_requests,
@@ -217,6 +230,7 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
         # 164-166). The README's `async with MCPAggregator.create(...)` cannot run as written
         # (create is a coroutine, mcp_aggregator.py:276), so its result is awaited and closed.
         aggregator = await MCPAggregator.create(server_names=[SERVER], connection_persistence=True)
+        closing: int | None = None  # the step of the script's close request, once reached
         try:
             if plan["session"]["call_tools"]:
                 listing = await aggregator.list_tools()
@@ -232,8 +246,8 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     "mcp-agent has no session with the server (it could not start or initialize it)"
                 )
             with contextlib.suppress(SessionClosed):  # the server closed: the loop below ends
-                await make_requests(plan, scripted(aggregator, session), error_code)
-            while not connection_closed(session):
+                closing = await make_requests(plan, scripted(aggregator, session), error_code)
+            while closing is None and not connection_closed(session):
                 for change in changes.due():
                     added = add_folders(change, lambda p: MCPRootSettings(**as_root(p)))
                     # The server's settings, which mcp-agent's session reads on each roots/list
@@ -244,8 +258,11 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     if change["notify"]:
                         await session.send_roots_list_changed()
                 await anyio.sleep(0.05)
+            if closing is not None:  # the script's close (CLOSE above), recorded once it returned
+                await close_session(plan, closing, aggregator.close, error_code)
         finally:
-            await aggregator.close()
+            if closing is None:  # else closed just above: a second close() would count again
+                await aggregator.close()
 
 
 class NoServer(Exception):

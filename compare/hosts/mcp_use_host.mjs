@@ -27,7 +27,8 @@
 // - `session.listTools()` and `session.callTool(name, {})`;
 // - scripted requests (the plan's session.requests, README.md here): each through the
 //   session's own methods (dist/src/session.d.ts:229-511), make() below says which; mcp-use has
-//   a call for every kind.
+//   a call for every kind. A close is `client.close()`, the call its documentation says to make
+//   when done with the client (dist/src/client.d.ts:405-440).
 //
 // What mcp-use decides itself, whatever the application passes:
 // - its stdio connector always declares `roots: {listChanged: true}` (dist/chunk-7R56RSZ6.js:
@@ -161,6 +162,17 @@ async function make(request) {
   if ('get_prompt' in request) {
     return session.getPrompt(request.get_prompt, request.arguments ?? {}); // :411
   }
+  if ('close' in request) {
+    // MCPClient.close() (dist/chunk-3XAZE4TX.js:2580-2586) closes every session through
+    // closeSession() (:812-833): session.disconnect(), the connector's cleanupResources()
+    // (dist/chunk-V64O255P.js:265-274, 527-557). That is the SDK Client's close(), whose
+    // StdioClientTransport.close() (@modelcontextprotocol/sdk 1.26.0 dist/esm/client/
+    // stdio.js:137-172) ends the server's stdin, waits up to 2 s for it to close, then SIGTERM,
+    // 2 s more, then SIGKILL; then the connection manager's stop, whose transport.close() finds
+    // no process left (dist/chunk-7R56RSZ6.js:56-66). Each step logs its error and raises none,
+    // so the record is always ok.
+    return client.close();
+  }
   // complete: the SDK's CompleteRequestParams, passed on as given (chunk-3XAZE4TX.js:336).
   const { ref, argument } = request.complete;
   const reference = ref.type === 'ref/prompt'
@@ -187,8 +199,9 @@ try {
     }
   }
   // Each scripted request's outcome, recorded (session_record.mjs): the server closing ends the
-  // session here as everywhere else, thrown on unrecorded (exit 0 below).
-  await makeRequests(plan, make, { closing: (err) => closedUnder(err) });
+  // session here as everywhere else, thrown on unrecorded (exit 0 below); a close request ends
+  // the process once its outcome is recorded.
+  if (await makeRequests(plan, make, { closing: (err) => closedUnder(err) })) process.exit(0);
 } catch (err) {
   // The server hanging up, even mid-request, is the normal end of a session.
   if (closedUnder(err)) process.exit(0);

@@ -43,6 +43,16 @@ so under ``lacks:`` and the host refuses a plan with one (exit 3); nor has it on
 The SDK's ``ClientSession``
 under the connector has all of them, but what is measured here is mcp-use's API.
 
+A script's ``close`` request is ``await client.close_all_sessions()``, the call the API
+reference documents and mcp-use's examples end with (client/client.py:439-461), which closes
+each session (``close_session``, client.py:407-437, logs an error and goes on rather than
+raise): ``MCPSession.disconnect`` (session.py:65-67), the connector's ``disconnect``
+(connectors/base.py:194-225), which stops its stdio connection manager
+(task_managers/base.py:90-159; stdio.py:60-69) and so leaves the official SDK's
+``stdio_client``, whose shutdown (mcp 1.30.0, ``mcp/client/stdio/__init__.py`` lines 190-216)
+closes the server's stdin, gives it 2 s, then SIGTERMs its process group and SIGKILLs it 2 s
+later (``mcp/os/posix/utilities.py``).
+
 mcp-use sends anonymous telemetry unless ``MCP_USE_ANONYMIZED_TELEMETRY=false``
 (telemetry/telemetry.py:126-139); the host sets it before importing mcp-use.
 """
@@ -65,6 +75,7 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    close_session,
     dump,
     error_code,
     make_requests,
@@ -192,13 +203,16 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     await session.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
                     print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
+        closing: int | None = None  # the step of the script's close request, once reached
         with contextlib.suppress(SessionClosed):  # the server closed: the loop below ends
-            await make_requests(plan, scripted(session), error_code)
-        while session.is_connected:
+            closing = await make_requests(plan, scripted(session), error_code)
+        while closing is None and session.is_connected:
             for change in changes.due():
                 roots.extend(add_folders(change, as_root))
                 await session.connector.set_roots(list(roots))  # notifies (base.py:162-165)
             await anyio.sleep(0.05)
+        if closing is not None:  # recorded once it returned; the finally then has none left
+            await close_session(plan, closing, client.close_all_sessions, error_code)
     finally:
         await client.close_all_sessions()
 

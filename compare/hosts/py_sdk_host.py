@@ -20,6 +20,14 @@ the sub-capabilities itself (``ClientSession._build_capabilities``, ``mcp/client
 lines 629-648: roots always ``listChanged: true``, elicitation always both ``form`` and
 ``url``), so the plan's ``list_changed``, ``form`` and ``url`` are not ours to apply here:
 what the SDK declares is what the wire shows.
+
+CLOSE: a script's ``close`` request is the end of the README's ``async with Client(...) as
+client:`` block; the Client has no close method of its own (its ``__aexit__``,
+``mcp/client/client.py`` lines 477-481, unwinds the transport it entered). For a stdio server
+that is ``stdio_client``'s shutdown (``mcp/client/stdio.py`` lines 185-216 and 249-268): the
+writer gets up to 0.5 s to flush, then the server's stdin is closed, then up to 2 s for it to
+exit, then SIGTERM to its process group and SIGKILL 2 s later
+(``mcp/os/posix/utilities.py`` lines 17-52).
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from host_plan import (
     add_folders,
     dump,
     error_code,
+    leaving,
     make_requests,
     options,
     read_plan,
@@ -169,7 +178,12 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
     # the harness configures the peer through ours, so all of it is passed on.
     server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     client_info = types.Implementation(name="mcp-compare-py-host", version="1.0.0")
-    async with Client(server, client_info=client_info, **given) as client:
+    # A script's close is leaving this `async with` (CLOSE above): `leaving` records it once
+    # the Client's context has been left.
+    async with (
+        leaving(plan, error_code) as closing,
+        Client(server, client_info=client_info, **given) as client,
+    ):
         if plan["session"]["call_tools"]:
             # The SDK has no helper that reads every page: an application passes each
             # next_cursor back to list_tools until a page comes without one.
@@ -186,8 +200,8 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
                     await client.call_tool(tool.name, {})
                 except Exception as err:  # the server's answer is evidence, not our failure
                     print(f"{HOST}: tools/call {tool.name} failed: {err}", file=sys.stderr)
-        await make_requests(plan, scripted(client), error_code)
-        while not connection_closed(client):
+        closing.step = await make_requests(plan, scripted(client), error_code)
+        while closing.step is None and not connection_closed(client):
             for change in changes.due():
                 roots.extend(add_folders(change, as_root))
                 if change["notify"]:

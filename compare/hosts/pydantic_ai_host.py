@@ -37,6 +37,20 @@ methods, the ones its API reference documents (mcp.py, class ``MCPToolset``, lin
 so under ``lacks:`` and the host refuses a plan with one (exit 3). The fastmcp ``Client``
 under it has calls for some of them, but what is measured here is Pydantic AI's API, not
 fastmcp's (fastmcp is a target of its own).
+
+CLOSE: a script's ``close`` request is the end of the ``async with agent:`` block, which
+Pydantic AI's MCP client docs give for opening and closing the connections to every registered
+server ("and in the case of stdio servers, start and stop the subprocesses"); MCPToolset has
+no close call of its own. Leaving it exits the toolset (``Agent.__aexit__``,
+``agent/__init__.py`` lines 4738-4748; ``MCPToolset.__aexit__``, mcp.py lines 1465-1479) and so
+the fastmcp ``Client`` (``async with`` only). The stdio server is not stopped there: fastmcp's
+``StdioTransport`` keeps its subprocess alive between client contexts by default
+(``keep_alive=True``, ``fastmcp/client/transports/stdio.py`` lines 50-53, 64-66 and 97-101 in
+fastmcp 4.2.3), which Pydantic AI's own builder (``load_mcp_toolsets``, mcp.py:2414-2419),
+copied here, leaves on. It ends when the host's event loop does: once ``run`` has returned,
+the loop cancels the transport's connection task (measured), whose ``stdio_client`` (mcp
+2.3.0) then shuts the server down the SDK's way (stdin closed, up to 2 s, then SIGTERM,
+SIGKILL 2 s later).
 """
 
 from __future__ import annotations
@@ -56,6 +70,7 @@ from host_plan import (
     LIST_MEMBERS,
     Changes,
     add_folders,
+    leaving,
     make_requests,
     options,
     read_plan,
@@ -213,14 +228,16 @@ async def run(plan: dict[str, Any], command: list[str]) -> None:
     transport = StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
     toolset: MCPToolset[Any] = MCPToolset(transport, **handlers(features, roots))
     agent = Agent(FunctionModel(call_every_tool), toolsets=[toolset])
-    async with agent:  # enters the toolset: fastmcp's default mode="auto", then initialize
+    # Enters the toolset: fastmcp's default mode="auto", then initialize. A script's close is
+    # leaving this `async with` (CLOSE above): `leaving` records it once the agent has been left.
+    async with leaving(plan, error_code) as closing, agent:
         if plan["session"]["call_tools"]:
             try:
                 await agent.run("Call every tool you have.")
             except Exception as err:  # the server's answer is evidence, not our failure
                 print(f"{HOST}: agent run failed: {type(err).__name__}: {err}", file=sys.stderr)
-        await make_requests(plan, scripted(toolset), error_code)
-        while not connection_closed(toolset):
+        closing.step = await make_requests(plan, scripted(toolset), error_code)
+        while closing.step is None and not connection_closed(toolset):
             for change in changes.due():
                 roots.extend(add_folders(change, as_root))
                 if change["notify"]:

@@ -20,6 +20,11 @@ export function codeOf(err) {
 // raised (then thrown on, unrecorded: the server closing is the session's normal end, not an
 // outcome of the request). refusal(value): the error text of a failure the library returned as
 // a value instead of throwing it, else null.
+//
+// A close request (the library's own call that ends the session, made by make()) is the last
+// of a script: its outcome is recorded once the call has returned, whatever it raised (the
+// connection it closed is then over by our own doing, not the server's), and the script stops
+// there. Returns true then, so the host exits 0 at once.
 export async function makeRequests(plan, make, { closing = () => false, refusal = () => null } = {}) {
   const record = join(plan.control, 'session.jsonl');
   for (const [step, request] of (plan.session.requests ?? []).entries()) {
@@ -30,13 +35,14 @@ export async function makeRequests(plan, make, { closing = () => false, refusal 
       const refused = refusal(value);
       Object.assign(entry, refused ? { ok: false, error: oneLine(refused) } : { ok: true, result: value ?? {} });
     } catch (err) {
-      if (closing(err)) throw err;
+      if (entry.request !== 'close' && closing(err)) throw err;
       const type = err?.name || err?.constructor?.name || 'Error';
       Object.assign(entry, { ok: false, error: oneLine(`${type}: ${err?.message ?? String(err)}`) });
       const code = codeOf(err);
       if (code !== undefined) entry.code = code;
     }
     appendFileSync(record, `${JSON.stringify(entry)}\n`);
+    if (entry.request === 'close') return true;
   }
 }
 

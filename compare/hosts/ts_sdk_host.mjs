@@ -88,11 +88,14 @@ if (subscribes(plan)) {
   });
 }
 
-// The server closing the connection is the normal end of a session: exit 0.
+// The server closing the connection is the normal end of a session: exit 0. Not while our own
+// close request runs: the SDK calls onclose from inside client.close() (when the server process
+// closes), before the call returns and its outcome is recorded.
 let closed = false;
+let closeAsked = false;
 client.onclose = () => {
   closed = true;
-  process.exit(0);
+  if (!closeAsked) process.exit(0);
 };
 
 // Every item of one list. The SDK has no helper that reads every page: an application passes
@@ -130,6 +133,14 @@ async function make(request) {
   if ('get_prompt' in request) {
     return client.getPrompt({ name: request.get_prompt, arguments: request.arguments ?? {} });
   }
+  if ('close' in request) {
+    // Client.close() is Protocol.close(), which closes its transport (dist/esm/shared/
+    // protocol.js:525-530 in 1.32.2). StdioClientTransport.close() (client/stdio.js:143-178)
+    // ends the server's stdin, waits up to 2 s for the process to close, then SIGTERM, up to
+    // 2 s more, then SIGKILL, without waiting after it.
+    closeAsked = true;
+    return client.close();
+  }
   const { ref, argument } = request.complete;
   const reference =
     ref.type === 'ref/prompt' ? { type: ref.type, name: ref.name } : { type: ref.type, uri: ref.name };
@@ -157,8 +168,9 @@ try {
       }
     }
   }
-  // Each scripted request's outcome, recorded (session_record.mjs); a close ends the process.
-  await makeRequests(plan, make);
+  // Each scripted request's outcome, recorded (session_record.mjs); the server closing ends the
+  // process (onclose above), and so does a close request once its outcome is recorded.
+  if (await makeRequests(plan, make)) process.exit(0);
 } catch (err) {
   if (closed) process.exit(0);
   fail(err && err.message ? err.message : String(err));

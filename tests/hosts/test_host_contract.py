@@ -146,6 +146,7 @@ REQUESTS: dict[str, dict[str, Any]] = {
     "get_prompt": {"get_prompt": "p"},
     "complete": {"complete": {"ref": {"type": "ref/prompt", "name": "p"},
                               "argument": {"name": "a", "value": ""}}},
+    "close": {"close": True},
 }  # fmt: skip
 
 

@@ -214,6 +214,9 @@ func main() {
 			code = &rpcErr.Code
 		}
 		recordOutcome(plan.Control, step, request.Kind, result, err, code)
+		if request.Kind == "close" {
+			os.Exit(0) // the session is closed and the server gone: the script is done
+		}
 		if err != nil && hungUp(err) {
 			os.Exit(0) // the server ended the session: no later request can reach it
 		}
@@ -278,6 +281,17 @@ func makeRequest(ctx context.Context, session *mcp.ClientSession, r sessionReque
 		return struct{}{}, nil
 	case "get_prompt": // client.go:1255-1260; the arguments are a map[string]string (protocol.go:949)
 		return session.GetPrompt(ctx, &mcp.GetPromptParams{Name: r.Name, Arguments: r.Strings})
+	case "close":
+		// The SDK's documented end of a session, ClientSession.Close (client.go:560-586;
+		// docs/client.md:132, README.md:129), returns only an error, so success is recorded as
+		// {}. It waits for the calls in flight, then closes the connection (the module's
+		// internal/jsonrpc2/conn.go:504-509, 119-123), and so the CommandTransport's pipes
+		// (transport.go:811-817, cmd.go:66-108), which end the server in the order the spec
+		// gives: close the server's stdin, wait up to TerminateDuration (5s, as this host leaves
+		// it unset: cmd.go:16, 22-25, 42-45) for it to exit, then SIGTERM, wait as long again,
+		// then SIGKILL. Its error is cmd.Wait's, so a server that exits non-zero or by a
+		// signal makes it an error.
+		return struct{}{}, session.Close()
 	default: // complete, client.go:1372-1377
 		// A prompt is referred to by name and a resource template by URI (protocol.go:582-589).
 		ref := &mcp.CompleteReference{Type: r.RefType, Name: r.Name}

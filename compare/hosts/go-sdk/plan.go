@@ -44,7 +44,7 @@ type hostPlan struct {
 // sessionRequest is one item of session.requests: a client request the host makes through
 // the SDK's API, its outcome recorded in <control>/session.jsonl (recordOutcome).
 type sessionRequest struct {
-	Kind string // list, call, read, subscribe, unsubscribe, get_prompt or complete
+	Kind string // list, call, read, subscribe, unsubscribe, get_prompt, complete or close
 	// Name is what the request names: the list (tools, prompts, resources,
 	// resource_templates), the tool, the URI, the prompt, or complete's ref.name.
 	Name      string
@@ -54,7 +54,7 @@ type sessionRequest struct {
 	Argument  [2]string         // complete: the argument's name and value
 }
 
-var requestKinds = []string{"list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete"}
+var requestKinds = []string{"list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete", "close"}
 
 // featuresPlan holds the client features to declare; a nil one is absent.
 type featuresPlan struct {
@@ -213,8 +213,17 @@ func readPlan(path string) *hostPlan {
 	session := object("session", top["session"], []string{"call_tools"}, "requests")
 	plan.CallTools = boolean("session.call_tools", session["call_tools"])
 	if raw, ok := session["requests"]; ok {
-		for i, item := range list("session.requests", raw) {
-			plan.Requests = append(plan.Requests, readRequest(fmt.Sprintf("session.requests.%d", i), item))
+		items := list("session.requests", raw)
+		for i, item := range items {
+			key := fmt.Sprintf("session.requests.%d", i)
+			request := readRequest(key, item)
+			// close ends the session, so it comes last, as the harness checks a scenario's
+			// host_session (compare/exchange/_host_plan.py, check_requests): a request after
+			// it could not be made.
+			if request.Kind == "close" && i != len(items)-1 {
+				planError("key %s.close: close ends the session, so it is the last request", key)
+			}
+			plan.Requests = append(plan.Requests, request)
 		}
 	}
 	object("options", top["options"], nil) // this host takes no options: any key is refused
@@ -321,6 +330,10 @@ func readRequest(key string, raw json.RawMessage) sessionRequest {
 		request.Argument = [2]string{
 			nonEmpty(at+".argument.name", argument["name"]),
 			text(at+".argument.value", argument["value"]),
+		}
+	case "close": // {"close": true}: it names nothing
+		if !boolean(at, r["close"]) {
+			planError("key %s: not true", at)
 		}
 	default:
 		request.Name = nonEmpty(at, r[request.Kind])

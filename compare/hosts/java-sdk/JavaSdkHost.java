@@ -179,6 +179,9 @@ public final class JavaSdkHost {
             // only wait out each one's timeout: see the target file's serve_until).
             for (int step = 0; step < plan.requests.size() && hungUp.getCount() > 0; step++) {
                 request(client, mapper, plan.sessionRecord, step, plan.requests.get(step));
+                if (plan.requests.get(step).kind().equals("close")) {
+                    System.exit(0); // the SDK has ended the session and its server: we are done
+                }
             }
             List<JavaSdkPlan.Change> pending = new ArrayList<>(plan.roots == null ? List.of() : plan.roots.changes());
             while (!hungUp.await(50, TimeUnit.MILLISECONDS)) {
@@ -246,7 +249,8 @@ public final class JavaSdkHost {
         }
     }
 
-    // The SDK call for one request; null where the SDK returns nothing (subscribe, unsubscribe).
+    // The SDK call for one request; null where the SDK returns nothing (subscribe, unsubscribe,
+    // close).
     // A list is read whole by the SDK itself: listTools(), listPrompts(), listResources() and
     // listResourceTemplates() with no cursor each ask for McpSchema.FIRST_PAGE, send every
     // nextCursor back through their cursor overload until one comes null or empty (Mono.expand),
@@ -273,6 +277,20 @@ public final class JavaSdkHost {
                 return null;
             case "unsubscribe":
                 client.unsubscribeResource(McpSchema.UnsubscribeRequest.builder(target).build());
+                return null;
+            case "close":
+                // The sync client's documented end (docs/client.md: client.closeGracefully()).
+                // In the pinned jar's line tables: McpSyncClient.java:150-156 blocks up to 10 s on
+                // McpAsyncClient.closeGracefully() and returns false, after logging, if that failed
+                // or timed out; that one (McpAsyncClient.java:435-436) dismisses the session's
+                // pending responses, then StdioClientTransport.closeGracefully() (:401-443):
+                // completes its sinks (:406-408), which closes no stream, waits 100 ms (:411), then
+                // Process.destroy() (:415), SIGTERM on Linux (the JDK's ProcessImpl closes its end
+                // of the server's stdin only after signalling), and waits for the exit (:416).
+                if (!client.closeGracefully()) {
+                    throw new IllegalStateException("McpSyncClient.closeGracefully() returned false: the SDK's close "
+                            + "failed or outlasted its 10000 ms (it logs which)");
+                }
                 return null;
             case "get_prompt":
                 // Arguments only when the plan gives some, as an application without any would.

@@ -31,7 +31,7 @@ final class JavaSdkPlan {
     }
 
     // One request of session.requests: its kind (the one key of KINDS it has), that key's value
-    // (a list name, a tool or prompt name, a URI; null for complete), complete's reference and
+    // (a list name, a tool or prompt name, a URI; null for complete and close), complete's reference and
     // argument, and the arguments of call or get_prompt (null when absent).
     record Request(String kind, String target, Complete complete, Map<String, Object> arguments) {
     }
@@ -43,7 +43,7 @@ final class JavaSdkPlan {
 
     // host-plan.schema.json's $defs.request, in its order.
     static final List<String> KINDS = List.of("list", "call", "read", "subscribe", "unsubscribe", "get_prompt",
-            "complete");
+            "complete", "close");
 
     // A signal's file name, as host-plan.schema.json's pattern has it.
     private static final Pattern SIGNAL = Pattern.compile("[a-z0-9][a-z0-9-]*");
@@ -175,6 +175,11 @@ final class JavaSdkPlan {
                     text(ref.get("name"), where + ".complete.ref.name", 1),
                     text(argument.get("name"), where + ".complete.argument.name", 1),
                     text(argument.get("value"), where + ".complete.argument.value", 0));
+        }
+        else if (kind.equals("close")) {
+            if (!Boolean.TRUE.equals(r.get(kind))) {
+                malformed(where + ".close: expected true");
+            }
         }
         else {
             target = text(r.get(kind), where + "." + kind, 1);

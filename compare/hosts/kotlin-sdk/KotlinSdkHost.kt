@@ -156,7 +156,7 @@ private suspend fun <R : PaginatedResult, T> allPages(
  * One request of the plan through the Client's own call for its kind, the result as the SDK's
  * McpJson writes it. A list is recorded as the SDK's own result type holding every page's items
  * (no nextCursor, which McpJson leaves out: explicitNulls = false, types/jsonUtils.kt:19-27);
- * subscribe and unsubscribe return the SDK's EmptyResult.
+ * subscribe and unsubscribe return the SDK's EmptyResult; close returns nothing, recorded as {}.
  */
 private suspend fun send(client: Client, request: RequestPlan): JsonElement {
     val target = request.target.orEmpty()
@@ -194,6 +194,18 @@ private suspend fun send(client: Client, request: RequestPlan): JsonElement {
         "unsubscribe" -> McpJson.encodeToJsonElement(
             client.unsubscribeResource(UnsubscribeRequest(UnsubscribeRequestParams(target))),
         )
+        // The Client's own end of a session: Protocol.close(), "Closes the connection"
+        // (shared/Protocol.kt:742-747), which closes the transport (shared/AbstractClientTransport.kt:232-267).
+        // StdioClientTransport was handed the process's streams, not the process
+        // (client/StdioClientTransport.kt:87-93), so its closeResources() (:242-248) can end the
+        // server only through them: it closes its send channel and cancels its coroutines
+        // (:286-290), which ends the write coroutine's output.buffered().use { } (:131-136), closing
+        // the server's stdin; it closes the server's stdout and stderr sources (:250-257) and waits
+        // for its coroutines (:246). It sends no signal; the host leaves the process alone after.
+        "close" -> {
+            client.close()
+            EMPTY
+        }
         "get_prompt" -> {
             // The plan reader let only strings through (a prompt's arguments, as the SDK types them).
             val arguments = request.arguments?.mapValues { it.value.jsonPrimitive.content }
@@ -313,6 +325,8 @@ fun main(argv: Array<String>) {
             for ((step, planned) in plan.requests.withIndex()) {
                 if (!process.isAlive) break
                 request(client, plan.sessionRecord, step, planned)
+                // The SDK has ended the session its way: no destroy() of ours (below) follows it.
+                if (planned.kind == "close") exitProcess(0)
             }
             val pending = (plan.roots?.changes ?: emptyList()).toMutableList()
             // The server hanging up is the end of the session: its process ends.

@@ -32,7 +32,7 @@ internal class CompletePlan(val prompt: Boolean, val name: String, val argument:
 
 /**
  * One request of session.requests: its kind (its one key of [REQUEST_KINDS]), that key's value
- * (a list name, a tool or prompt name, a URI; null for complete), complete's reference and
+ * (a list name, a tool or prompt name, a URI; null for complete and close), complete's reference and
  * argument, and the arguments of call or get_prompt (null when absent).
  */
 internal class RequestPlan(
@@ -43,7 +43,8 @@ internal class RequestPlan(
 )
 
 /** host-plan.schema.json's $defs.request, in its order. */
-internal val REQUEST_KINDS = listOf("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete")
+internal val REQUEST_KINDS =
+    listOf("list", "call", "read", "subscribe", "unsubscribe", "get_prompt", "complete", "close")
 
 internal class HostPlan(
     val roots: RootsPlan?,
@@ -152,6 +153,8 @@ private fun requestPlan(value: JsonElement, where: String): RequestPlan {
             argument["name"].text("$where.complete.argument.name"),
             argument["value"].text("$where.complete.argument.value", minLength = 0),
         )
+    } else if (kind == "close") {
+        if (!r[kind].flag("$where.close")) malformed("$where.close: expected true")
     } else {
         target = r[kind].text("$where.$kind")
         if (kind == "list" && target !in setOf("tools", "prompts", "resources", "resource_templates")) {

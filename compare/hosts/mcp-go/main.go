@@ -264,6 +264,11 @@ func main() {
 		busy.Lock()
 		result, err := makeRequest(ctx, c, request)
 		recordOutcome(plan.Control, step, request.Kind, result, err, nil)
+		if request.Kind == "close" {
+			// Still holding busy: the goroutine above, woken as Close ends the server's stderr,
+			// cannot exit before this line. The script is done.
+			os.Exit(0)
+		}
 		busy.Unlock()
 		if errors.Is(err, transport.ErrTransportClosed) {
 			break // the server has gone (the goroutine above ends the host): nothing more reaches it
@@ -366,6 +371,16 @@ func makeRequest(ctx context.Context, c *client.Client, r sessionRequest) (any, 
 		request.Params.Name = r.Name
 		request.Params.Arguments = r.Strings
 		return c.GetPrompt(ctx, request)
+	case "close":
+		// The library's documented end of a session, Client.Close (client/client.go:209-212;
+		// www/docs/pages/clients/basics.mdx:134-139), returns only an error, so success is
+		// recorded as {}. It closes the transport: the stdio transport's Close
+		// (client/transport/stdio.go:411-491) fails the requests in flight, closes the server's
+		// stdin, then our end of its stderr pipe, waits 2s for it to exit
+		// (gracefulShutdownTimeout, stdio.go:67), then sends SIGTERM, waits 3s
+		// (forceKillTimeout, stdio.go:68), then SIGKILL. Its error is cmd.Wait's, so a server
+		// that exits non-zero or by a signal makes it an error.
+		return struct{}{}, c.Close()
 	default: // complete, client/client.go:771-786
 		// A prompt is referred to by name and a resource template by URI (mcp/types.go:1619-1630).
 		request := mcp.CompleteRequest{}

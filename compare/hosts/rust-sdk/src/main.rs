@@ -204,7 +204,8 @@ fn transport(server: &[String]) -> TokioChildProcess {
 }
 
 /// List the tools, call each with `{}`, make the planned requests, then wait until the server
-/// hangs up; a failed call is the server's answer (evidence), not ours to stop on.
+/// hangs up (or, at a `close` request, close the session and exit 0); a failed call is the
+/// server's answer (evidence), not ours to stop on.
 async fn session<S: Service<RoleClient>>(
     client: RunningService<RoleClient, S>,
     call_tools: bool,
@@ -215,6 +216,9 @@ async fn session<S: Service<RoleClient>>(
         list_and_call(&client).await;
     }
     for (step, request) in requests.into_iter().enumerate() {
+        if let Request::Close = request {
+            return close(client, step, &log).await;
+        }
         let kind = request.kind();
         let outcome = make(&client, request).await;
         record(&log, step, kind, outcome);
@@ -226,6 +230,34 @@ async fn session<S: Service<RoleClient>>(
         }
         Err(err) => fail(&format!("session task failed: {err}")),
     }
+}
+
+/// `{"close": true}`: `RunningService::cancel`, the consuming form of `close` ("Gracefully
+/// close the connection and wait for cleanup to complete", crate:rmcp@3.11.0/src/service.rs:
+/// 1229-1237, 1171-1198), as the SDK's own examples end a client (`service.cancel().await?`,
+/// examples/clients/src/everything_stdio.rs of the rust-sdk repository). It cancels the serve
+/// loop (:1521-1524), gives in-flight handler responses up to 2 s (:1829-1875), then calls the
+/// transport's `close` (:1881), for `TokioChildProcess` its `graceful_shutdown`
+/// (src/transport/child_process.rs:206-208, 101-131): drop the writer, closing the server's
+/// stdin (src/transport/async_rw.rs:342-346), wait up to 3 s for it to exit (:10, :59-76),
+/// then SIGTERM and 3 s more, then `kill()` (SIGKILL and reap, process-wrap 10.0.1
+/// src/tokio/core.rs:146-161). It returns once that is done, so the server is gone when the
+/// line is written: `{}` as the contract has it, the `QuitReason` on stderr. `Err` is only a
+/// panic of rmcp's serve task (`JoinError`).
+async fn close<S: Service<RoleClient>>(
+    client: RunningService<RoleClient, S>,
+    step: usize,
+    log: &Path,
+) -> ExitCode {
+    let outcome = match client.cancel().await {
+        Ok(reason) => {
+            eprintln!("rust-sdk host: session closed: {reason:?}");
+            Ok(json!({}))
+        }
+        Err(err) => Err(format!("JoinError: {err}")),
+    };
+    write_record(log, step, "close", outcome, None);
+    ExitCode::SUCCESS
 }
 
 /// The whole tool list, read through the SDK's own pagination helper: `list_all_tools` on the
@@ -291,6 +323,7 @@ async fn make<S: Service<RoleClient>>(
         }
         Request::GetPrompt(params) => json_of(client.get_prompt(params).await?),
         Request::Complete(params) => json_of(client.complete(params).await?),
+        Request::Close => unreachable!("session() closes the session itself"),
     })
 }
 
@@ -312,6 +345,21 @@ struct Record {
 /// `ServiceError`'s Display on one line; `code` is the JSON-RPC error's when the server
 /// answered with one (`ServiceError::McpError(ErrorData)`, crate:rmcp@3.11.0/src/service.rs:79-81).
 fn record(log: &Path, step: usize, request: &'static str, outcome: Result<Value, ServiceError>) {
+    let code = match &outcome {
+        Err(ServiceError::McpError(data)) => Some(data.code.0),
+        _ => None,
+    };
+    write_record(log, step, request, outcome.map_err(|e| e.to_string()), code);
+}
+
+/// One request's line, its error message on one line.
+fn write_record(
+    log: &Path,
+    step: usize,
+    request: &'static str,
+    outcome: Result<Value, String>,
+    code: Option<i32>,
+) {
     let line = match outcome {
         Ok(result) => Record {
             step,
@@ -326,16 +374,8 @@ fn record(log: &Path, step: usize, request: &'static str, outcome: Result<Value,
             request,
             ok: false,
             result: None,
-            error: Some(
-                err.to_string()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
-            code: match &err {
-                ServiceError::McpError(data) => Some(data.code.0),
-                _ => None,
-            },
+            error: Some(err.split_whitespace().collect::<Vec<_>>().join(" ")),
+            code,
         },
     };
     append(log, &line);

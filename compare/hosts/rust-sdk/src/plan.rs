@@ -50,6 +50,8 @@ pub enum Request {
     Unsubscribe(UnsubscribeRequestParams),
     GetPrompt(GetPromptRequestParams),
     Complete(CompleteRequestParams),
+    /// `{"close": true}`: end the session through rmcp's own call (main.rs, `session`).
+    Close,
 }
 
 impl Request {
@@ -63,6 +65,7 @@ impl Request {
             Request::Unsubscribe(_) => "unsubscribe",
             Request::GetPrompt(_) => "get_prompt",
             Request::Complete(_) => "complete",
+            Request::Close => "close",
         }
     }
 }
@@ -214,9 +217,9 @@ fn complete(value: &Value, at: &str) -> CompleteRequestParams {
 }
 
 /// Exactly one kind, with `arguments` beside `call` (`{}` when absent) or `get_prompt`
-/// (passed as written, left out when absent).
+/// (passed as written, left out when absent); `close` is `true` (the schema's `const`).
 fn request(value: &Value, at: &str) -> Request {
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 9] = [
         "list",
         "call",
         "read",
@@ -224,9 +227,10 @@ fn request(value: &Value, at: &str) -> Request {
         "unsubscribe",
         "get_prompt",
         "complete",
+        "close",
         "arguments",
     ];
-    let kinds = &KEYS[..7];
+    let kinds = &KEYS[..8];
     let r = object(value, at);
     keys(r, at, &[], &KEYS);
     let present: Vec<&str> = kinds
@@ -248,6 +252,12 @@ fn request(value: &Value, at: &str) -> Request {
     };
     if kind == "complete" {
         return Request::Complete(complete(&r[kind], &format!("{at}.complete")));
+    }
+    if kind == "close" {
+        if r[kind] != Value::Bool(true) {
+            malformed(&format!("{at}.close: expected true"));
+        }
+        return Request::Close;
     }
     let operand = name(r.get(kind), &format!("{at}.{kind}"));
     match kind {
