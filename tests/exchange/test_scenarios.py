@@ -122,6 +122,8 @@ ISSUE_SCENARIOS = {
     "client-template-pages",
     # issue 38: a subscription through an SDK, and the update its handler is handed
     "client-resource-subscribe",
+    # issue 39: how a client ends the stdio server it started
+    "client-shutdown",
     # issue 38: a host's requests through a proxy, against what the server sent
     "relay-prompt-get",
     "relay-resource-read",
@@ -246,13 +248,16 @@ SCRIPT = "host_session:\n  - {list: tools}\n  - {call: probe, arguments: {a: 1}}
         ("  - {get_prompt: p, arguments: {n: 1}}\n", "a prompt's arguments are strings"),
         ("  - {list: everything}\n", "host_session.2"),
         ("  - {lst: tools}\n", "host_session.2"),
+        ("  - {close: true}\n  - {list: tools}\n", "close ends the session, so it is the"),
+        ("  - {close: false}\n", "host_session.2"),
     ],
 )
 def test_a_session_script_makes_one_known_request_an_item(
     tmp_path: Path, script: str, message: str
 ) -> None:
     """A scenario's host_session is checked against the host plan's request schema when it
-    loads, with what that schema cannot say (one kind an item, arguments where they apply)."""
+    loads, with what that schema cannot say (one kind an item, arguments where they apply,
+    close only last)."""
     good = BASE.replace("steps:", SCRIPT, 1)
     load_scenario_file(_write(tmp_path, good))
     with pytest.raises(CompareError, match=re.escape(message)):
