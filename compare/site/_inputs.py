@@ -114,6 +114,18 @@ class SiteData:
     missing: dict[str, str]  # input → the command that makes it
 
     @cached_property
+    def measured(self) -> tuple[str, str] | None:
+        """When the published results were played: the first and the newest start time
+        (``started_at``, UTC) of the current cells, None before any was. From the results,
+        not the clock, so a render of the same inputs is the same page."""
+        times = sorted(
+            c.data["started_at"]
+            for c in self.cells
+            if c.current and isinstance(c.data.get("started_at"), str)
+        )
+        return (times[0], times[-1]) if times else None
+
+    @cached_property
     def cells_by_rel(self) -> dict[str, Cell]:
         """The cells by their results path, indexed once (the cells are read once per render).
         A full render looks cells up about 90,000 times; scanning the list each time was half

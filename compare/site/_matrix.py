@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import jsonschema
 
-from compare import _atomic, _memo, _paths
+from compare import __version__, _atomic, _memo, _paths
 from compare._errors import CompareError
 from compare.cite import go_link, parse_citation
 from compare.rows._implementations import shipped_kinds
@@ -267,6 +267,8 @@ def build_matrix(data: SiteData) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "generated_by": "mcp-compare export",
+        "tool": {"name": "mcp-compare", "version": __version__},
+        "measured": ({"from": data.measured[0], "to": data.measured[1]} if data.measured else None),
         "spec": {"repository": data.repository, "commit": data.commit},
         "revisions": [
             {"id": rev, "status": data.revision_status.get(rev) or None} for rev in data.revisions

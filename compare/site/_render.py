@@ -16,7 +16,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 
-from compare import _atomic, _paths
+from compare import __version__, _atomic, _paths
 from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.pin import release_order
@@ -95,6 +95,7 @@ def _environment() -> Environment:
         pick=lambda mapping, keys: [mapping[k] for k in keys if k in mapping],
         index_cells=index_cells,
         splice=_splice.splice,
+        TOOL_VERSION=__version__,
     )
     return env
 

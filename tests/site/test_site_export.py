@@ -10,6 +10,7 @@ from _revisions import revisions
 from conftest import mc
 from site_data import write_cell
 
+from compare import __version__
 from compare._paths import PROJECT_ROOT
 from compare.site import render
 
@@ -53,6 +54,9 @@ def test_export_is_valid_against_the_published_schema(site_env: Path) -> None:
     assert row["where"]["2026-07-28"] == "changed" and "2026-07-28" in row["deprecated_in"]
     statuses = {c["status"] for c in matrix["citations"]}
     assert statuses == {"verified", "unavailable"}
+    # issue 42 item 3: dated and sourced, from the results (every cell here started then)
+    assert matrix["measured"] == {"from": "2026-11-29T13:00:00Z", "to": "2026-11-29T13:00:00Z"}
+    assert matrix["tool"] == {"name": "mcp-compare", "version": __version__}
 
 
 def test_schema_rejects_a_tampered_export(site_env: Path) -> None:

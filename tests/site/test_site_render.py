@@ -5,11 +5,13 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 from conftest import mc
 from site_data import HOSTILE_NAME, write_cell
 
+from compare import __version__
 from compare.site import render
 from compare.site._render import STAMP
 
@@ -166,6 +168,25 @@ def test_malformed_rows_json_is_a_clean_error(site_env: Path) -> None:
         "rows.json is not readable JSON" in said and "hint: re-create it: mcp-compare rows" in said
     )
     assert "Traceback" not in proc.stderr
+
+
+def test_summary_pages_say_when_and_against_what_they_were_measured(site_env: Path) -> None:
+    """The home page, each area page and the changes page carry the results' dates (from the
+    cells, not the clock), the tool's version and the spec's commit with its revisions."""
+    render()
+    docs = _docs(site_env)
+    for rel in ("index.md", "roots.md", "changes.md"):
+        shown = html.unescape((docs / rel).read_text(encoding="utf-8"))
+        assert "**Results as of 2026-11-29**" in shown, rel
+        assert "from 2026-11-29 13:00 to 2026-11-29 13:00 UTC" in shown, rel
+        assert f"mcp-compare {__version__}" in shown, rel
+        assert ", revisions 2024-11-05, 2025-03-26" in shown and "draft." in shown, rel
+    # with no cell played, the pages say so instead of a date
+    shutil.rmtree(site_env / "results")
+    (site_env / "results").mkdir()
+    render()
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    assert "**No results yet**" in home and "Results as of" not in home
 
 
 def test_missing_inputs_render_as_not_run(site_env: Path) -> None:
