@@ -37,6 +37,7 @@ from compare.site._matrix import (
     matrix_schema,
     row_columns,
 )
+from compare.site._places import unplace
 from compare.site._relay import relay_tables
 from compare.site._revision_view import revision_sections
 from compare.site._symbols import SYMBOLS, SymbolUse
@@ -76,7 +77,9 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(esc=esc, code=code, fence=fence, slug=slug, reader=reader_text)
+    env.filters.update(
+        esc=esc, code=code, fence=fence, slug=slug, reader=reader_text, unplace=unplace
+    )
     env.globals["schema_only"] = schema_only_change
     env.globals.update(
         link=link,
@@ -132,7 +135,7 @@ def _tail(path: Path, limit: int = 60) -> list[str]:
             data = handle.read(64 * 1024)
     except OSError:
         return []
-    lines = data.decode("utf-8", "replace").splitlines()
+    lines = [unplace(line) for line in data.decode("utf-8", "replace").splitlines()]
     return lines[:limit] + ([f"… ({len(lines) - limit} more lines)"] if len(lines) > limit else [])
 
 
@@ -141,7 +144,8 @@ def _wire_line(line: WireLine) -> str:
     t = f"{line.t:8.4f}" if line.t is not None else "       ?"
     note = f"   [{line.note}]" if line.note else ""
     leg = f"{line.leg:<10} " if line.leg else ""  # proxy cells: host or upstream leg
-    return f"{line.n:>4} {t} {leg}{arrow} {line.raw}{note}"
+    note = unplace(note)
+    return f"{line.n:>4} {t} {leg}{arrow} {unplace(line.raw)}{note}"
 
 
 def _wire_lines(view: CellView) -> dict[int, str]:

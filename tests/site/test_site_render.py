@@ -11,7 +11,8 @@ from pathlib import Path
 from conftest import mc
 from site_data import HOSTILE_NAME, write_cell
 
-from compare import __version__
+from compare import __version__, _paths
+from compare._paths import PROJECT_ROOT
 from compare.site import render
 from compare.site._render import STAMP
 
@@ -187,6 +188,39 @@ def test_summary_pages_say_when_and_against_what_they_were_measured(site_env: Pa
     render()
     home = (docs / "index.md").read_text(encoding="utf-8")
     assert "**No results yet**" in home and "Results as of" not in home
+
+
+def test_cell_pages_name_this_machines_folders_and_the_download_keeps_them(
+    site_env: Path,
+) -> None:
+    """A client's stderr echoing our command line, a transcript note with the server's argv
+    and an observation quoting a path show the folders by name; the raw transcript kept for
+    download is unchanged, and a path that only starts like the checkout is left alone."""
+    root, tools = str(PROJECT_ROOT), str(_paths.tools_dir())
+    folder = write_cell(
+        site_env / "results", "ts-sdk", "1.32.2", "roots-list", "2025-03-26", "pass"
+    )
+    (folder / "client.stderr").write_text(
+        f"spawn {tools}/venvs/x/bin/python {root}/compare/peer --plan p.json\n"
+        f"see {root}line for more\n",
+        encoding="utf-8",
+    )
+    note = {"n": 7, "t": 0.07, "dir": "note", "raw": json.dumps({"argv": [f"{root}/x"]})}
+    with (folder / "transcript.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps(note) + "\n")
+    verdict = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    verdict["checks"][0]["observed"] = f"read {root}/README.md"
+    (folder / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    render()
+    slug = "ts-sdk--1.32.2--roots-list--2025-03-26--roots"
+    page = (_docs(site_env) / f"cells/{slug}.md").read_text(encoding="utf-8")
+    shown = html.unescape(page)
+    assert "<tools>/venvs/x/bin/python <mcp-compare>/compare/peer" in shown
+    assert "<mcp-compare>/x" in shown and "read <mcp-compare>/README.md" in shown
+    assert f"{root}line" in shown  # not the checkout: another folder that starts alike
+    assert f"{root}/" not in shown
+    raw = (_docs(site_env) / f"cells/{slug}.transcript.jsonl").read_text(encoding="utf-8")
+    assert f"{root}/x" in raw
 
 
 def test_missing_inputs_render_as_not_run(site_env: Path) -> None:
