@@ -321,5 +321,11 @@ def test_a_server_cell_shows_the_servers_stderr_not_our_clients(site_env: Path) 
     render()
     page = next((_docs(site_env) / "cells").glob("server-everything--*server-ping*.md"))
     text = page.read_text(encoding="utf-8")
-    assert "Server stderr (first lines)" in text and "Starting default (STDIO) server" in text
+    assert "Server stderr (first lines" in text and "Starting default (STDIO) server" in text
     assert "our scripted client" not in text and "Client stderr" not in text
+    # the wire log's arrows read from the server's side: its lines come in to our client
+    assert "`→` the server to our test client, `←` our test client to the server" in text
+    client = (_docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md").read_text(
+        encoding="utf-8"
+    )
+    assert "`→` the client to our test server, `←` our test server to the client" in client
