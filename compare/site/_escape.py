@@ -120,3 +120,23 @@ def slug(value: str) -> str:
     (remembered, as :func:`esc` is)."""
     out = re.sub(r"[^a-z0-9.]+", "-", value.lower()).strip("-.")
     return out or "x"
+
+
+_SPEC_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\s]+\)")
+_SPEC_MARK = re.compile(r"\*\*(.+?)\*\*|`([^`]+)`")
+
+
+def spec_quote(text: str) -> Md:
+    """A quoted spec sentence as the spec's page shows it to a reader: its line breaks as
+    spaces, its bold as bold, its links as their text, its code spans as code; every piece of
+    its text escaped as :func:`esc` does. The citation beside it still finds the raw text."""
+    flat = _SPEC_LINK.sub(r"\1", " ".join(text.split()))
+    out: list[str] = []
+    at = 0
+    for m in _SPEC_MARK.finditer(flat):
+        out.append(esc(flat[at : m.start()]))
+        bold, span = m.group(1), m.group(2)
+        out.append(f"<strong>{esc(bold)}</strong>" if bold is not None else code(span))
+        at = m.end()
+    out.append(esc(flat[at:]))
+    return Md("".join(out))

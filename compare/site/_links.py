@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from compare.site._cells import Cell
-from compare.site._escape import Md, code, esc, link, slug
+from compare.site._escape import Md, code, esc, link, slug, spec_quote
 from compare.site._inputs import Citation, Row, SiteData
 from compare.site._matrix import citation_status, cite_target
 from compare.site._symbols import SYMBOLS, SymbolUse
@@ -120,7 +120,7 @@ class Links:
         where = cite_target(cite, self.data.repository, self.data.commit)
         label = code(f"{where.file}:{where.lines}" if where.lines else where.file)
         shown = link(label, where.link) if where.link else label
-        return Md(f"{shown} “{esc(where.quote)}”") if where.quote else shown
+        return Md(f"{shown} “{spec_quote(where.quote)}”") if where.quote else shown
 
     def cells_for(self, rels: list[str]) -> list[Cell]:
         by_rel = self.data.cells_by_rel
@@ -162,7 +162,7 @@ class Links:
             link(code(label), href) if href else code(label),
         ]
         if where.quote:
-            parts.append(Md(f"“{esc(where.quote)}”"))
+            parts.append(Md(f"“{spec_quote(where.quote)}”"))
         parts.append(Md(f"**{self.sym('citation', result.status)}**"))
         if result.detail and result.status not in ("verified",):
             parts.append(Md(f"({esc(reader_text(result.detail))})"))

@@ -72,7 +72,11 @@ def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -
     page = html.unescape(cell.read_text(encoding="utf-8")).replace("<wbr>", "")  # break points
     assert "<code>docs/specification/2025-11-25/client/roots.mdx:110-111</code>" in page
     assert "docs/specification/2025-11-25/client/roots.mdx#L110-L111" in page
-    assert "“This **MUST** be a `file://` URI in the current specification.”" in page
+    # shown as the spec's page shows it (issue 42, item 6): bold and code, not their marks
+    quoted = (
+        "“This <strong>MUST</strong> be a <code>file://</code> URI in the current specification.”"
+    )
+    assert quoted in page and "**MUST**" not in page
 
 
 def _home_legend(root: Path) -> str:
