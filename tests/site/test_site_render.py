@@ -186,6 +186,10 @@ def test_summary_pages_say_when_and_against_what_they_were_measured(site_env: Pa
         assert "from 2026-11-29 13:00 to 2026-11-29 13:00 UTC" in shown, rel
         assert f"mcp-compare {__version__}" in shown, rel
         assert ", revisions 2024-11-05, 2025-03-26" in shown and "draft." in shown, rel
+    # a newcomer learns what MCP is and where its specification lives (issue 42, item 4)
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    assert "**New to MCP?**" in home
+    assert "(https://modelcontextprotocol.io/specification)" in home
     # with no cell played, the pages say so instead of a date
     shutil.rmtree(site_env / "results")
     (site_env / "results").mkdir()
