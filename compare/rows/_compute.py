@@ -168,7 +168,42 @@ def _target_status(
             {str(e.get("reason")) for e in agg.revisions.values() if e["verdict"] == state}
         )
         out["reason"] = f"not exercised: {'; '.join(reasons)}"
+    elif "reason" not in out:
+        out["reason"] = why_judged(agg.revisions)
     return out
+
+
+#: How the one-line why of a judged state words each verdict, worst first.
+_WHY_WORDS = {
+    "fail": "failed",
+    "non-strict": "not to the letter",
+    "pass": "passed",
+    "informational": "recorded",
+}
+#: The most of one cell's reason a why line quotes.
+_WHY_CHARS = 160
+
+
+def why_judged(revisions: dict[str, dict[str, Any]]) -> str:
+    """One line saying why a judged state is what it is, from its cells (issue 42: never
+    blank): per verdict, worst first, the revisions with it and the reason of the first."""
+    by: dict[str, list[tuple[str, str]]] = {}
+    for key, entry in revisions.items():
+        verdict = str(entry.get("verdict"))
+        if verdict in _WHY_WORDS:
+            by.setdefault(verdict, []).append((key, str(entry.get("reason") or "")))
+    parts = []
+    for verdict, word in _WHY_WORDS.items():
+        if verdict not in by:
+            continue
+        keys = [k for k, _ in by[verdict]]
+        first = next((r for _, r in by[verdict] if r), "")
+        others = len({r for _, r in by[verdict] if r} - {first})
+        said = first if len(first) <= _WHY_CHARS else first[: _WHY_CHARS - 1] + "…"
+        more = f" (and {others} other reason{'s' if others > 1 else ''})" if others else ""
+        where = f"{word} at {', '.join(keys)}"
+        parts.append(f"{where}: {said}{more}" if said else where)
+    return "; ".join(parts)
 
 
 def _history(

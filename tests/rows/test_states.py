@@ -86,6 +86,21 @@ def test_pass_with_non_strict_is_non_strict_and_partial_needs_a_failure(
     assert status_of(doc, "ts-sdk")["state"] == "partial"
 
 
+def test_every_judged_state_says_why_from_its_cells(isolated: Path, tmp_path: Path) -> None:
+    """Issue 42 item 5: a judged state is never without a why; the line names, worst verdict
+    first, the revisions with each verdict and what the first of them said."""
+    results = isolated / "results"
+    cell(results, "codex", "0.171.0", FOUR[0], [("answered", "pass")])
+    cell(results, "codex", "0.171.0", FOUR[1], [("answered", "pass")])
+    cell(results, "ts-sdk", "1.32.2", FOUR[0], [("answered", "non-strict")], verdict="non-strict")
+    cell(results, "ts-sdk", "1.32.2", FOUR[1], [("answered", "fail")])
+    doc = run(tmp_path, results)
+    codex, ts = status_of(doc, "codex"), status_of(doc, "ts-sdk")
+    assert codex["reason"].startswith(f"passed at {FOUR[0]}, {FOUR[1]}: ")
+    assert ts["reason"].startswith(f"failed at {FOUR[1]}: ")
+    assert f"; not to the letter at {FOUR[0]}: " in ts["reason"]
+
+
 def test_informational_cells_never_stand_behind_a_graded_state(
     isolated: Path, tmp_path: Path
 ) -> None:
