@@ -33,9 +33,11 @@ SYMBOLS: dict[str, dict[str, tuple[str, str]]] = {
         "unknown": ("?", "not computed; the row says why"),
     },
     "citation": {
-        "verified": ("✔", "the quote is on the cited line of the pinned source"),
+        # Not the pass mark: a verified quote says the citation holds, not that a program
+        # passed anything (one symbol per meaning).
+        "verified": ("☑", "the quote is on the cited line of the pinned source"),
         "verified-normalised": (
-            "✔̃",
+            "☑̃",
             "the quote matches once Markdown emphasis, backticks or whitespace are ignored",
         ),
         "moved": ("↪", "the quote is on another line of the pinned source (line shown)"),

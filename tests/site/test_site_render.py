@@ -65,7 +65,7 @@ def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -
         "blob/b0f60ba5409db7a6582440a7b473cc0398890f15/docs/specification/2025-11-25/client/roots.mdx#L47"
         in area
     )
-    assert "✔&nbsp;verified" in area
+    assert "☑&nbsp;verified" in area and "✔&nbsp;verified" not in area
     assert "⌀&nbsp;unavailable" in area  # the gh: citation with no clone here
     # a check's ref over a line range: its lines shown, linked as a range, its quote whole
     cell = _docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md"
@@ -82,6 +82,16 @@ def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -
 def _home_legend(root: Path) -> str:
     home = (_docs(root) / "index.md").read_text(encoding="utf-8")
     return home[home.index("## Legend") :]
+
+
+def test_a_verified_quote_is_not_marked_like_a_pass() -> None:
+    """Issue 42 item 4: one symbol per meaning. A verified citation says the quote holds; the
+    pass mark says a program met the spec; the two never share a symbol."""
+    from compare.site._symbols import SYMBOLS
+
+    judged = {sym for kind in ("verdict", "status") for sym, _ in SYMBOLS[kind].values()}
+    for state in ("verified", "verified-normalised"):
+        assert SYMBOLS["citation"][state][0] not in judged, state
 
 
 def test_home_legend_shows_only_symbols_that_occur_on_it(site_env: Path) -> None:
