@@ -255,6 +255,12 @@ def record(
         code = code_of(error)
         if code is not None:
             entry["code"] = code
+    _append(plan, entry)
+
+
+def _append(plan: dict[str, Any], entry: dict[str, Any]) -> None:
+    """One whole line of the session record, opened and closed per line so it is on disk at
+    once."""
     with (Path(plan["control"]) / "session.jsonl").open("a", encoding="utf-8") as out:
         out.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
@@ -320,6 +326,4 @@ def subscribes(plan: dict[str, Any]) -> bool:
 def record_notification(plan: dict[str, Any], params: Any) -> None:
     """Append one resource update the SDK handed our handler to the session record
     (``params``: what it handed, as JSON by the SDK's serializer), when it arrives."""
-    entry = {"notification": UPDATED, "params": params}
-    with (Path(plan["control"]) / "session.jsonl").open("a", encoding="utf-8") as out:
-        out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    _append(plan, {"notification": UPDATED, "params": params})
