@@ -88,6 +88,12 @@ def _wire(ctx: Context, index: int) -> list[Line]:
     return [ask, *([answer] if answer else [])]
 
 
+def _shown(value: Any) -> tuple[str, str]:
+    """What the SDK handed our host, as JSON, and as an observation shows it (cut at 200)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text, text if len(text) <= 200 else text[:200] + "…"
+
+
 @rule(
     "host-step",
     _outcomes({"holds": ""}),
@@ -121,8 +127,7 @@ def _host_step(ctx: Context) -> Outcome:
         code = f" (code {entry['code']})" if isinstance(entry.get("code"), int) else ""
         said = " ".join(str(entry.get("error", "")).split())[:300]
         return Outcome("raised", f"the SDK raised: {said}{code}{sent}", evidence)
-    value = json.dumps(entry.get("result"), ensure_ascii=False, sort_keys=True)
-    shown = value if len(value) <= 200 else value[:200] + "…"
+    value, shown = _shown(entry.get("result"))
     marker = ctx.params.get("holds")
     if marker is not None and str(marker) not in value:
         return Outcome(
@@ -161,8 +166,7 @@ def _host_notified(ctx: Context) -> Outcome:
     handed = [e for e in ctx.host_session if e.get("notification") == UPDATED]
     if not handed:
         return Outcome("not-delivered", f"the SDK handed our handler no update{on_wire}", evidence)
-    value = json.dumps(handed[0].get("params"), ensure_ascii=False, sort_keys=True)
-    shown = value if len(value) <= 200 else value[:200] + "…"
+    _value, shown = _shown(handed[0].get("params"))
     marker = ctx.params.get("holds")
     count = f" ({len(handed)} updates)" if len(handed) > 1 else ""
     if marker is not None and not any(

@@ -23,7 +23,7 @@ from compare.judge.rules._context import Context
 from compare.judge.rules._registry import EARLY, Outcome, rule, stopped_early
 
 #: The peer's notes this rule reads.
-_EVENTS = ("stdin-closed", "signal", "exit", "after-steps", "done")
+_EVENTS = ("stdin-closed", "signal", "exit", "done")
 
 
 @rule(
