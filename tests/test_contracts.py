@@ -147,6 +147,7 @@ def test_the_pins_hold_their_contract() -> None:
     _assert_holds(contract("revisions"), [PROJECT_ROOT / "schemas" / "revisions.toml"])
 
 
+@pytest.mark.clients  # reads what tools install built
 def test_a_go_host_build_record_holds_its_contract() -> None:
     records = sorted(tools_dir().glob("hosts/*/build.json"))
     if not records:

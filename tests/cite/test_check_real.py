@@ -8,8 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from compare._paths import PROJECT_ROOT, tools_dir
 from compare.rows import check_citations as check_all
+
+#: The package citations verify against what the tools folder installed.
+pytestmark = pytest.mark.clients
 
 
 def _installed(kind: str) -> bool:
