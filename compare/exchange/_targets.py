@@ -154,6 +154,12 @@ class Target:
         return "client"
 
     @property
+    def serves_http(self) -> bool:
+        """A server target played over HTTP (``transports.host``): it plays the scenarios
+        that require ``http`` and only those, and a stdio server never plays them."""
+        return self.kind == "server" and self.transports["host"] != "stdio"
+
+    @property
     def entry_hash(self) -> str:
         """sha256 of the entry as loaded; a changed entry invalidates cached cells."""
         data = json.dumps(self.raw, sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -279,16 +285,26 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
             )
     _check_model_url(data, source)
     transports = {**STDIO_BOTH, **(data.get("transports") or {})}
-    if data.get("transports") and data["kind"] != "proxy":
-        raise CompareError(f"{source}: key transports: only a proxy has two ends", None)
+    if data.get("transports") and data["kind"] not in ("proxy", "server"):
+        raise CompareError(f"{source}: key transports: only a proxy or a server has them", None)
+    if data["kind"] == "server" and transports["upstream"] != "stdio":
+        raise CompareError(
+            f"{source}: key transports.upstream: a server has no upstream",
+            "give a server only transports.host (and host_url)",
+        )
+    # A server may take its port from its environment (PORT=...), as the Everything server does.
+    env_values = [str(v) for v in (data.get("env") or {}).values()]
     for end, placeholder in (("host", "{port}"), ("upstream", "{upstream_url}")):
-        named = any(placeholder in item for item in argv)
+        named = any(placeholder in item for item in argv) or (
+            end == "host" and any(placeholder in item for item in env_values)
+        )
         if (transports[end] != "stdio") != named:
             says = "names" if named else "lacks"
             raise CompareError(
                 f"{source}: key launch.argv: {says} {placeholder}, "
                 f"but transports.{end} is {transports[end]}",
-                f"put {placeholder} in launch.argv exactly when transports.{end} is http or sse",
+                f"put {placeholder} in launch.argv (or, for the host end, env) exactly when "
+                f"transports.{end} is http or sse",
             )
     if transports["host"] != "stdio" and not data["transports"].get("host_url"):
         raise CompareError(f"{source}: key transports.host_url: needed for an HTTP host", None)

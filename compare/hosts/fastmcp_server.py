@@ -10,11 +10,13 @@ column is fastmcp's server side. The scenarios name no tool of ours.
 
 Run with the interpreter of ``tools/venvs/fastmcp-server`` (``mcp-compare tools install``):
 
-    python fastmcp_server.py        # stdio, until stdin closes
+    python fastmcp_server.py              # stdio, until stdin closes
+    python fastmcp_server.py --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,4 +73,16 @@ def complete(ref: Any, argument: Any, context: Any) -> list[str] | None:
 
 
 if __name__ == "__main__":
-    mcp.run()
+    if "--http" in sys.argv:
+        # The same server over fastmcp's Streamable HTTP, as its documentation runs it
+        # (``mcp.run(transport="http", ...)``, fastmcp 4.2.3 in
+        # tools/venvs/fastmcp-server/lib/python3.11/site-packages/:
+        # fastmcp/server/mixins/transport.py:107, then
+        # run_http_async at :253 and create_streamable_http_app, fastmcp/server/http.py:632):
+        # its defaults (stateful sessions, path /mcp), uvicorn listening where it is told; the
+        # loopback address is named, never every interface. Every request goes to fastmcp's
+        # app, so each status is fastmcp's (or the SDK's beneath it).
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        mcp.run(transport="http", host="127.0.0.1", port=port)
+    else:
+        mcp.run()

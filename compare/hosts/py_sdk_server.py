@@ -21,11 +21,13 @@ and cursors are answered) is the SDK's doing.
 
 Run with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install``):
 
-    python py_sdk_server.py        # stdio, until stdin closes
+    python py_sdk_server.py              # stdio, until stdin closes
+    python py_sdk_server.py --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, TypedDict
 
 from mcp.server import MCPServer
@@ -94,4 +96,15 @@ async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
 
 
 if __name__ == "__main__":
-    server.run()
+    if "--http" in sys.argv:
+        # The same server over the SDK's Streamable HTTP, as its README serves it
+        # (``run(transport="streamable-http")``, mcp 2.3.0 in
+        # tools/venvs/py-sdk-server/lib/python3.11/site-packages/:
+        # mcp/server/mcpserver/server.py:404, then run_streamable_http_async at :1113): a
+        # stateful session manager at /mcp by default, uvicorn listening where it is told; the
+        # loopback address is named, never every interface. Every request goes to the SDK's
+        # app, so each status is the SDK's.
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        server.run()

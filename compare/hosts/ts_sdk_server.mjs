@@ -10,7 +10,8 @@
 // The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default
 // ../../tools beside this file's checkout), through the loader the client host uses.
 //
-//     node ts_sdk_server.mjs        # stdio, until stdin closes
+//     node ts_sdk_server.mjs              # stdio, until stdin closes
+//     node ts_sdk_server.mjs --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,4 +90,30 @@ server.registerPrompt(
   ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${name}.` } }] }),
 );
 
-await server.connect(new StdioServerTransport());
+const httpAt = process.argv.indexOf('--http');
+if (httpAt < 0) {
+  await server.connect(new StdioServerTransport());
+} else {
+  // The same server over the SDK's Streamable HTTP, as its examples serve it (in
+  // tools/node_modules/@modelcontextprotocol/sdk/dist/esm/ at 1.32.2:
+  // examples/server/simpleStreamableHttp.js:503,608-609): the SDK's Express app
+  // (createMcpExpressApp, server/express.js:26, with its defaults) and a stateful
+  // StreamableHTTPServerTransport (server/streamableHttp.js:49) whose session ids come
+  // from randomUUID. The examples keep a map of transports keyed by session id and answer
+  // unknown ids themselves; here ONE transport, connected before any request, takes every
+  // request at /mcp through its handleRequest (streamableHttp.js:128), so each status a
+  // client sees (a missing, unknown or ended session, a bad version, a DELETE) is the SDK's
+  // own; the scripted client opens exactly one session.
+  const port = Number(process.argv[httpAt + 1]);
+  if (!Number.isInteger(port) || port <= 0) fail('--http needs a port number');
+  const { randomUUID } = await import('node:crypto');
+  const { createMcpExpressApp } = await importFrom('@modelcontextprotocol/sdk', 'server/express.js');
+  const { StreamableHTTPServerTransport } = await importFrom('@modelcontextprotocol/sdk', 'server/streamableHttp.js');
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+  await server.connect(transport);
+  const app = createMcpExpressApp();
+  app.all('/mcp', (req, res) => transport.handleRequest(req, res, req.body));
+  app.listen(port, '127.0.0.1', (error) => {
+    if (error) fail(`cannot listen on 127.0.0.1:${port}: ${error.message}`);
+  });
+}

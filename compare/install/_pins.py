@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare.exchange._targets import load_targets
+from compare._errors import CompareError
+from compare.exchange._targets import Target, load_targets
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,16 @@ def canonical(name: str) -> str:
 def load_pins(targets_dir: Path | None = None) -> list[Pin]:
     """Every target's package, in target order; targets without one (cited, command) are skipped."""
     pins: list[Pin] = []
-    for target in load_targets(targets_dir):
+    targets = load_targets(targets_dir)
+    by_id = {t.id: t for t in targets}
+    for target in targets:
         package = target.package
         if not package:
             continue
         raw = target.raw.get("package", {})
+        if raw.get("installed_by"):  # another target's install (its HTTP mode): not twice
+            _check_installed_by(target.id, raw, by_id)
+            continue
         extras = tuple(str(x) for x in raw.get("extras", []))
         pins.append(
             Pin(
@@ -60,3 +66,19 @@ def load_pins(targets_dir: Path | None = None) -> list[Pin]:
             )
         )
     return pins
+
+
+def _check_installed_by(target: str, raw: dict[str, object], by_id: dict[str, Target]) -> None:
+    """``installed_by`` names a target that installs the very same package."""
+    other = by_id.get(str(raw["installed_by"]))
+    same = (
+        other is not None
+        and other.package
+        and all(other.package.get(k) == raw.get(k) for k in ("registry", "name", "version"))
+    )
+    if not same:
+        raise CompareError(
+            f"target {target}: package.installed_by {raw['installed_by']!r} is no target that"
+            " installs the same registry, name and version",
+            "name the target whose install this one runs, with its package copied exactly",
+        )

@@ -60,6 +60,8 @@ def scenario_refs(directory: Path | None = None) -> list[ScenarioRef]:
         named[SENTENCES_FILE] |= {
             n for side in COMMON_FILES for c in common_checks(side) for n in c.sentences
         }
+        # and the sentences no check names, which an area's where-column names instead
+        named[SENTENCES_FILE] |= set(load_sentences(SENTENCES_FILE))
     # a literal ref (a test fixture's) is placed at its check, as the file spells it
     out = [
         ScenarioRef(s.path, s.id, str(check["id"]), j, str(ref["cite"]), ref.get("quote"))

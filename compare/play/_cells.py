@@ -63,7 +63,8 @@ _JUDGE_ONLY_KEYS = frozenset({"checks", "title", "description", "outside_window"
 def harness_version(side: str = "client") -> str:
     """The version plus the peer's source hash: a changed peer plays differently. A server
     cell is played by the scripted client (``peer/client``), so its sources count there too;
-    a proxy cell by both ends, with the plans and the merge of ``_proxy.py``.
+    a proxy cell by both ends, with the plans and the merge of ``_proxy.py`` (whose HTTP end
+    a server played over HTTP shares).
 
     Memoised per process: every cell's key asks for it, and the sources do not change while
     a run reads them."""
@@ -72,7 +73,7 @@ def harness_version(side: str = "client") -> str:
     places += (
         [HERE.parent / "peer" / "client", HERE / "_server_plan.py"] if side != "client" else []
     )
-    places += [HERE / "_proxy.py"] if side == "proxy" else []
+    places += [HERE / "_proxy.py"] if side in ("proxy", "server") else []
     for path in [p for place in places for p in _sources(place)]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     peer = digest.hexdigest()[:16]
@@ -115,6 +116,9 @@ def host_version(target_id: str, entry: str) -> str | None:
     if "{host_plan}" in entry:
         files.add(HOSTS / "host-plan.schema.json")
     own = HOSTS / target_id
+    built = re.search(r'"installed_by": "([a-z0-9-]+)"', entry)
+    if not own.is_dir() and built:  # the HTTP mode of another target's host program
+        own = HOSTS / built.group(1)
     if own.is_dir():
         files.update(p for p in own.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     if not files:
@@ -291,6 +295,8 @@ def plan_cells(
             for scenario in scenarios:
                 if scenario.side != target.side:
                     continue  # a server target plays server scenarios, a client the others
+                if target.side == "server" and ("http" in scenario.requires) != target.serves_http:
+                    continue  # a server over HTTP plays the transport's scenarios, and only it
                 if target.variants and scenario.variants and name not in scenario.variants:
                     continue
                 for revision in revisions:

@@ -40,8 +40,10 @@ from compare.play._cellenv import cell_env, write_files
 from compare.play._cells import Cell
 from compare.play._proc import Ended, run_process
 from compare.play._proxy import (
+    LISTEN_LOG,
     UPSTREAM_PLAN,
     host_plan,
+    http_end,
     merge_legs,
     proxy_ports,
     upstream_plan,
@@ -227,7 +229,7 @@ def _run_client(
         # A proxy's upstream is the peer, with a plan of its own; the host is our client.
         peer_plan = stage / UPSTREAM_PLAN if target.side == "proxy" else plan_path
         tools = settings.tools or tools_dir()
-        ports = proxy_ports(target) if target.side == "proxy" else {}
+        ports = proxy_ports(target) if target.side == "proxy" or target.serves_http else {}
         exp = Expansion(
             server_argv=[] if target.side == "server" else peer_argv(peer_plan),
             **ports,
@@ -256,7 +258,13 @@ def _run_client(
         boundary = first_modern(settings.known_revisions)
         if target.side == "server":
             # Our scripted client is launched; it starts the target's server command itself.
-            _atomic.write_json(plan_path, server_plan(cell, exp, version, boundary))
+            plan = server_plan(cell, exp, version, boundary)
+            transport = http_end(cell, exp)
+            if transport is not None:  # a server over HTTP: where it listens
+                plan["transport"] = transport
+                plan["init_timeout_s"] = 20
+                plan["listen_log"] = str(stage / LISTEN_LOG)
+            _atomic.write_json(plan_path, plan)
             launch = client_argv(plan_path)
         elif target.side == "proxy":
             # Both ends are ours: the scripted client starts the proxy, the proxy the peer.

@@ -32,6 +32,8 @@ UPSTREAM_GLOB = "upstream-*.jsonl"
 PROXY_STDERR = "proxy.stderr"
 #: The upstream peer's own output, when our client starts it (a proxy that connects over HTTP).
 UPSTREAM_STDERR = "upstream.stderr"
+#: What a server played over HTTP asked to listen on (the loopback preload's record).
+LISTEN_LOG = "listen.jsonl"
 #: How long the upstream peer keeps serving after its steps, at most: it must not leave
 #: before the host is done, and the host ends the proxy (and so the peer) when it is.
 UPSTREAM_LINGER_S = 30.0
@@ -46,8 +48,9 @@ def _free_port() -> int:
 
 
 def proxy_ports(target: Target) -> dict[str, Any]:
-    """The placeholders of a proxy's HTTP ends: ``port`` (where it listens for our host) and
-    ``upstream_url`` (where our peer listens for it); none for a stdio end."""
+    """The placeholders of a proxy's (or an HTTP server's) HTTP ends: ``port`` (where it
+    listens for our host) and ``upstream_url`` (where our peer listens for it); none for a
+    stdio end."""
     out: dict[str, Any] = {}
     if target.transports["host"] != "stdio":
         out["port"] = _free_port()
@@ -55,6 +58,23 @@ def proxy_ports(target: Target) -> dict[str, Any]:
     if kind != "stdio":
         out["upstream_url"] = f"http://127.0.0.1:{_free_port()}/{'sse' if kind == 'sse' else 'mcp'}"
     return out
+
+
+def http_end(cell: Cell, exp: Expansion) -> dict[str, Any] | None:
+    """How the scripted client reaches a proxy or a server that listens over HTTP (the plan's
+    ``transport``); None over stdio. The target is started with ``{port}`` filled in, and
+    the client waits until something accepts there on 127.0.0.1 before it sends anything."""
+    ends = cell.target.transports
+    if ends["host"] == "stdio":
+        return None
+    get_stream = cell.scenario.raw.get("host_get_stream", ends.get("get_stream", True))
+    return {
+        "kind": ends["host"],
+        "url": exp.text(str(ends["host_url"])),
+        "port": exp.port,
+        "get_stream": bool(get_stream),
+        "ready_timeout_s": 20,
+    }
 
 
 def host_plan(
@@ -68,15 +88,9 @@ def host_plan(
     plan.update(side="host", transcript=HOST_TRANSCRIPT, server_stderr=PROXY_STDERR)
     plan["init_timeout_s"] = 20
     ends = cell.target.transports
-    if ends["host"] != "stdio":
-        get_stream = cell.scenario.raw.get("host_get_stream", ends.get("get_stream", True))
-        plan["transport"] = {
-            "kind": ends["host"],
-            "url": exp.text(str(ends["host_url"])),
-            "port": exp.port,
-            "get_stream": bool(get_stream),
-            "ready_timeout_s": 20,
-        }
+    transport = http_end(cell, exp)
+    if transport is not None:
+        plan["transport"] = transport
     if ends["upstream"] != "stdio":
         plan["upstream"] = {
             "kind": ends["upstream"],

@@ -221,7 +221,21 @@ def _lint_where(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
         if not isinstance(row, dict) or not isinstance(row.get("where"), dict):
             continue
         rid = str(row.get("id"))
-        facts = [f["item"] for f in row["where"].get("facts") or [] if isinstance(f, dict)]
+        given = [f for f in row["where"].get("facts") or [] if isinstance(f, dict)]
+        facts = [f["item"] for f in given if "item" in f]
+        named = [
+            str(f["sentence"])
+            for f in row["where"].get("facts") or []
+            if isinstance(f, dict) and "sentence" in f
+        ]
+        if named:
+            from compare.judge._sentences import load_sentences
+
+            known_sentences = load_sentences()
+            for name in named:
+                if name not in known_sentences:
+                    tip = "name a sentence of compare/exchange/scenarios/_sentences.yaml"
+                    issues.append(Issue(file, f"{rid}/where", f"no sentence {name!r}", tip))
         for item in dict.fromkeys(list(row["where"].get("items") or []) + facts):
             if known.diff is None:
                 msg = f"cannot check diff item {item!r}, because {known.missing.get('diff')}"

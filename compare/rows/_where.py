@@ -58,6 +58,8 @@ def _item_state(item: str, rev: str, diff: dict[str, Any]) -> dict[str, Any]:
 
 def fact_label(fact: dict[str, Any]) -> str:
     """How a fact is named in rows.json and in lint messages."""
+    if fact.get("sentence"):
+        return f"sentence {fact['sentence']}"
     item = str(fact["item"])
     if fact.get("property"):
         return f"{item} defines {fact['property']}"
@@ -66,8 +68,32 @@ def fact_label(fact: dict[str, Any]) -> str:
     return f"{item} exists" if fact.get("presence") else item
 
 
+def _sentence_holds(name: str, rev: str) -> tuple[bool, dict[str, Any]]:
+    """Whether the spec sentence ``name`` holds at ``rev`` (its window), and where it sits on
+    the pinned page there (the cited lines ``cite --check`` verifies); an unknown name holds
+    nowhere (the lint names it)."""
+    from compare.judge._sentences import load_sentences
+    from compare.pin import release_order
+
+    sentence = load_sentences().get(name)
+    if sentence is None:
+        return False, {}
+    start, until = sentence.window.get("from"), sentence.window.get("until")
+    order = release_order(rev)
+    inside = order >= release_order(str(start)) and (
+        until is None or order <= release_order(str(until))
+    )
+    cited = [r for r in sentence.at if release_order(r) <= order]
+    if not inside or not cited:
+        return False, {}
+    path, _, lines = sentence.cite(max(cited, key=release_order)).rpartition(":")
+    return True, {"source": path, "line": lines}
+
+
 def _holds(fact: dict[str, Any], rev: str, diff: dict[str, Any]) -> tuple[bool, Any]:
     """Whether the fact is true of ``rev``'s schema, and the diff record that says so."""
+    if fact.get("sentence"):
+        return _sentence_holds(str(fact["sentence"]), rev)
     item = str(fact["item"])
     name = f"{item}.{fact['property']}" if fact.get("property") else item
     entry = (diff["items"].get(name) or {}).get("revisions", {}).get(rev) or {}
@@ -80,7 +106,7 @@ def _holds(fact: dict[str, Any], rev: str, diff: dict[str, Any]) -> tuple[bool, 
 def _fact_states(fact: dict[str, Any], diff: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Per revision: present/absent, or added/removed against the previous revision."""
     label = fact_label(fact)
-    if not (fact.get("presence") or fact.get("role") or fact.get("property")):
+    if not any(fact.get(k) for k in ("presence", "role", "property", "sentence")):
         return {rev: _item_state(label, rev, diff) for rev in diff["revisions"]}
     out: dict[str, dict[str, Any]] = {}
     before: bool | None = None
@@ -210,7 +236,7 @@ def lint_where_text(area: dict[str, Any], file: str, known: Known) -> list[Issue
         if not isinstance(spec, dict):
             continue
         names = list(spec.get("items") or []) + [
-            f["item"] for f in spec.get("facts") or [] if isinstance(f, dict)
+            f["item"] for f in spec.get("facts") or [] if isinstance(f, dict) and "item" in f
         ]
         if any(name not in diff["items"] for name in names):
             continue  # reported as "not in the diff"; the column would be a guess

@@ -124,6 +124,8 @@ ISSUE_SCENARIOS = {
     "client-resource-subscribe",
     # issue 39: how a client ends the stdio server it started
     "client-shutdown",
+    # issue 39: a server over Streamable HTTP, at the HTTP level
+    "server-http-session",
     # issue 38: a host's requests through a proxy, against what the server sent
     "relay-prompt-get",
     "relay-resource-read",

@@ -232,3 +232,49 @@ def test_a_selection_reads_only_the_files_it_names(tmp_path: Path, pinned_spec: 
     with pytest.raises(CompareError, match="unknown target: nope") as caught:
         select(["nope"], ["handshake"], None, **dirs)
     assert caught.value.hint == "known targets: broken, ts-sdk"
+
+
+HTTP_SERVER = """\
+id: web
+name: A server over HTTP
+kind: server
+package: {registry: npm, name: web-server, version: 1.0.0}
+transports: {host: http, host_url: "http://127.0.0.1:{port}/mcp"}
+env: {PORT: "{port}"}
+launch:
+  argv: ["{node_bin:web-server}", http]
+ends: self
+timeout_s: 30
+"""
+
+
+def test_a_server_over_http_takes_its_port_from_argv_or_env(tmp_path: Path) -> None:
+    """Its port placeholder may sit in its environment (PORT=...) as well as on its launch
+    line; it plays only the scenarios that require http, and a server has no upstream."""
+    target = load_target_file(_write(tmp_path, HTTP_SERVER, "web.yaml"))
+    assert target.serves_http and target.side == "server"
+    in_argv = HTTP_SERVER.replace('env: {PORT: "{port}"}\n', "").replace(", http]", ", '{port}']")
+    assert load_target_file(_write(tmp_path, in_argv, "web.yaml")).serves_http
+    no_port = HTTP_SERVER.replace('{PORT: "{port}"}', "{}")
+    with pytest.raises(CompareError, match=r"lacks \{port\}"):
+        load_target_file(_write(tmp_path, no_port, "web.yaml"))
+    upstream = HTTP_SERVER.replace("host: http,", "host: http, upstream: http,")
+    with pytest.raises(CompareError, match="a server has no upstream"):
+        load_target_file(_write(tmp_path, upstream, "web.yaml"))
+    client = GOOD.replace("ends: harness", "transports: {host: http}\nends: harness")
+    with pytest.raises(CompareError, match="only a proxy or a server"):
+        load_target_file(_write(tmp_path, client))
+
+
+def test_only_servers_over_http_play_the_http_scenarios() -> None:
+    from compare.exchange._scenarios import load_scenarios
+    from compare.play._cells import plan_cells
+
+    targets = [t for t in load_targets() if t.id in ("server-everything", "server-everything-http")]
+    cells = plan_cells(targets, load_scenarios(), ["2025-11-25"])
+    by_target: dict[str, set[str]] = {}
+    for cell in cells:
+        by_target.setdefault(cell.target.id, set()).add(cell.scenario.id)
+    assert by_target["server-everything-http"] == {"server-http-session"}
+    assert "server-http-session" not in by_target["server-everything"]
+    assert "server-ping" in by_target["server-everything"]

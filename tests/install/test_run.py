@@ -30,3 +30,21 @@ def test_a_failure_of_only_warnings_still_shows_them(tmp_path: Path) -> None:
     with pytest.raises(CompareError) as caught:
         run(["sh", "-c", "echo 'npm warn alone' >&2; exit 1"], tools=tmp_path, what="npm ci")
     assert "npm warn alone" in caught.value.message
+
+
+def test_an_http_mode_is_installed_by_its_stdio_target(tmp_path: Path) -> None:
+    """A target whose package says installed_by is left to that target's install (one venv,
+    one build), and must name a target with the very same package."""
+    import shutil
+
+    from compare.exchange._targets import TARGETS_DIR
+    from compare.install._pins import load_pins
+
+    pins = {p.target for p in load_pins()}
+    assert "py-sdk-server" in pins and "py-sdk-server-http" not in pins
+    folder = tmp_path / "targets"
+    shutil.copytree(TARGETS_DIR, folder)
+    http = folder / "py-sdk-server-http.yaml"
+    http.write_text(http.read_text().replace('version: "2.3.0"', 'version: "2.2.0"'))
+    with pytest.raises(CompareError, match="installed_by"):
+        load_pins(folder)

@@ -56,7 +56,13 @@ def _peer_plan(folder: Path, name: str, transport: dict[str, Any]) -> Path:
     return path
 
 
-def _play(tmp_path: Path, kind: str, get_stream: bool) -> tuple[list[Any], list[Any], str]:
+#: The session's steps of the plain plays (the http steps' test gives its own).
+STEPS: list[dict[str, Any]] = [{"request": "tools/list", "timeout_s": 5}, {"observe_s": 2.5}]
+
+
+def _play(
+    tmp_path: Path, kind: str, get_stream: bool, steps: list[dict[str, Any]] = STEPS
+) -> tuple[list[Any], list[Any], str]:
     port, up_port = _port(), _port()
     path = "/sse" if kind == "sse" else "/mcp"
     server = _peer_plan(tmp_path, "server", {"kind": kind, "port": port, "path": path})
@@ -79,7 +85,7 @@ def _play(tmp_path: Path, kind: str, get_stream: bool) -> tuple[list[Any], list[
             "port": up_port,
             "stderr": str(tmp_path / "spare.stderr"),
         },
-        "steps": [{"request": "tools/list", "timeout_s": 5}, {"observe_s": 2.5}],
+        "steps": steps,
         "hard_deadline_s": 40,
     }
     (tmp_path / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
@@ -150,3 +156,60 @@ def test_legacy_sse_both_ends(tmp_path: Path) -> None:
 def test_the_client_end_connects_only_to_loopback(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a loopback URL"):
         Out({"kind": "http", "url": "http://192.0.2.1:80/mcp"}, None, 1)  # type: ignore[arg-type]
+
+
+def _ping(rid: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "ping"}
+
+
+def test_http_steps_send_what_they_say_and_note_the_answers(tmp_path: Path) -> None:
+    """The mechanism of the ``http`` step, against our own peer over Streamable HTTP: each
+    probe goes out changed as its step says (and only so), its answer is a note, the
+    messages of a 2xx body are lines from the server, and a probe whose precondition does not
+    hold is not sent. What a real server answers is the matrix's to measure."""
+    steps = [
+        {"http": {"method": "GET"}, "label": "get", "timeout_s": 3},
+        {"http": {"message": _ping("p-origin"), "origin": "http://x.example"}, "label": "origin"},
+        {"http": {"message": _ping("p-version"), "version": "1999-01-01"}, "label": "version"},
+        {"http": {"message": _ping("p-none"), "session": "none"}, "label": "none"},
+        {"http": {"message": _ping("p-made"), "session": "made-up"}, "label": "made-up"},
+        {"http": {"message": _ping("p-early"), "session": "ended"}, "label": "early"},
+        {"http": {"method": "DELETE"}, "label": "delete"},
+        {"http": {"message": _ping("p-ended"), "session": "ended"}, "label": "ended"},
+    ]
+    host, _up, _mark = _play(tmp_path, "http", False, steps)
+    probes = {n["label"]: n for n in _notes(host, "http-probe")}
+    assert set(probes) == {s["label"] for s in steps}
+    session = _notes(host, "http-post")[0]["session"]
+    sent = {label: note.get("sent") or {} for label, note in probes.items()}
+    assert sent["get"]["Accept"] == "text/event-stream"
+    assert sent["origin"]["Origin"] == "http://x.example"
+    assert sent["origin"]["Mcp-Session-Id"] == session
+    assert sent["version"]["MCP-Protocol-Version"] == "1999-01-01"
+    assert "Mcp-Session-Id" not in sent["none"]
+    assert sent["made-up"]["Mcp-Session-Id"] not in (session, None)
+    # no DELETE had ended the session yet: not sent, and says why
+    assert probes["early"]["ran"] is False and "DELETE" in probes["early"]["why"]
+    assert all(isinstance(probes[x].get("status"), int) for x in ("get", "origin", "delete"))
+    if 200 <= probes["delete"]["status"] < 300:
+        assert sent["ended"]["Mcp-Session-Id"] == session
+    else:
+        assert probes["ended"]["ran"] is False
+    # the probes' own requests are lines we sent; a 2xx answer's messages are lines we got
+    outgoing = _wire(host, "out")
+    assert any('"p-origin"' in line for line in outgoing)
+    if 200 <= probes["origin"]["status"] < 300:
+        assert any('"p-origin"' in line for line in _wire(host, "in"))
+    listening = _notes(host, "proxy-listening")[0]
+    assert listening["bound"] == ["127.0.0.1"] and listening["asked"] is None
+
+
+def test_listening_addresses_reads_the_kernels_table() -> None:
+    from compare.peer.client._http import listening_addresses
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+        assert listening_addresses(port) == []  # bound, not yet listening
+        sock.listen(1)
+        assert listening_addresses(port) == ["127.0.0.1"]

@@ -1,5 +1,6 @@
 // An MCP server written with the official Go SDK's own server API
-// (github.com/modelcontextprotocol/go-sdk): mcp.NewServer run over mcp.StdioTransport.
+// (github.com/modelcontextprotocol/go-sdk): mcp.NewServer run over mcp.StdioTransport, or,
+// with --http PORT, the same server behind the SDK's mcp.StreamableHTTPHandler.
 //
 // It is evidence, like the client hosts beside it: it registers the features the SDK's server
 // documentation shows (docs/server.md) — a tool with an input schema, a tool whose typed
@@ -13,12 +14,16 @@
 // `mcp-compare tools install` builds it into tools/hosts/go-sdk-server/bin/host from the
 // go.mod and go.sum beside it, which pin the SDK's exact version.
 //
-//	host        # stdio, until stdin closes
+//	host              # stdio, until stdin closes
+//	host --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp, until it is signalled
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"strings"
 
@@ -104,6 +109,11 @@ func complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult,
 }
 
 func main() {
+	// --http PORT, as the SDK's everything example takes -http ADDR
+	// (examples/server/everything/main.go:30); absent, the host serves stdio as it always has.
+	httpPort := flag.String("http", "", "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio")
+	flag.Parse()
+
 	// ServerOptions.CompletionHandler gives the server the completions capability
 	// (mcp/server.go:95-96, :697-702); tools, resources and prompts are inferred from what is
 	// added before Run (docs/server.md:47-49, :257-262, :514-516). ServerOptions.PageSize is
@@ -128,9 +138,40 @@ func main() {
 		Arguments:   []*mcp.PromptArgument{{Name: "name", Required: true}},
 	}, greet)
 
+	if *httpPort != "" {
+		serveHTTP(server, *httpPort)
+		return
+	}
+
 	// Run serves one session over stdin/stdout and returns when the client disconnects
 	// (README.md:93-98).
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintf(os.Stderr, "go-sdk server: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// serveHTTP serves the same server over the SDK's Streamable HTTP handler, as its documented
+// pattern does (docs/protocol.md:238-265, examples/server/everything/main.go:99-108):
+// mcp.NewStreamableHTTPHandler (mcp/streamable.go:231) with a getServer that returns the one
+// server for every request, and nil options, so every default stands (StreamableHTTPOptions,
+// mcp/streamable.go:127-220): stateful sessions (Stateless false, :146), SSE responses
+// (JSONResponse false, :154), the SDK's own DNS-rebinding check on loopback
+// (DisableLocalhostProtection false, :182, applied at :317-326), no cross-origin check
+// (CrossOriginProtection nil, :195). The handler keeps the sessions itself and answers every
+// POST, GET and DELETE (StreamableHTTPHandler.ServeHTTP, mcp/streamable.go:316; sessions are
+// looked up, and an unknown one refused, at :559-575, a GET or DELETE without one at
+// :579-615, a POST at :621-740), so every status a client sees is the SDK's. The net/http mux
+// only mounts it at /mcp, and the listener is on the loopback address only.
+func serveHTTP(server *mcp.Server, port string) {
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		return server
+	}, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	addr := net.JoinHostPort("127.0.0.1", port)
+	fmt.Fprintf(os.Stderr, "go-sdk server: Streamable HTTP at http://%s/mcp\n", addr)
+	if err := http.ListenAndServe(addr, mux); err != nil {
 		fmt.Fprintf(os.Stderr, "go-sdk server: %v\n", err)
 		os.Exit(1)
 	}

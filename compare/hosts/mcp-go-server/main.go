@@ -1,5 +1,6 @@
 // An MCP server written with the community Go library github.com/mark3labs/mcp-go's own
-// server API: server.NewMCPServer served by server.ServeStdio.
+// server API: server.NewMCPServer served by server.ServeStdio, or, with --http PORT, the same
+// server served by the library's server.NewStreamableHTTPServer.
 //
 // It is evidence, like the client hosts beside it: it registers the features the library's
 // README and docs (www/docs/pages/servers/) show — a tool built with mcp.NewTool and a
@@ -15,12 +16,15 @@
 // `mcp-compare tools install` builds it into tools/hosts/mcp-go-server/bin/host from the
 // go.mod and go.sum beside it, which pin the library's exact version.
 //
-//	host        # stdio, until stdin closes
+//	host              # stdio, until stdin closes
+//	host --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp, until it is signalled
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 
@@ -122,6 +126,10 @@ func (resourceCompletions) CompleteResourceArgument(_ context.Context, uri strin
 }
 
 func main() {
+	// --http PORT; absent, the host serves stdio as it always has.
+	httpPort := flag.String("http", "", "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio")
+	flag.Parse()
+
 	// WithCompletions declares the capability; the providers answer it
 	// (www/docs/pages/servers/completions.mdx:64-73, :114-120; server/server.go:652-657).
 	// WithPaginationLimit is the library's page size for every list (server/server.go:302-307,
@@ -161,8 +169,34 @@ func main() {
 		mcp.WithArgument("name", mcp.RequiredArgument()),
 	), greet)
 
+	if *httpPort != "" {
+		serveHTTP(s, *httpPort)
+		return
+	}
+
 	// ServeStdio serves stdin/stdout until stdin closes (README.md:54-57, server/stdio.go:881-904).
 	if err := server.ServeStdio(s); err != nil {
+		fmt.Fprintf(os.Stderr, "mcp-go server: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// serveHTTP serves the same server the way the library documents Streamable HTTP:
+// server.NewStreamableHTTPServer(s).Start(addr) (www/docs/pages/getting-started.mdx:152,
+// www/docs/pages/transports/http.mdx:89-93), with no option, so every default stands
+// (server/streamable_http.go:338-369): the endpoint /mcp (:343), the default session id manager
+// StatelessGeneratingSessionIdManager, which mints ids and checks only their form (:344,
+// :2142-2162; the docs recommend stateless designs, transports/http.mdx:509), the library's
+// own DNS-rebinding check on loopback (server/http_localhost.go:46-56, called at
+// streamable_http.go:389), no CORS. Start builds the http.Server and mounts the library's
+// handler at the endpoint itself (:446-482); its ServeHTTP answers every POST, GET and DELETE
+// (:388-440, handlePost :554, handleGet :1044, handleDelete :1254), so every status a client
+// sees is the library's. The only choice of ours is the address: the loopback one, not every
+// interface.
+func serveHTTP(s *server.MCPServer, port string) {
+	addr := net.JoinHostPort("127.0.0.1", port)
+	fmt.Fprintf(os.Stderr, "mcp-go server: Streamable HTTP at http://%s/mcp\n", addr)
+	if err := server.NewStreamableHTTPServer(s).Start(addr); err != nil {
 		fmt.Fprintf(os.Stderr, "mcp-go server: %v\n", err)
 		os.Exit(1)
 	}

@@ -59,6 +59,39 @@ def wait_listening(port: int, timeout: float, alive: Any) -> bool:
     return False
 
 
+#: The kernel's tables of TCP sockets; state 0A is LISTEN.
+PROC_TCP = ("/proc/net/tcp", "/proc/net/tcp6")
+LOOPBACK = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+
+
+def _address(hex_addr: str) -> str:
+    """A /proc/net/tcp address (little-endian words of hex) as text."""
+    if len(hex_addr) == 8:
+        return socket.inet_ntop(socket.AF_INET, bytes.fromhex(hex_addr)[::-1])
+    words = [bytes.fromhex(hex_addr[i : i + 8])[::-1] for i in range(0, 32, 8)]
+    return socket.inet_ntop(socket.AF_INET6, b"".join(words))
+
+
+def listening_addresses(port: int) -> list[str] | None:
+    """Every local address a socket listens on at ``port`` (``0.0.0.0`` or ``::``: every
+    interface); None when the kernel's tables cannot be read (not Linux)."""
+    found: list[str] = []
+    try:
+        for table in PROC_TCP:
+            with open(table, encoding="ascii") as handle:
+                next(handle, None)
+                for line in handle:
+                    fields = line.split()
+                    if len(fields) < 4 or fields[3] != "0A":
+                        continue
+                    addr, _, hex_port = fields[1].partition(":")
+                    if int(hex_port, 16) == port:
+                        found.append(_address(addr))
+    except (OSError, ValueError):
+        return None
+    return sorted(set(found))
+
+
 class Out:
     """One HTTP connection plan toward the proxy; see the module doc."""
 
@@ -80,6 +113,8 @@ class Out:
         self.conns: list[http.client.HTTPConnection] = []
         self.lock = threading.Lock()
         self.posts = 0
+        #: Session ids a DELETE of an ``http`` step ended (``_http_probe``).
+        self.ended: set[str | None] = set()
 
     # -- helpers --------------------------------------------------------------------------
     def _conn(self, timeout: float | None = RESPONSE_WAIT_S) -> http.client.HTTPConnection:
@@ -95,6 +130,38 @@ class Out:
         if self.version is not None and self.version >= VERSION_HEADER_FROM:
             headers["MCP-Protocol-Version"] = self.version
         return headers
+
+    def session_headers(self, accept: str) -> dict[str, str]:
+        """The headers the session's own requests carry now (an ``http`` step starts here)."""
+        return self._headers(accept)
+
+    def feed(self, data: bytes) -> None:
+        """One message that came back, recorded and queued as a line from the server."""
+        self._feed(data)
+
+    def exchange(
+        self, method: str, headers: dict[str, str], body: bytes | None, timeout: float,
+        read_body: bool,
+    ) -> dict[str, Any]:  # fmt: skip
+        """One request of an ``http`` step, on a connection of its own, bounded by
+        ``timeout``: what came back (``_http_probe.read_answer``) or the error."""
+        from ._http_probe import read_answer
+
+        conn = self._conn(timeout)
+        path = urllib.parse.urlsplit(self.url).path or "/"
+        deadline = time.monotonic() + timeout
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            resp = conn.getresponse()
+            got = read_answer(self, resp, deadline, read_body)
+        except (OSError, http.client.HTTPException) as err:
+            return {"error": f"{type(err).__name__}: {err}"}
+        finally:
+            try:  # noqa: SIM105 - contextlib would cost start-up time
+                conn.close()
+            except OSError:
+                pass
+        return got
 
     def _feed(self, data: bytes) -> None:
         assert self.inbox is not None
@@ -117,8 +184,11 @@ class Out:
                 self.tx.note(event="sse-endpoint", stream=stream, endpoint=self.endpoint)
                 self.endpoint_ready.set()
                 continue
-            if name != "message":
-                self.tx.note(event="sse-event", stream=stream, name=name, id=event_id)
+            if name != "message" or not data.strip():
+                # another kind of event, or one with no data: the priming event a server sends
+                # first so that the client can resume (2025-11-25), not a message
+                self.tx.note(event="sse-event", stream=stream, name=name, id=event_id,
+                             empty=not data.strip())  # fmt: skip
                 continue
             count += 1
             self._feed(data)

@@ -98,9 +98,13 @@ def run(plan: dict[str, Any]) -> int:
             _write_done(plan["done"], {"reason": upstream, "steps": []})
             return 0
     stderr = open(plan["server_stderr"], "wb")  # noqa: SIM115 - handed to the server
+    env = None
+    if plan.get("listen_log"):  # where the loopback preload notes what the server asked for
+        env = {**os.environ, "MCP_COMPARE_LISTEN_LOG": str(plan["listen_log"])}
     try:
         proc = subprocess.Popen(
             list(plan["server_argv"]),
+            env=env,
             stdin=subprocess.PIPE,
             # over HTTP the proxy's stdout is only its log: it goes beside its stderr
             stdout=stderr if http else subprocess.PIPE,
@@ -189,13 +193,20 @@ def _connect(
     transport = plan["transport"]
     out.inbox = client.inbox
     timeout = float(transport.get("ready_timeout_s", plan.get("init_timeout_s", 10)))
-    from ._http import wait_listening
+    from ._http import LOOPBACK, listening_addresses, wait_listening
 
     port = int(transport["port"])
     ok = wait_listening(port, timeout, lambda: proc.poll() is None)
-    tx.note(event="proxy-listening", port=port, listening=ok, url=transport["url"])
+    # Where it listens, from the kernel's table, before any request: only the loopback
+    # address may be probed (a socket on every interface is recorded, and not used).
+    bound = listening_addresses(port) if ok else None
+    asked = _asked(plan)
+    tx.note(event="proxy-listening", port=port, listening=ok, url=transport["url"],
+            bound=bound, asked=asked)  # fmt: skip
     if not ok:
         return f"the proxy is not listening on 127.0.0.1:{port} after {timeout:g} s"
+    if bound and any(address not in LOOPBACK for address in bound):
+        return f"it listens on {', '.join(bound)} at port {port}, not only 127.0.0.1: not probed"
 
     def ended() -> None:
         proc.wait()
@@ -204,6 +215,22 @@ def _connect(
     threading.Thread(target=ended, name="client-proxy-exit", daemon=True).start()
     failed: str | None = out.connect(timeout)
     return failed
+
+
+def _asked(plan: dict[str, Any]) -> list[Any] | None:
+    """What the program asked to listen on, as the loopback preload recorded it (one JSON
+    line per listen() call: the host it named, or null for none, which means every
+    interface); None where no preload recorded anything."""
+    path = plan.get("listen_log")
+    if not path:
+        return None
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+    except (OSError, ValueError):
+        return None
 
 
 def _upstream_stop(proc: Any, tx: Transcript) -> None:

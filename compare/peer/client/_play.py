@@ -15,6 +15,7 @@ from .._record import EOF_MARK, Transcript
 from .._steps import StepWaits
 from . import _features, _lists, _modern
 from ._fs import run_fs, run_race
+from ._http_probe import run_http
 from ._probes import run_probes
 
 TYPE_CHECKING = False  # not importing typing keeps start-up lean; mypy treats this name as True
@@ -266,6 +267,8 @@ class Client(StepWaits):
             if step.get("params") is not None:
                 message["params"] = step["params"]
             record.update(outcome="ok", evidence=self.send(message))
+        elif "http" in step:
+            run_http(self, step, timeout, record)
         elif "probe" in step:
             run_probes(self, step, timeout, record)
         elif "fs" in step:

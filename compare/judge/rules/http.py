@@ -1,0 +1,155 @@
+"""Server rules over Streamable HTTP: what a server answers at the HTTP level, read from the
+scripted client's notes (the transport's rules are about statuses and headers, which no
+JSON-RPC line carries).
+
+The notes: ``http-post`` for each message of the session (its status, content type and the
+session id that came with it), ``http-probe`` for each ``http`` step of the scenario (the
+request as sent, the status, the kept headers and the body's first bytes, or why it was not
+sent), and ``proxy-listening`` for where the server listened before anything was sent (the
+kernel's table of listening sockets, and what the program itself asked ``listen()`` for, as
+our loopback preload recorded it).
+
+- ``http-status``: the status of step ``step`` (an ``http`` step) or of the session's first
+  POST of ``post`` (a method), in words: ``accepted`` (202), ``stream`` (another 2xx with an SSE
+  body), ``success`` (another 2xx), ``bad-request`` (400), ``forbidden`` (403),
+  ``not-found`` (404), ``not-allowed`` (405), ``other-4xx``, ``server-error`` (5xx),
+  ``other-status``; ``no-answer`` (a connection error or no answer in the step's bound),
+  ``not-run`` (the step's precondition did not hold: it says which), ``not-reached`` (the
+  scenario stopped before it).
+- ``http-session-id``: the session id on the answer to our initialize: ``assigned`` (visible
+  ASCII only, as the page requires), ``not-visible-ascii`` (another character in it), or
+  ``none`` (sessions are optional).
+- ``http-bind``: where the program asked to listen: ``loopback`` (it named a loopback
+  address), ``every-interface`` (it named none, or the wildcard address: the preload bound it
+  to 127.0.0.1 instead), ``other-address`` (an address of another interface),
+  ``not-recorded`` (no preload sits in this program, so what it asked
+  is not known: where our host chose the address, that is ours, not the program's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compare.judge.rules._context import Context
+from compare.judge.rules._registry import Outcome, Param, rule
+from compare.judge.rules.server import NO_INIT, handshake_failed
+
+#: Named statuses; other statuses read by their class.
+_NAMED = {400: "bad-request", 403: "forbidden", 404: "not-found", 405: "not-allowed"}
+STATUSES = (
+    "accepted",
+    "stream",
+    "success",
+    "bad-request",
+    "forbidden",
+    "not-found",
+    "not-allowed",
+    "other-4xx",
+    "server-error",
+    "other-status",
+)
+#: What ``listen()`` names when it means every interface.
+_WILDCARDS = (None, "", "0.0.0.0", "::", "[::]")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def status_word(status: int, content_type: str) -> str:
+    """One status in the words of ``http-status``."""
+    if status == 202:
+        return "accepted"
+    if 200 <= status < 300:
+        return "stream" if content_type.lower().startswith("text/event-stream") else "success"
+    if status in _NAMED:
+        return _NAMED[status]
+    if 400 <= status < 500:
+        return "other-4xx"
+    return "server-error" if status >= 500 else "other-status"
+
+
+def _probe(ctx: Context, label: str) -> tuple[int, dict[str, Any]] | None:
+    return next(
+        ((n, note) for n, note in ctx.tx.notes
+         if note.get("event") == "http-probe" and note.get("label") == label),
+        None,
+    )  # fmt: skip
+
+
+def _post(ctx: Context, method: str) -> tuple[int, dict[str, Any]] | None:
+    return next(
+        ((n, note) for n, note in ctx.tx.notes
+         if note.get("event") == "http-post" and note.get("method") == method),
+        None,
+    )  # fmt: skip
+
+
+@rule(
+    "http-status",
+    (*STATUSES, "no-answer", "not-run", "not-reached", *NO_INIT),
+    gate=handshake_failed,
+    params={
+        "step": Param("label", "the http step whose answer is read"),
+        "post": Param("text", "else: the method of the session's first POST read (initialize too)"),
+    },
+)
+def _http_status(ctx: Context) -> Outcome:
+    label, method = ctx.params.get("step"), ctx.params.get("post")
+    found = _probe(ctx, str(label)) if label else _post(ctx, str(method))
+    what = f"step {label}" if label else f"the POST of {method}"
+    if found is None:
+        return Outcome("not-reached", f"{what} was never sent: the scenario stopped before it")
+    n, note = found
+    if note.get("ran") is False:
+        return Outcome("not-run", f"{what} was not sent: {note.get('why')}", [n])
+    status = note.get("status")
+    if not isinstance(status, int):
+        return Outcome("no-answer", f"{what} got no HTTP answer: {note.get('error')}", [n])
+    ctype = note.get("content_type") or (note.get("headers") or {}).get("content-type") or ""
+    word = status_word(status, str(ctype))
+    body = note.get("body")
+    said = f"; body {body[:120]!r}" if isinstance(body, str) and body else ""
+    return Outcome(word, f"{what} was answered {status} {ctype}".rstrip() + said, [n])
+
+
+@rule("http-session-id", ("assigned", "not-visible-ascii", "none", *NO_INIT), gate=handshake_failed)
+def _http_session_id(ctx: Context) -> Outcome:
+    found = _post(ctx, "initialize")
+    if found is None:
+        return Outcome("none", "no HTTP answer to initialize was noted")
+    n, note = found
+    sid = note.get("session")
+    if not isinstance(sid, str):
+        return Outcome("none", "the answer to initialize carried no Mcp-Session-Id", [n])
+    bad = sorted({f"U+{ord(c):04X}" for c in sid if not 0x21 <= ord(c) <= 0x7E})
+    if bad:
+        return Outcome("not-visible-ascii", f"session id {sid!r} holds {', '.join(bad)}", [n])
+    return Outcome("assigned", f"session id of {len(sid)} visible ASCII characters", [n])
+
+
+_BIND = ("loopback", "every-interface", "other-address", "not-recorded", "not-listening")
+
+
+@rule("http-bind", _BIND)
+def _http_bind(ctx: Context) -> Outcome:
+    found = next(
+        ((n, note) for n, note in ctx.tx.notes if note.get("event") == "proxy-listening"), None
+    )
+    if found is None or not found[1].get("listening"):
+        return Outcome("not-listening", "the server never listened on its port")
+    n, note = found
+    bound = note.get("bound")
+    asked = note.get("asked")
+    where = f"; it listened on {', '.join(bound)}" if isinstance(bound, list) and bound else ""
+    if not isinstance(asked, list) or not asked:
+        return Outcome("not-recorded", f"what it asked listen() for is not recorded{where}", [n])
+    hosts = [a.get("host") if isinstance(a, dict) else None for a in asked]
+    if any(h in _WILDCARDS for h in hosts):
+        named = "no host" if None in hosts else ", ".join(str(h) for h in hosts)
+        return Outcome(
+            "every-interface",
+            f"it asked listen() for {named}, which means every interface (our preload bound"
+            f" 127.0.0.1 instead){where}",
+            [n],
+        )
+    named = ", ".join(map(str, hosts))
+    word = "loopback" if all(h in _LOOPBACK for h in hosts) else "other-address"
+    return Outcome(word, f"it asked listen() for {named}{where}", [n])

@@ -1,0 +1,156 @@
+"""The HTTP-level server rules from crafted cells: http-status (a probe's answer, or a session
+POST's), http-session-id and http-bind, as server-http-session grades them. The notes are
+the scripted client's (``http-post``, ``http-probe``, ``proxy-listening``); between them the
+cases reach every outcome the scenario declares for these checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compare.exchange._scenarios import Scenario, load_scenarios
+from compare.judge.rules.http import status_word
+
+from .test_server_modern_rules import ServerTape
+
+
+@pytest.fixture(autouse=True)
+def _spec_cache(pinned_spec: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_COMPARE_CACHE", str(pinned_spec))
+
+
+@pytest.fixture(scope="module")
+def scenario(pinned_spec: Path) -> Scenario:
+    return next(s for s in load_scenarios() if s.id == "server-http-session")
+
+
+def session(sid: str | None = "0b5c-4f1e", listening: dict[str, Any] | None = None) -> ServerTape:
+    """A session over HTTP: where the server listened, initialize and initialized POSTed."""
+    tape = ServerTape()
+    listen = {"port": 4242, "listening": True, "url": "http://127.0.0.1:4242/mcp"}
+    tape.note(event="proxy-listening", **{**listen, **(listening or {})})
+    tape.initialize()
+    tape.note(event="http-post", post="post-1", method="initialize", id=1, status=200,
+              content_type="application/json", session=sid)  # fmt: skip
+    tape.note(event="http-post", post="post-2", method="notifications/initialized", id=None,
+              status=202, content_type="", session=None)  # fmt: skip
+    return tape
+
+
+def probe(tape: ServerTape, label: str, **answer: Any) -> ServerTape:
+    tape.note(event="http-probe", label=label, method="POST", session="current", sent={}, **answer)
+    return tape
+
+
+def check(tmp: Path, scenario: Scenario, tape: ServerTape, name: str, rev: str = "2025-11-25"):  # type: ignore[no-untyped-def]
+    got = tape.judge(tmp, scenario, rev)["checks"][name]
+    declared = next(c for c in scenario.checks if c.id == name).outcomes
+    assert got["outcome"] in declared, got
+    return got
+
+
+@pytest.mark.parametrize(
+    ("status", "ctype", "word"),
+    [
+        (202, "", "accepted"),
+        (200, "text/event-stream", "stream"),
+        (200, "Text/Event-Stream; charset=utf-8", "stream"),
+        (204, "", "success"),
+        (200, "application/json", "success"),
+        (400, "application/json", "bad-request"),
+        (403, "", "forbidden"),
+        (404, "", "not-found"),
+        (405, "", "not-allowed"),
+        (406, "", "other-4xx"),
+        (500, "", "server-error"),
+        (302, "", "other-status"),
+    ],
+)
+def test_a_status_reads_as_one_word(status: int, ctype: str, word: str) -> None:
+    assert status_word(status, ctype) == word
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome", "verdict"),
+    [
+        ({"status": 404, "headers": {"content-type": "application/json"}}, "not-found", "pass"),
+        ({"status": 400, "body": '{"error": "No valid session ID"}'}, "bad-request", "fail"),
+        ({"status": 200, "content_type": "text/event-stream"}, "stream", "fail"),
+        ({"error": "ConnectionResetError: reset"}, "no-answer", "informational"),
+        ({"ran": False, "why": "no DELETE ended the session"}, "not-run", "not-exercised"),
+    ],
+)
+def test_the_ended_session_probe_is_graded_on_its_status(
+    tmp_path: Path, scenario: Scenario, answer: dict[str, Any], outcome: str, verdict: str
+) -> None:
+    got = check(tmp_path, scenario, probe(session(), "ended-session", **answer), "ended-session")
+    assert (got["outcome"], got["verdict"]) == (outcome, verdict)
+    if outcome == "bad-request":  # the body is quoted in what was observed
+        assert "No valid session ID" in got["observed"]
+
+
+def test_a_probe_never_sent_is_not_reached_not_graded(tmp_path: Path, scenario: Scenario) -> None:
+    got = check(tmp_path, scenario, session(), "ended-session")
+    assert (got["outcome"], got["verdict"]) == ("not-reached", "informational")
+
+
+def test_the_origin_status_is_graded_by_revision(tmp_path: Path, scenario: Scenario) -> None:
+    """Before 2025-11-25 any refusal passes; from it, only the 403 the page names."""
+    refused = probe(session(), "foreign-origin", status=400)
+    early = check(tmp_path, scenario, refused, "foreign-origin", "2025-06-18")
+    late = check(tmp_path, scenario, refused, "foreign-origin-403", "2025-11-25")
+    assert (early["verdict"], late["verdict"]) == ("pass", "fail")
+    served = probe(session(), "foreign-origin", status=200, content_type="text/event-stream")
+    assert check(tmp_path, scenario, served, "foreign-origin-403")["verdict"] == "fail"
+    forbidden = probe(session(), "foreign-origin", status=403)
+    assert check(tmp_path, scenario, forbidden, "foreign-origin-403")["verdict"] == "pass"
+
+
+def test_a_session_post_is_read_by_its_method(tmp_path: Path, scenario: Scenario) -> None:
+    got = check(tmp_path, scenario, session(), "initialized-accepted")
+    assert (got["outcome"], got["verdict"]) == ("accepted", "pass")
+    tape = ServerTape()
+    tape.initialize()
+    tape.note(event="http-post", post="post-2", method="notifications/initialized", status=200,
+              content_type="application/json")  # fmt: skip
+    got = check(tmp_path, scenario, tape, "initialized-accepted")
+    assert (got["outcome"], got["verdict"]) == ("success", "fail")
+
+
+@pytest.mark.parametrize(
+    ("sid", "outcome", "verdict"),
+    [
+        ("0b5c-4f1e", "assigned", "pass"),
+        ("has space", "not-visible-ascii", "fail"),
+        ("caf\u00e9", "not-visible-ascii", "fail"),
+        (None, "none", "informational"),
+    ],
+)
+def test_the_session_id_holds_visible_ascii_only(
+    tmp_path: Path, scenario: Scenario, sid: str | None, outcome: str, verdict: str
+) -> None:
+    got = check(tmp_path, scenario, session(sid), "session-id")
+    assert (got["outcome"], got["verdict"]) == (outcome, verdict)
+
+
+@pytest.mark.parametrize(
+    ("listening", "outcome", "verdict"),
+    [
+        ({"asked": [{"host": None, "port": 4242}], "bound": ["127.0.0.1"]}, "every-interface",
+         "non-strict"),
+        ({"asked": [{"host": "0.0.0.0", "port": 4242}]}, "every-interface", "non-strict"),
+        ({"asked": [{"host": "127.0.0.1", "port": 4242}]}, "loopback", "pass"),
+        ({"asked": [{"host": "localhost", "port": 4242}]}, "loopback", "pass"),
+        ({"asked": [{"host": "192.0.2.7", "port": 4242}]}, "other-address", "informational"),
+        ({"asked": None, "bound": ["127.0.0.1"]}, "not-recorded", "not-exercised"),
+        ({"listening": False}, "not-listening", "informational"),
+    ],
+)  # fmt: skip
+def test_the_bind_is_read_from_what_the_program_asked_for(
+    tmp_path: Path, scenario: Scenario, listening: dict[str, Any], outcome: str, verdict: str
+) -> None:
+    got = check(tmp_path, scenario, session(listening=listening), "bind")
+    assert (got["outcome"], got["verdict"]) == (outcome, verdict)
