@@ -12,7 +12,7 @@ BIN    := $(VENV)/bin
 MC     := $(BIN)/mcp-compare
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: all venv tools sysdeps chromium testdeps actionlint compare test lint typecheck datacheck pytest pytest-code pytest-clients golden serve lock clean bench
+.PHONY: all venv tools sysdeps chromium testdeps actionlint compare test lint typecheck datacheck pytest golden serve lock clean bench
 
 all: compare
 
@@ -89,42 +89,28 @@ datacheck: venv tools
 	$(MC) cite --check
 
 # The suite runs in TEST_WORKERS pytest-xdist workers: much of its time is spent waiting on
-# real programs, so three workers on two cores take about half the time of one. A worker
-# takes a whole group at a time (a module, or one target of a module that plays its cells per
-# target), longest first: tests/_groups.py. TEST_WORKERS=0 runs each part in one process.
-# It has two parts. The tests of our own code (every test not marked `clients`) need no real
-# program: `make test` runs them while the clients are installed and built, whose compilers
-# and downloads leave part of the two cores idle. The tests that play real programs need the
-# tools folder; the CLI clients' run goes first and alone, as their goldens were measured:
-# several of them start a bridge or a model call against a fixed timeout of their own, which a
-# machine loaded by the other workers overruns (mcpc's 5 s bridge start did, at load 10).
+# real programs, so three workers on two cores take about half the time of one. A worker takes a whole group at a time (a module, or one
+# target of a module that plays its cells per target), longest first: tests/_groups.py.
+# The CLI clients' run goes first and alone, as their goldens were measured: several of them
+# start a bridge or a model call against a fixed timeout of their own, which a machine loaded
+# by the other workers overruns (mcpc's 5 s bridge start did, at load 10).
+# TEST_WORKERS=0 runs the rest in one process too.
 TEST_WORKERS ?= 3
 CLI_TESTS := tests/play/clients/test_clients.py
 PHASE := $(PYTHON) bench/phase.py
-pytest: pytest-code pytest-clients
-
-# (pin verify first: some modules read the pinned schemas as they are collected)
-pytest-code: venv sysdeps testdeps actionlint
-	$(MC) pin verify
-	$(PHASE) pytest-code -- $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m "not clients" \
-	  --ignore=$(CLI_TESTS)
-
-pytest-clients: venv tools sysdeps testdeps
+pytest: venv tools sysdeps testdeps
 	$(PHASE) pytest-cli -- $(BIN)/pytest $(CLI_TESTS); cli=$$?; \
-	$(PHASE) pytest-rest -- $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope -m clients \
-	  --ignore=$(CLI_TESTS); \
+	$(PHASE) pytest-rest -- $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope --ignore=$(CLI_TESTS); \
 	rest=$$?; exit $$(( cli || rest ))
 
 # Each part records its wall time in build/phases.jsonl (bench/phase.py; bench/ci.py reads
-# it). Lint, the type check and the tests of our own code need only the virtual environment
-# (and Chromium), so they run while the clients are installed and built (network and
-# compilers); the data check and the real programs' tests need the clients.
+# it). Lint and the type check need only the virtual environment, so they run while the
+# clients are installed and built (network and compilers); the data check needs the clients.
 test: venv
 	@rm -f build/phases.jsonl
-	$(PHASE) prep -- $(MAKE) -j5 --output-sync=target lint typecheck tools sysdeps testdeps \
-	  actionlint pytest-code
+	$(PHASE) prep -- $(MAKE) -j4 --output-sync=target lint typecheck tools sysdeps testdeps actionlint
 	$(PHASE) datacheck -- $(MAKE) datacheck
-	$(MAKE) pytest-clients
+	$(MAKE) pytest
 
 # Play the golden cells again (tests/golden_cells.py record: the real recordings the tests
 # judge again), then run the tests that compare real programs with tests/golden/*.json so

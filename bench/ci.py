@@ -8,14 +8,11 @@ the same in a temporary clone of the committed tree, made beside this checkout a
 times ``make venv`` and then ``.ci/run`` as a whole, and reads the parts ``make test``
 records as it goes (``build/phases.jsonl``, written by ``bench/phase.py``):
 
-- ``prep``: lint, the type check, the clients' install and build, Debian's packages, the
-  browser tests' npm packages and ``pytest-code``, side by side;
-- ``pytest-code`` (inside ``prep``): the tests of our own code (not marked ``clients``), in
-  ``TEST_WORKERS`` workers, while the clients are installed;
+- ``prep``: lint, the type check, the clients' install and build, Debian's packages and the
+  browser tests' npm packages, side by side;
 - ``datacheck``: pin verify, models --check, diff, rows --lint, cite --check;
 - ``pytest-cli``: the command-line clients' module, alone;
-- ``pytest-rest``: the other tests of real programs (marked ``clients``), in
-  ``TEST_WORKERS`` workers.
+- ``pytest-rest``: the rest of the suite in ``TEST_WORKERS`` workers.
 
 Each part also has its CPU time (``cpu_s``, see ``bench/phase.py``) and ``least_wall_s``, that
 time spread over every core: the floor no scheduling can go under without cutting the work.
@@ -41,8 +38,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Parts that run inside another part (their CPU is already in that part's figure).
-NESTED = frozenset({"pytest-code"})
 TARGET_S = 20 * 60
 #: CI's own bound: a run past it is reported as hung, not waited for.
 TIMEOUT_S = 90 * 60
@@ -125,12 +120,7 @@ def main() -> int:
             if isinstance(phase.get("cpu_s"), (int, float)):
                 # The least wall time this part could take on these cores doing the same work.
                 phase["least_wall_s"] = round(phase["cpu_s"] / cores, 1)
-        # A part run inside another (pytest-code inside prep) is counted in that one's CPU.
-        cpu = [
-            p["cpu_s"]
-            for p in phases
-            if isinstance(p.get("cpu_s"), (int, float)) and p.get("phase") not in NESTED
-        ]
+        cpu = [p["cpu_s"] for p in phases if isinstance(p.get("cpu_s"), (int, float))]
         if cpu:
             result["cpu_s"] = round(sum(cpu), 1)
             result["least_wall_s"] = round(sum(cpu) / cores, 1)
