@@ -45,8 +45,10 @@ def probe(tape: ServerTape, label: str, **answer: Any) -> ServerTape:
     return tape
 
 
-def check(tmp: Path, scenario: Scenario, tape: ServerTape, name: str, rev: str = "2025-11-25"):  # type: ignore[no-untyped-def]
-    got = tape.judge(tmp, scenario, rev)["checks"][name]
+def check(
+    tmp: Path, scenario: Scenario, tape: ServerTape, name: str, rev: str = "2025-11-25"
+) -> dict[str, Any]:
+    got: dict[str, Any] = tape.judge(tmp, scenario, rev)["checks"][name]
     declared = next(c for c in scenario.checks if c.id == name).outcomes
     assert got["outcome"] in declared, got
     return got

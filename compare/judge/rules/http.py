@@ -66,18 +66,11 @@ def status_word(status: int, content_type: str) -> str:
     return "server-error" if status >= 500 else "other-status"
 
 
-def _probe(ctx: Context, label: str) -> tuple[int, dict[str, Any]] | None:
+def _first(ctx: Context, event: str, key: str, value: Any) -> tuple[int, dict[str, Any]] | None:
+    """The first note of ``event`` whose ``key`` is ``value``, with its line number."""
     return next(
         ((n, note) for n, note in ctx.tx.notes
-         if note.get("event") == "http-probe" and note.get("label") == label),
-        None,
-    )  # fmt: skip
-
-
-def _post(ctx: Context, method: str) -> tuple[int, dict[str, Any]] | None:
-    return next(
-        ((n, note) for n, note in ctx.tx.notes
-         if note.get("event") == "http-post" and note.get("method") == method),
+         if note.get("event") == event and note.get(key) == value),
         None,
     )  # fmt: skip
 
@@ -93,7 +86,11 @@ def _post(ctx: Context, method: str) -> tuple[int, dict[str, Any]] | None:
 )
 def _http_status(ctx: Context) -> Outcome:
     label, method = ctx.params.get("step"), ctx.params.get("post")
-    found = _probe(ctx, str(label)) if label else _post(ctx, str(method))
+    found = (
+        _first(ctx, "http-probe", "label", str(label))
+        if label
+        else _first(ctx, "http-post", "method", str(method))
+    )
     what = f"step {label}" if label else f"the POST of {method}"
     if found is None:
         return Outcome("not-reached", f"{what} was never sent: the scenario stopped before it")
@@ -112,7 +109,7 @@ def _http_status(ctx: Context) -> Outcome:
 
 @rule("http-session-id", ("assigned", "not-visible-ascii", "none", *NO_INIT), gate=handshake_failed)
 def _http_session_id(ctx: Context) -> Outcome:
-    found = _post(ctx, "initialize")
+    found = _first(ctx, "http-post", "method", "initialize")
     if found is None:
         return Outcome("none", "no HTTP answer to initialize was noted")
     n, note = found
