@@ -78,7 +78,10 @@ def grouped(
 ) -> list[dict[str, Any]]:
     """One finding per behaviour: the failing exchanges of one check, with one grade, that are
     evidence for the same rows, with those rows, their sentences and every exchange (the same
-    banner on stdout breaks the stdio rule in each of a server's exchanges)."""
+    banner on stdout breaks the stdio rule in each of a server's exchanges). Checks of one
+    scenario that grade the same rows are one behaviour too: a row reads several checks where
+    a rule's wording changed between revisions (a foreign Origin refused, then refused with
+    403), and the program did the same thing at each."""
     seen: dict[tuple[str, str, str], dict[str, Any]] = {}
     for f in [f for a in areas for r in a["rows"] for f in r["findings"]] + other:
         seen.setdefault((f["scenario"], f["revision"], f["check"]), f)
@@ -86,8 +89,13 @@ def grouped(
     order = {v: i for i, v in enumerate(FINDINGS)}
     for f in sorted(seen.values(), key=lambda f: (release_order(f["revision"]), f["scenario"])):
         rows = _rows_of(f, read_by)
+        key = (f["check"], f["verdict"], rows)
+        # another check of the same scenario, grading the same rows: the same behaviour
+        alias = ("scenario " + f["scenario"], f["verdict"], rows)
+        if key not in groups and rows and alias in groups:
+            groups[key] = groups[alias]
         group = groups.setdefault(
-            (f["check"], f["verdict"], rows),
+            key,
             {
                 "check": f["check"],
                 "verdict": f["verdict"],
@@ -98,13 +106,18 @@ def grouped(
                 "exchanges": [],
             },
         )
+        if rows:
+            groups.setdefault(alias, group)
+        if f["check"] not in group["check"].split(", "):
+            group["check"] += f", {f['check']}"
         for sentence in f["sentences"]:
             if sentence not in group["sentences"]:
                 group["sentences"].append(sentence)
         group["exchanges"].append(
             {"scenario": f["scenario"], "revision": f["revision"], "cell": f["cell"]}
         )
-    return sorted(groups.values(), key=lambda g: (order[g["verdict"]], g["rows"], g["check"]))
+    unique = list({id(g): g for g in groups.values()}.values())
+    return sorted(unique, key=lambda g: (order[g["verdict"]], g["rows"], g["check"]))
 
 
 def tally(area: dict[str, Any], not_applicable: int) -> dict[str, int]:

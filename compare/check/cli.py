@@ -32,7 +32,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
         server: Annotated[
             str | None,
-            typer.Option("--server", help="Your server's command line (it speaks stdio)."),
+            typer.Option(
+                "--server",
+                help="Your server's command line: it speaks stdio, or, where it names {port},"
+                " Streamable HTTP at http://127.0.0.1:{port}/mcp.",
+            ),
         ] = None,
         name: Annotated[
             str | None,

@@ -447,7 +447,9 @@ def command_target(template: str, side: str = "client") -> Target:
     """A target for ``--command TEMPLATE``: the user's command line, split like a shell would.
 
     On the client side it is the ``command`` target (a client that launches the peer); on the
-    server side the ``server-command`` target (a server our scripted client launches)."""
+    server side the ``server-command`` target (a server our scripted client launches). A
+    server command that names ``{port}`` listens there: it is played over Streamable HTTP at
+    ``http://127.0.0.1:{port}/mcp``, in the scenarios that require http."""
     try:
         argv = shlex.split(template)
     except ValueError as err:
@@ -467,6 +469,9 @@ def command_target(template: str, side: str = "client") -> Target:
     if side == "server":
         data.update(id=SERVER_COMMAND, name=f"server command: {template}", kind="server")
         data.update(ends="self")
+        if any("{port}" in item for item in argv):
+            # a server told where to listen serves Streamable HTTP there, at the usual path
+            data["transports"] = {"host": "http", "host_url": "http://127.0.0.1:{port}/mcp"}
     return parse_target(data, Path("--command"))
 
 

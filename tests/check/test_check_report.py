@@ -99,6 +99,8 @@ def report_of(played: dict[str, Any], threshold: str = "fail", **extra: Any) -> 
         other=other,
         read_by={
             ("server-features", "wire-json"): ["LIFE-20"],
+            ("server-http-session", "foreign-origin"): ["TRAN-02"],
+            ("server-http-session", "foreign-origin-403"): ["TRAN-02"],
             ("x", "dup"): ["X-1"],
             ("y", "dup"): ["Y-1"],
         },
@@ -181,6 +183,27 @@ def test_one_behaviour_seen_in_many_exchanges_is_one_finding(tmp_path: Path) -> 
     text = _terminal.summary(report, {})
     assert text.count("FAIL LIFE-20 (wire-json)") == 1
     assert "in 4 exchanges (server-asks, server-features) at 2 revisions" in text
+
+
+def test_checks_of_one_scenario_that_grade_one_row_are_one_finding(tmp_path: Path) -> None:
+    """TRAN-02 reads one check up to 2025-06-18 and another, naming 403, at 2025-11-25: a
+    server that serves a foreign Origin at each revision did one thing, so one finding."""
+    results = tmp_path / "results"
+    write_cell(results, "server-http-session", "2025-06-18", [a_check("foreign-origin", "fail")],
+               "fail")  # fmt: skip
+    write_cell(results, "server-http-session", "2025-11-25",
+               [a_check("foreign-origin-403", "fail")], "fail")  # fmt: skip
+    scenarios = load_scenarios()
+    cells = read_cells(results)
+    areas = checked_areas(
+        SERVER, cells, results, {s.id: s.side for s in scenarios}, {}, {"server-http-session"}
+    )
+    report = report_of({"results": results, "cells": cells, "areas": areas})
+    (group,) = report["findings"]
+    assert group["rows"] == ["TRAN-02"]
+    assert group["check"] == "foreign-origin, foreign-origin-403"
+    assert len(group["exchanges"]) == 2
+    assert report["result"]["why"] == ["1 broken MUST (TRAN-02)"]
 
 
 def test_only_non_strict_fails_only_the_non_strict_threshold(tmp_path: Path) -> None:

@@ -278,3 +278,9 @@ def test_only_servers_over_http_play_the_http_scenarios() -> None:
     assert by_target["server-everything-http"] == {"server-http-session"}
     assert "server-http-session" not in by_target["server-everything"]
     assert "server-ping" in by_target["server-everything"]
+
+
+def test_a_server_command_that_names_its_port_is_played_over_http() -> None:
+    http = command_target("my-server --listen 127.0.0.1:{port}", side="server")
+    assert http.serves_http and http.transports["host_url"] == "http://127.0.0.1:{port}/mcp"
+    assert not command_target("my-server --stdio", side="server").serves_http
