@@ -213,3 +213,44 @@ def test_listening_addresses_reads_the_kernels_table() -> None:
         assert listening_addresses(port) == []  # bound, not yet listening
         sock.listen(1)
         assert listening_addresses(port) == ["127.0.0.1"]
+
+
+@pytest.mark.parametrize("ctype", ["text/event-stream", "application/json"])
+def test_a_probe_answer_whose_body_stays_silent_keeps_its_status(
+    tmp_path: Path, ctype: str
+) -> None:
+    """Fault injection: a server that answers 200 and then sends no body, never closing the
+    connection. The probe is bounded by its step and still reports the status."""
+    import http.server
+    import queue
+    import threading
+
+    from compare.peer._record import Transcript
+
+    class Silent(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(5)
+
+        def log_message(self, *_args: Any) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Silent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = server.server_address[1]
+        tx = Transcript(str(tmp_path / "t.jsonl"), 100, 1 << 20)
+        out = Out({"kind": "http", "url": f"http://127.0.0.1:{port}/mcp"}, tx, 1 << 20)
+        out.inbox = queue.Queue()
+        started = time.monotonic()
+        got = out.exchange("POST", {"Accept": ctype}, b"{}", 1.0, read_body=True)
+        assert got["status"] == 200 and "error" not in got
+        if ctype == "application/json":
+            assert "timed out" in got["body_cut"]
+        assert time.monotonic() - started < 4
+    finally:
+        server.shutdown()

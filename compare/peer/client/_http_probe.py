@@ -96,13 +96,25 @@ def read_answer(
     out: Out, resp: http.client.HTTPResponse, deadline: float, read_body: bool
 ) -> dict[str, Any]:
     """Status, kept headers and the body's first bytes; the body's messages are fed to the
-    transcript as lines from the server. A GET's body (a stream that stays open) is not read."""
+    transcript as lines from the server. A GET's body (a stream that stays open) is not read;
+    a body that breaks off or stays silent past the step's bound keeps the status it came
+    with (``body_cut`` says why)."""
     got: dict[str, Any] = {"status": resp.status, "reason": resp.reason}
     got["headers"] = {
         name: resp.getheader(name) for name in KEPT_HEADERS if resp.getheader(name) is not None
     }
     if not read_body:
         return got
+    try:
+        _read_body(out, resp, deadline, got)
+    except (OSError, http.client.HTTPException) as err:  # the status stands; the body broke off
+        got["body_cut"] = f"{type(err).__name__}: {err}"
+    return got
+
+
+def _read_body(
+    out: Out, resp: http.client.HTTPResponse, deadline: float, got: dict[str, Any]
+) -> None:
     ctype = (resp.getheader("Content-Type") or "").lower()
     # A 2xx body holds the server's protocol messages (the answer to our probe): recorded as
     # lines, validated like the rest. An error status's body is the HTTP error's own (it MAY
@@ -118,10 +130,9 @@ def read_answer(
                 got["body_cut"] = "the stream was still open at the step's bound"
                 break
         got["events"] = events
-        return got
+        return
     data = resp.read(1 << 20)
     got["body"] = data[:BODY_BYTES].decode("utf-8", "replace")
     got["body_bytes"] = len(data)
     if protocol and data.strip() and ctype.startswith("application/json"):
         out.feed(data)
-    return got
