@@ -223,11 +223,7 @@ def _lint_where(area: dict[str, Any], file: str, known: Known) -> list[Issue]:
         rid = str(row.get("id"))
         given = [f for f in row["where"].get("facts") or [] if isinstance(f, dict)]
         facts = [f["item"] for f in given if "item" in f]
-        named = [
-            str(f["sentence"])
-            for f in row["where"].get("facts") or []
-            if isinstance(f, dict) and "sentence" in f
-        ]
+        named = [str(f["sentence"]) for f in given if "sentence" in f]
         if named:
             from compare.judge._sentences import load_sentences
 
