@@ -56,7 +56,9 @@ def _slug(text: str) -> str:
 
 def _default_name(command: str) -> str:
     """The program's name when none is given: its command's base name (``npx -y pkg`` and
-    ``python -m mod`` name the package or module)."""
+    ``python -m mod`` name the package or module), or a URL's address."""
+    if "://" in command:  # a server given by its URL: where it listens
+        return command.split("://", 1)[1].strip().rstrip("/") or "server"
     words = command.split()
     for i, word in enumerate(words[:-1]):
         if word in ("-m", "-y", "--yes", "exec", "run") and not words[i + 1].startswith("-"):

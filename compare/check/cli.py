@@ -35,7 +35,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--server",
                 help="Your server's command line: it speaks stdio, or, where it names {port},"
-                " Streamable HTTP at http://127.0.0.1:{port}/mcp.",
+                " Streamable HTTP at http://127.0.0.1:{port}/mcp. Or the URL of your server,"
+                " already running at 127.0.0.1 (http://127.0.0.1:8000/mcp): nothing is started.",
             ),
         ] = None,
         name: Annotated[

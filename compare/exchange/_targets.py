@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from compare._errors import CompareError
 from compare.exchange._host_plan import FEATURES, LACKABLE, resolve_variants
@@ -120,6 +121,9 @@ class Target:
         generic = self.kind == "command" or (self.kind == "server" and self.id == SERVER_COMMAND)
         if generic and self.raw.get("launch") and not self.is_template:
             return "cmd-" + hashlib.sha256(json.dumps(self.argv).encode()).hexdigest()[:12]
+        if generic and self.external:  # a server given by its URL: versioned by the URL
+            url = str(self.transports["host_url"]).encode()
+            return "url-" + hashlib.sha256(url).hexdigest()[:12]
         return "unversioned"
 
     def npm_tree(self, tools: Path) -> Path | None:
@@ -156,8 +160,22 @@ class Target:
     @property
     def serves_http(self) -> bool:
         """A server target played over HTTP (``transports.host``): it plays the scenarios
-        that require ``http`` and only those, and a stdio server never plays them."""
+        that require ``http`` (and, with ``transports.plays: all``, every other server
+        scenario too); a stdio server never plays them."""
         return self.kind == "server" and self.transports["host"] != "stdio"
+
+    @property
+    def plays_all_over_http(self) -> bool:
+        """An HTTP server that plays every server scenario over HTTP (``check`` of a program
+        that speaks only HTTP), not only the transport's: a matrix column leaves the rest to
+        its stdio column."""
+        return self.serves_http and self.transports.get("plays") == "all"
+
+    @property
+    def external(self) -> bool:
+        """A server already running at a fixed 127.0.0.1 port (``check --server-url``): the
+        harness starts nothing, ends nothing, and probes it where it listens."""
+        return self.serves_http and "{port}" not in str(self.transports.get("host_url", ""))
 
     @property
     def entry_hash(self) -> str:
@@ -294,7 +312,10 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         )
     # A server may take its port from its environment (PORT=...), as the Everything server does.
     env_values = [str(v) for v in (data.get("env") or {}).values()]
+    fixed = "{port}" not in str(transports.get("host_url", "{port}"))  # already listening
     for end, placeholder in (("host", "{port}"), ("upstream", "{upstream_url}")):
+        if end == "host" and fixed:
+            continue  # nothing is started, so nothing is told where to listen
         named = any(placeholder in item for item in argv) or (
             end == "host" and any(placeholder in item for item in env_values)
         )
@@ -449,7 +470,10 @@ def command_target(template: str, side: str = "client") -> Target:
     On the client side it is the ``command`` target (a client that launches the peer); on the
     server side the ``server-command`` target (a server our scripted client launches). A
     server command that names ``{port}`` listens there: it is played over Streamable HTTP at
-    ``http://127.0.0.1:{port}/mcp``, in the scenarios that require http."""
+    ``http://127.0.0.1:{port}/mcp``, every server scenario. A server "command" that is a URL
+    names a server already running there (:func:`url_target`)."""
+    if side == "server" and re.match(r"(?i)^\s*[a-z][a-z0-9+.-]*://", template):
+        return url_target(template.strip())
     try:
         argv = shlex.split(template)
     except ValueError as err:
@@ -470,9 +494,48 @@ def command_target(template: str, side: str = "client") -> Target:
         data.update(id=SERVER_COMMAND, name=f"server command: {template}", kind="server")
         data.update(ends="self")
         if any("{port}" in item for item in argv):
-            # a server told where to listen serves Streamable HTTP there, at the usual path
-            data["transports"] = {"host": "http", "host_url": "http://127.0.0.1:{port}/mcp"}
+            # a server told where to listen serves Streamable HTTP there, at the usual path,
+            # and is checked over it in full: it may speak nothing else
+            url = "http://127.0.0.1:{port}/mcp"
+            data["transports"] = {"host": "http", "host_url": url, "plays": "all"}
     return parse_target(data, Path("--command"))
+
+
+#: The names of the loopback address a URL may use; the probes go to 127.0.0.1 whichever.
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+
+
+def url_target(url: str) -> Target:
+    """The ``server-command`` target for a server already running at ``url`` (the user's
+    own, started by them): nothing is started or ended, every server scenario is played to
+    it over Streamable HTTP, and only at the loopback address (plain ``http``: the
+    transport's rules are about the server, not about TLS)."""
+    parts = urlsplit(url)
+    where = "a URL of the loopback address, e.g. http://127.0.0.1:8000/mcp"
+    if parts.scheme != "http":
+        raise CompareError(f"--server {url}: only http:// URLs are probed", where)
+    if parts.hostname not in _LOOPBACK_NAMES:
+        raise CompareError(
+            f"--server {url}: {parts.hostname or 'no host'} is not 127.0.0.1",
+            f"probes go to this machine's loopback address only: {where}",
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not port:
+        raise CompareError(f"--server {url}: the URL names no port", where)
+    path = parts.path or "/"
+    host_url = f"http://127.0.0.1:{port}{path}" + (f"?{parts.query}" if parts.query else "")
+    data: dict[str, Any] = {
+        "id": SERVER_COMMAND,
+        "name": f"server at {url}",
+        "kind": "server",
+        "transports": {"host": "http", "host_url": host_url, "plays": "all"},
+        "ends": "self",
+        "timeout_s": 60,
+    }
+    return parse_target(data, Path("--server"))
 
 
 @dataclass(frozen=True)

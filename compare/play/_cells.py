@@ -275,6 +275,15 @@ class Cell:
         return None
 
 
+def _plays_over(target: Target, scenario: Scenario) -> bool:
+    """Whether a server target plays this scenario on its transport: the transport's own
+    scenarios (``requires: [http]``) only over HTTP; the rest over stdio, or over HTTP where
+    the target plays everything that way (``transports.plays: all``)."""
+    if "http" in scenario.requires:
+        return target.serves_http
+    return not target.serves_http or target.plays_all_over_http
+
+
 def plan_cells(
     targets: list[Target],
     scenarios: list[Scenario],
@@ -295,8 +304,8 @@ def plan_cells(
             for scenario in scenarios:
                 if scenario.side != target.side:
                     continue  # a server target plays server scenarios, a client the others
-                if target.side == "server" and ("http" in scenario.requires) != target.serves_http:
-                    continue  # a server over HTTP plays the transport's scenarios, and only it
+                if target.side == "server" and not _plays_over(target, scenario):
+                    continue
                 if target.variants and scenario.variants and name not in scenario.variants:
                     continue
                 for revision in revisions:

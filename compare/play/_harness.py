@@ -263,7 +263,8 @@ def _run_client(
             if transport is not None:  # a server over HTTP: where it listens
                 plan["transport"] = transport
                 plan["init_timeout_s"] = 20
-                plan["listen_log"] = str(stage / LISTEN_LOG)
+                if not target.external:  # a server we start: what it asked listen() for
+                    plan["listen_log"] = str(stage / LISTEN_LOG)
             _atomic.write_json(plan_path, plan)
             launch = client_argv(plan_path)
         elif target.side == "proxy":

@@ -52,7 +52,9 @@ def proxy_ports(target: Target) -> dict[str, Any]:
     listens for our host) and ``upstream_url`` (where our peer listens for it); none for a
     stdio end."""
     out: dict[str, Any] = {}
-    if target.transports["host"] != "stdio":
+    if target.external:  # already listening where its URL says
+        out["port"] = int(urlsplit(str(target.transports["host_url"])).port or 0)
+    elif target.transports["host"] != "stdio":
         out["port"] = _free_port()
     kind = target.transports["upstream"]
     if kind != "stdio":
@@ -68,13 +70,16 @@ def http_end(cell: Cell, exp: Expansion) -> dict[str, Any] | None:
     if ends["host"] == "stdio":
         return None
     get_stream = cell.scenario.raw.get("host_get_stream", ends.get("get_stream", True))
-    return {
+    end = {
         "kind": ends["host"],
         "url": exp.text(str(ends["host_url"])),
         "port": exp.port,
         "get_stream": bool(get_stream),
         "ready_timeout_s": 20,
     }
+    if cell.target.external:  # not ours: nothing to start or end; where it listens, it chose
+        end["external"] = True
+    return end
 
 
 def host_plan(

@@ -61,3 +61,37 @@ def test_a_real_server_passes_and_a_broken_one_fails_with_its_sentence(isolated:
     assert "cached 1" in done.stderr
     # nothing reached the published results folder
     assert list((isolated / "results").iterdir()) == []
+
+
+@pytest.mark.clients
+def test_a_real_server_already_running_is_checked_at_its_url(isolated: Path) -> None:
+    """``--server URL``: the Everything server, started here in its Streamable HTTP mode
+    (bound to 127.0.0.1 by our loopback preload), is checked where it listens and is still
+    running afterwards: the check starts and ends nothing of the user's."""
+    import socket
+
+    from compare._paths import tools_dir
+    from compare.play._harness import HOSTS_DIR
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    env = dict(os.environ, PORT=str(port), NODE_OPTIONS=f"--import=file://{HOSTS_DIR}/loopback.mjs")
+    binary = tools_dir() / "node_modules" / ".bin" / "mcp-server-everything"
+    server = subprocess.Popen([str(binary), "streamableHttp"], env=env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        out = isolated / "running"
+        done = subprocess.run(
+            [str(MC), "check", "--server", f"http://localhost:{port}/mcp", "--out", str(out),
+             "--scenario", "server-http-session", "--revision", "2025-06-18", "--jobs", "1"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        assert validate(report) == [] and report["cells"]["played"] == 1, done.stderr
+        rows = {row for finding in report["findings"] for row in finding["rows"]}
+        assert "TRAN-08" in rows, done.stdout  # 400, not 404, for an ended session
+        assert done.returncode == 1 and server.poll() is None
+    finally:
+        server.terminate()
+        server.wait(10)

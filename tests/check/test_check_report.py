@@ -335,6 +335,7 @@ def test_a_check_never_writes_into_the_published_results(isolated: Path) -> None
         ("python -m my_server --stdio", "my_server"),
         ("npx -y @acme/mcp-server", "mcp-server"),
         ("/opt/bin/my-client {server}", "my-client"),
+        ("http://127.0.0.1:8000/mcp", "127.0.0.1:8000/mcp"),
     ],
 )
 def test_a_default_name_comes_from_the_command(command: str, name: str) -> None:

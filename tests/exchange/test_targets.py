@@ -284,3 +284,37 @@ def test_a_server_command_that_names_its_port_is_played_over_http() -> None:
     http = command_target("my-server --listen 127.0.0.1:{port}", side="server")
     assert http.serves_http and http.transports["host_url"] == "http://127.0.0.1:{port}/mcp"
     assert not command_target("my-server --stdio", side="server").serves_http
+
+
+def test_a_server_given_by_its_url_is_started_by_no_one_and_plays_everything() -> None:
+    """``check --server http://localhost:8000/mcp``: a server the user already runs. It is
+    probed at 127.0.0.1 only, versioned by its URL, and plays every server scenario over
+    HTTP, as a server that names {port} does in a check."""
+    from compare.exchange._scenarios import load_scenarios
+    from compare.play._cells import plan_cells
+
+    url = command_target("http://localhost:8000/mcp", side="server")
+    assert url.external and url.argv == [] and url.version.startswith("url-")
+    assert url.transports["host_url"] == "http://127.0.0.1:8000/mcp"
+    port = command_target("my-server --port {port}", side="server")
+    assert port.plays_all_over_http and not port.external
+    scenarios = load_scenarios()
+    server_side = {s.id for s in scenarios if s.side == "server"}
+    for target in (url, port):
+        played = {c.scenario.id for c in plan_cells([target], scenarios, ["2025-11-25"])}
+        assert played == server_side
+    for bad, why in [
+        ("https://127.0.0.1:8000/mcp", "only http://"),
+        ("http://192.0.2.1:8000/mcp", "not 127.0.0.1"),
+        ("http://127.0.0.1/mcp", "names no port"),
+    ]:
+        with pytest.raises(CompareError, match=why):
+            command_target(bad, side="server")
+
+
+def test_a_target_file_with_a_fixed_port_has_no_launch_line(tmp_path: Path) -> None:
+    fixed = HTTP_SERVER.replace("{port}/mcp", "8000/mcp").replace('env: {PORT: "{port}"}\n', "")
+    with pytest.raises(CompareError, match="launch"):
+        load_target_file(_write(tmp_path, fixed, "web.yaml"))
+    running = fixed.split("launch:")[0] + "ends: self\ntimeout_s: 30\n"
+    assert load_target_file(_write(tmp_path, running, "web.yaml")).external

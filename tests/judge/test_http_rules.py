@@ -149,6 +149,10 @@ def test_the_session_id_holds_visible_ascii_only(
         ({"asked": [{"host": "192.0.2.7", "port": 4242}]}, "other-address", "informational"),
         ({"asked": None, "bound": ["127.0.0.1"]}, "not-recorded", "not-exercised"),
         ({"listening": False}, "not-listening", "informational"),
+        # a server the user started (check --server URL): where it listens is its own choice
+        ({"external": True, "bound": ["::"]}, "every-interface", "non-strict"),
+        ({"external": True, "bound": ["127.0.0.1"]}, "loopback", "pass"),
+        ({"external": True, "bound": ["192.0.2.7"]}, "other-address", "informational"),
     ],
 )  # fmt: skip
 def test_the_bind_is_read_from_what_the_program_asked_for(

@@ -254,3 +254,44 @@ def test_a_probe_answer_whose_body_stays_silent_keeps_its_status(
         assert time.monotonic() - started < 4
     finally:
         server.shutdown()
+
+
+def test_a_server_already_running_is_played_where_it_listens_and_left_running(
+    tmp_path: Path,
+) -> None:
+    """``check --server URL``: the scripted client starts nothing and ends nothing. Our own
+    peer stands in for the user's server here (the mechanism); it is started by the test,
+    talked to at its URL, and still running when the client is done."""
+    port = _port()
+    server = _peer_plan(tmp_path, "server", {"kind": "http", "port": port, "path": "/mcp"})
+    running = subprocess.Popen(peer_argv(server), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        plan = {
+            "revision": "2025-06-18",
+            "wire_version": "2025-06-18",
+            "first_modern": first_after_initialize(),
+            "server_argv": [],
+            "transport": {
+                "kind": "http",
+                "url": f"http://127.0.0.1:{port}/mcp",
+                "port": port,
+                "get_stream": False,
+                "external": True,
+            },
+            "steps": STEPS,
+            "hard_deadline_s": 40,
+        }
+        (tmp_path / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+        done = subprocess.run(client_argv(tmp_path / "plan.json"), capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        host = [json.loads(x) for x in (tmp_path / "transcript.jsonl").read_text().splitlines()]
+        assert _notes(host, "server-external") and not _notes(host, "server-started")
+        listening = _notes(host, "proxy-listening")[0]
+        assert listening["external"] is True and listening["bound"] == ["127.0.0.1"]
+        assert any('"tools"' in line for line in _wire(host, "in"))  # the session was played
+        assert not _notes(host, "server-exit")  # nothing ended it
+        assert running.poll() is None
+    finally:
+        running.terminate()
+        running.wait(10)

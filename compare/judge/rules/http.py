@@ -23,7 +23,9 @@ our loopback preload recorded it).
   address), ``every-interface`` (it named none, or the wildcard address: the preload bound it
   to 127.0.0.1 instead), ``other-address`` (an address of another interface),
   ``not-recorded`` (no preload sits in this program, so what it asked
-  is not known: where our host chose the address, that is ours, not the program's).
+  is not known: where our host chose the address, that is ours, not the program's). A server
+  the user started and gave us by URL (``check --server-url``) is read from where it listens:
+  the address it listens on is its own choice, not ours.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ STATUSES = (
 )
 #: What ``listen()`` names when it means every interface.
 _WILDCARDS = (None, "", "0.0.0.0", "::", "[::]")
-_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]", "::ffff:127.0.0.1")
 
 
 def status_word(status: int, content_type: str) -> str:
@@ -136,6 +138,12 @@ def _http_bind(ctx: Context) -> Outcome:
     bound = note.get("bound")
     asked = note.get("asked")
     where = f"; it listened on {', '.join(bound)}" if isinstance(bound, list) and bound else ""
+    if note.get("external") and isinstance(bound, list) and bound:
+        # started by the user, not by us: where it listens is its own choice
+        if any(b in _WILDCARDS for b in bound):
+            return Outcome("every-interface", f"it listens on every interface{where}", [n])
+        word = "loopback" if all(b in _LOOPBACK for b in bound) else "other-address"
+        return Outcome(word, f"a server the user started{where}", [n])
     if not isinstance(asked, list) or not asked:
         return Outcome("not-recorded", f"what it asked listen() for is not recorded{where}", [n])
     hosts = [a.get("host") if isinstance(a, dict) else None for a in asked]

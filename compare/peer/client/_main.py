@@ -97,6 +97,9 @@ def run(plan: dict[str, Any]) -> int:
         if isinstance(upstream, str):
             _write_done(plan["done"], {"reason": upstream, "steps": []})
             return 0
+    if transport.get("external"):  # already running at its URL: not ours to start or end
+        tx.note(event="server-external", url=transport.get("url"))
+        return _play(plan, None, tx, upstream)
     stderr = open(plan["server_stderr"], "wb")  # noqa: SIM115 - handed to the server
     env = None
     if plan.get("listen_log"):  # where the loopback preload notes what the server asked for
@@ -121,7 +124,18 @@ def run(plan: dict[str, Any]) -> int:
     finally:
         stderr.close()
     tx.note(event="server-started", pid=proc.pid, argv=plan["server_argv"])
-    out: Any = proc.stdin
+    return _play(plan, proc, tx, upstream)
+
+
+def _play(
+    plan: dict[str, Any], proc: subprocess.Popen[bytes] | None, tx: Transcript, upstream: Any
+) -> int:
+    """Play the plan against the started server (``proc``), or against one already running
+    at its URL (None), and end what we started; returns the exit code."""
+    transport = plan.get("transport") or {}
+    http = transport.get("kind") in ("http", "sse")
+    fixture = plan.get("fixture")
+    out: Any = None if proc is None else proc.stdin
     if http:
         from . import _http
 
@@ -148,7 +162,8 @@ def run(plan: dict[str, Any]) -> int:
 
     def watchdog() -> None:
         time.sleep(hard)
-        _signal_group(proc.pid, signal.SIGKILL)
+        if proc is not None:
+            _signal_group(proc.pid, signal.SIGKILL)
         finish(f"client hard deadline of {hard:g} s reached")
         os._exit(3)
 
@@ -162,7 +177,7 @@ def run(plan: dict[str, Any]) -> int:
     try:
         failed = _connect(plan, proc, out, client, tx) if http else None
         if not http:
-            assert proc.stdout is not None
+            assert proc is not None and proc.stdout is not None
             Reader(proc.stdout.fileno(), tx, client.inbox).start()
         reason = failed or client.play()
     except Signalled as sig:
@@ -174,7 +189,8 @@ def run(plan: dict[str, Any]) -> int:
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     if http:
         out.close()
-    stop_server(proc, tx, grace)
+    if proc is not None:
+        stop_server(proc, tx, grace)
     if upstream is not None:
         _upstream_stop(upstream, tx)
     if fixture:
@@ -185,34 +201,43 @@ def run(plan: dict[str, Any]) -> int:
 
 
 def _connect(
-    plan: dict[str, Any], proc: subprocess.Popen[bytes], out: Any, client: Client, tx: Transcript
+    plan: dict[str, Any],
+    proc: subprocess.Popen[bytes] | None,
+    out: Any,
+    client: Client,
+    tx: Transcript,
 ) -> str | None:
     """Over HTTP: wait until the proxy listens, then (legacy SSE) open its event stream; a
     thread queues the end of input when the proxy exits, as a closed stdout would. Returns
-    why the exchange cannot start, or None."""
+    why the exchange cannot start, or None. A server already running (``proc`` None) is
+    the user's: where it listens is recorded, and probed at 127.0.0.1 all the same."""
     transport = plan["transport"]
     out.inbox = client.inbox
     timeout = float(transport.get("ready_timeout_s", plan.get("init_timeout_s", 10)))
     from ._http import LOOPBACK, listening_addresses, wait_listening
 
     port = int(transport["port"])
-    ok = wait_listening(port, timeout, lambda: proc.poll() is None)
+    ok = wait_listening(port, timeout, lambda: proc is None or proc.poll() is None)
     # Where it listens, from the kernel's table, before any request: only the loopback
     # address may be probed (a socket on every interface is recorded, and not used).
     bound = listening_addresses(port) if ok else None
     asked = _asked(plan)
+    mine = proc is not None
+    extra = {} if mine else {"external": True}
     tx.note(event="proxy-listening", port=port, listening=ok, url=transport["url"],
-            bound=bound, asked=asked)  # fmt: skip
+            bound=bound, asked=asked, **extra)  # fmt: skip
     if not ok:
         return f"the proxy is not listening on 127.0.0.1:{port} after {timeout:g} s"
-    if bound and any(address not in LOOPBACK for address in bound):
+    if mine and bound and any(address not in LOOPBACK for address in bound):
+        # one we started must not be reachable from elsewhere while we probe it
         return f"it listens on {', '.join(bound)} at port {port}, not only 127.0.0.1: not probed"
 
-    def ended() -> None:
-        proc.wait()
+    def ended(started: subprocess.Popen[bytes]) -> None:
+        started.wait()
         client.inbox.put(EOF_MARK)
 
-    threading.Thread(target=ended, name="client-proxy-exit", daemon=True).start()
+    if proc is not None:
+        threading.Thread(target=ended, args=(proc,), name="client-proxy-exit", daemon=True).start()
     failed: str | None = out.connect(timeout)
     return failed
 
