@@ -63,7 +63,8 @@ def _default_name(command: str) -> str:
     for i, word in enumerate(words[:-1]):
         if word in ("-m", "-y", "--yes", "exec", "run") and not words[i + 1].startswith("-"):
             return Path(words[i + 1]).name
-    return Path(words[0]).name if words else "program"
+    first = re.sub(r"^\{(?:node_bin|own_bin|python):([^}]+)\}$", r"\1", words[0]) if words else ""
+    return Path(first).name if first else "program"
 
 
 def _scenarios_of(areas: tuple[str, ...], directory: Path | None = None) -> list[str]:

@@ -27,7 +27,8 @@ def register(app: typer.Typer) -> None:
             typer.Option(
                 "--client",
                 help="Your client's command line; {server} (one shell-quoted string) or"
-                " '{server_argv}' (split) is where our test server's command goes.",
+                " '{server_argv}' (split) is where our test server's command goes, or {url}"
+                " where its URL goes (Streamable HTTP at 127.0.0.1).",
             ),
         ] = None,
         server: Annotated[

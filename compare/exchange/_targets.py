@@ -42,8 +42,11 @@ SIMPLE_PLACEHOLDERS = frozenset(
         "host_plan",
         "node",
         "model_url",
+        "url",
     }
 )
+#: Where a client that connects to a URL is told to connect: our peer over Streamable HTTP.
+PEER_URL = "{url}"
 #: The placeholder only a target with ``model_endpoint: true`` may use (it has no value else).
 MODEL_URL = "{model_url}"
 #: Where targets with their own npm tree install (``tools/npm/<target id>/``), and the npm
@@ -172,6 +175,12 @@ class Target:
         return self.serves_http and self.transports.get("plays") == "all"
 
     @property
+    def connects_by_url(self) -> bool:
+        """A client told a URL to connect to (``{url}``), not a command to start: our peer
+        serves it over Streamable HTTP at 127.0.0.1 (``compare.play._url_client``)."""
+        return self.side == "client" and any(PEER_URL in text for text in _templates(self.raw))
+
+    @property
     def external(self) -> bool:
         """A server already running at a fixed 127.0.0.1 port (``check --server-url``): the
         harness starts nothing, ends nothing, and probes it where it listens."""
@@ -217,7 +226,7 @@ def _check_template(text: str, where: str, source: Path, *, splat_ok: bool) -> N
         raise CompareError(
             f"{source}: key {where}: unknown placeholder {text!r}",
             "known: {server} {server_argv} {host_plan} {workspace} {home} {tools} {hosts} "
-            "{control} {cell} {port} {upstream_url} {node} {model_url} {python:<target-id>} "
+            "{control} {cell} {port} {upstream_url} {node} {model_url} {url} {python:<target-id>} "
             "{node_bin:<name>} {own_bin:<name>}; "
             "write {{ }} for braces",
         )
@@ -302,6 +311,13 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
                 "name a variant from variants:",
             )
     _check_model_url(data, source)
+    if data["kind"] in ("server", "proxy", "cited") and any(
+        PEER_URL in text for text in _templates(data)
+    ):
+        raise CompareError(
+            f"{source}: key launch: {PEER_URL} is where a client connects to our server",
+            "only a client target names it",
+        )
     transports = {**STDIO_BOTH, **(data.get("transports") or {})}
     if data.get("transports") and data["kind"] not in ("proxy", "server"):
         raise CompareError(f"{source}: key transports: only a proxy or a server has them", None)
@@ -333,7 +349,7 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         not open_slot
         and data["kind"] not in ("cited", "server")
         and not any(
-            "{server" in item or "{upstream_url}" in item
+            "{server" in item or "{upstream_url}" in item or PEER_URL in item
             for cmd in [argv, *data.get("setup", [])]
             for item in cmd
         )
@@ -372,6 +388,16 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
     )
 
 
+def _templates(data: dict[str, Any]) -> list[str]:
+    """Every string of a target entry that placeholders are filled into."""
+    return [
+        *(data.get("launch") or {}).get("argv", []),
+        *[item for cmd in data.get("setup", []) for item in cmd],
+        *[str(v) for v in (data.get("env") or {}).values()],
+        *[text for spec in data.get("files", []) for _, text in _walk_strings(spec, "files")],
+    ]
+
+
 def _check_model_url(data: dict[str, Any], source: Path) -> None:
     """``{model_url}`` has a value only in a cell that serves the model endpoint, and only
     such a cell has a model to say more of (``model_bridge``, ``model_think_s``)."""
@@ -383,13 +409,7 @@ def _check_model_url(data: dict[str, Any], source: Path) -> None:
                 f"{source}: key {key}: only beside model_endpoint: true",
                 f"set model_endpoint: true, or drop {key}",
             )
-    templates = [
-        *(data.get("launch") or {}).get("argv", []),
-        *[item for cmd in data.get("setup", []) for item in cmd],
-        *(data.get("env") or {}).values(),
-        *[text for spec in data.get("files", []) for _, text in _walk_strings(spec, "files")],
-    ]
-    if any(MODEL_URL in text for text in templates):
+    if any(MODEL_URL in text for text in _templates(data)):
         raise CompareError(
             f"{source}: key model_endpoint: {MODEL_URL} is used but the cell serves no model",
             "set model_endpoint: true",
@@ -560,6 +580,8 @@ class Expansion:
     node: str = "node"
     #: The cell's model endpoint (``model_endpoint: true``): its base URL, ending ``/v1``.
     model_url: str = ""
+    #: Where a client that connects to a URL finds our peer (``{url}``).
+    url: str = ""
 
     def scalar(self, name: str, arg: str | None) -> str:
         if name == "server":
@@ -573,7 +595,7 @@ class Expansion:
                 raise CompareError("{own_bin:...} needs a target with package.tree: own", None)
             return str(self.own / "node_modules" / ".bin" / str(arg))
         value: Path | int | str | None = getattr(self, name)
-        if value is None or (name == "model_url" and not value):
+        if value is None or (name in ("model_url", "url") and not value):
             raise CompareError(f"{{{name}}} has no value in this cell", None)
         return str(value)
 

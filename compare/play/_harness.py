@@ -35,7 +35,7 @@ from compare.judge._judge import MODEL_LOG, judge_checks, overall, read_done
 from compare.models import first_modern
 from compare.peer import is_modern
 from compare.pin import release_order
-from compare.play import _integrity, _plays, _schedule
+from compare.play import _integrity, _plays, _schedule, _url_client
 from compare.play._cellenv import cell_env, write_files
 from compare.play._cells import Cell
 from compare.play._proc import Ended, run_process
@@ -208,6 +208,7 @@ def _run_client(
     # The model endpoint (a target with model_endpoint: true) is a thread of this process,
     # stopped when the cell ends, however it ends: it cannot outlive the cell.
     serving = contextlib.ExitStack()
+    peer_up = contextlib.ExitStack()  # our peer over HTTP, for a client that takes a URL
     try:
         model = None
         if target.model_endpoint:
@@ -274,7 +275,17 @@ def _run_client(
             _atomic.write_json(plan_path, host_plan(cell, exp, version, boundary, peer_plan))
             launch = client_argv(plan_path)
         else:
-            _atomic.write_json(plan_path, _plan(cell, workspace, control, settings.known_revisions))
+            client_plan = _plan(cell, workspace, control, settings.known_revisions)
+            _atomic.write_json(plan_path, client_plan)
+            if target.connects_by_url:
+                # our peer listens before the client starts, and outlives it (its own block)
+                peer = _url_client.serving(client_plan, stage, tmp, peer_argv)
+                serving.callback(peer_up.close)
+                try:
+                    exp = replace(exp, url=peer_up.enter_context(peer))
+                except RuntimeError as err:
+                    return {"timeout_s": target.timeout_s, "ends": target.ends,
+                            "setup_failed": str(err)}  # fmt: skip
             launch = exp.argv(target.argv)
         env = cell_env(target, exp, token, tmp, tools)
         write_files(target, exp)
@@ -300,7 +311,7 @@ def _run_client(
                     f"see setup-{index}.stderr"
                 )
                 return process
-        done = stage / "done.json"
+        done = stage / (_url_client.PEER_DONE if target.connects_by_url else "done.json")
         ended = run_process(
             launch,
             cwd=workspace,
@@ -327,6 +338,9 @@ def _run_client(
             process["setup_failed"] = refused
         if target.side == "proxy":
             merge_legs(stage)
+        if target.connects_by_url:
+            peer_up.close()  # ended, its sessions' accounts written: one transcript of them
+            _url_client.merge_sessions(stage)
         return process
     finally:
         serving.close()

@@ -39,7 +39,7 @@ LISTEN_LOG = "listen.jsonl"
 UPSTREAM_LINGER_S = 30.0
 
 
-def _free_port() -> int:
+def free_port() -> int:
     """A port nothing listens on now, on 127.0.0.1 (the kernel's pick; the socket is closed
     again, so the program told to listen there can bind it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -55,10 +55,10 @@ def proxy_ports(target: Target) -> dict[str, Any]:
     if target.external:  # already listening where its URL says
         out["port"] = int(urlsplit(str(target.transports["host_url"])).port or 0)
     elif target.transports["host"] != "stdio":
-        out["port"] = _free_port()
+        out["port"] = free_port()
     kind = target.transports["upstream"]
     if kind != "stdio":
-        out["upstream_url"] = f"http://127.0.0.1:{_free_port()}/{'sse' if kind == 'sse' else 'mcp'}"
+        out["upstream_url"] = f"http://127.0.0.1:{free_port()}/{'sse' if kind == 'sse' else 'mcp'}"
     return out
 
 
@@ -131,7 +131,7 @@ def upstream_plan(base: dict[str, Any], cell: Cell, exp: Expansion) -> dict[str,
     }
 
 
-def _read_leg(path: Path) -> tuple[list[dict[str, Any]], float | None, str | None]:
+def read_recording(path: Path) -> tuple[list[dict[str, Any]], float | None, str | None]:
     """A recorder's records, its clock start (from its start note) and why it is unusable."""
     records: list[dict[str, Any]] = []
     clock: float | None = None
@@ -155,7 +155,7 @@ def _read_leg(path: Path) -> tuple[list[dict[str, Any]], float | None, str | Non
     return records, clock, problem
 
 
-def _renumber_note(raw: Any, order: int, renumber: dict[tuple[int, int], int]) -> Any:
+def renumber_note(raw: Any, order: int, renumber: dict[tuple[int, int], int]) -> Any:
     """A note's own line references (``n``, ``evidence``) in the merged numbering, so step
     evidence and failed writes point at the merged lines; the leg's numbers stay in ``leg_n``."""
     try:
@@ -185,8 +185,8 @@ def merge_legs(folder: Path) -> Path:
     items: list[Leg] = []
     host = folder / HOST_TRANSCRIPT
     if host.is_file():
-        items.append(("host", 1, host, *_read_leg(host)))
-    ups = [(path, *_read_leg(path)) for path in sorted(folder.glob(UPSTREAM_GLOB))]
+        items.append(("host", 1, host, *read_recording(host)))
+    ups = [(path, *read_recording(path)) for path in sorted(folder.glob(UPSTREAM_GLOB))]
     ups.sort(key=lambda u: (u[2] is None, u[2] or 0.0, u[0].name))  # by start, clockless last
     for conn, (path, records, clock, problem) in enumerate(ups, start=1):
         items.append(("upstream", conn, path, records, clock, problem))
@@ -212,7 +212,7 @@ def merge_legs(folder: Path) -> Path:
     for index, (t, order, leg_n, rec) in enumerate(merged, start=2):
         rec = {**rec, "n": index, "t": round(t, 6), "leg_n": leg_n}
         if rec.get("dir") == "note":
-            rec["raw"] = _renumber_note(rec.get("raw"), order, renumber)
+            rec["raw"] = renumber_note(rec.get("raw"), order, renumber)
         lines.append(json.dumps(rec, ensure_ascii=False))
     out = folder / "transcript.jsonl"
     _atomic.write_text(out, "\n".join(lines) + "\n")

@@ -95,3 +95,25 @@ def test_a_real_server_already_running_is_checked_at_its_url(isolated: Path) -> 
     finally:
         server.terminate()
         server.wait(10)
+
+
+@pytest.mark.clients
+def test_a_real_client_that_takes_a_url_is_checked_against_our_server_over_http(
+    isolated: Path,
+) -> None:
+    """``--client '... {url}'``: mcp-remote's own client (installed for the proxy column,
+    never a client column) is handed our server's URL, and is judged as a client on stdio is."""
+    out = isolated / "url-client"
+    done = subprocess.run(
+        [str(MC), "check", "--client", "{node_bin:mcp-remote-client} {url}", "--out", str(out),
+         "--scenario", "handshake", "--revision", "2025-06-18", "--jobs", "1"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["program"]["name"] == "mcp-remote-client" and report["cells"]["played"] == 1
+    (cell,) = (out / "results").glob("*/*/handshake/2025-06-18")
+    assert json.loads((cell / "done.json").read_text())["sessions"] >= 1
+    lines = (cell / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+    got = [json.loads(json.loads(x)["raw"]) for x in lines if json.loads(x)["dir"] == "in"]
+    assert any(m.get("method") == "initialize" for m in got)

@@ -336,6 +336,7 @@ def test_a_check_never_writes_into_the_published_results(isolated: Path) -> None
         ("npx -y @acme/mcp-server", "mcp-server"),
         ("/opt/bin/my-client {server}", "my-client"),
         ("http://127.0.0.1:8000/mcp", "127.0.0.1:8000/mcp"),
+        ("{node_bin:mcp-remote-client} {url}", "mcp-remote-client"),
     ],
 )
 def test_a_default_name_comes_from_the_command(command: str, name: str) -> None:

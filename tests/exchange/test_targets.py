@@ -318,3 +318,13 @@ def test_a_target_file_with_a_fixed_port_has_no_launch_line(tmp_path: Path) -> N
         load_target_file(_write(tmp_path, fixed, "web.yaml"))
     running = fixed.split("launch:")[0] + "ends: self\ntimeout_s: 30\n"
     assert load_target_file(_write(tmp_path, running, "web.yaml")).external
+
+
+def test_a_client_that_names_url_connects_to_our_server_over_http(tmp_path: Path) -> None:
+    """``{url}`` is where a client connects: such a client starts no server of ours, and
+    only a client may name it."""
+    client = command_target("my-client --connect {url}")
+    assert client.connects_by_url and not command_target("my-client {server}").connects_by_url
+    server = HTTP_SERVER.replace("http]", "http, '{url}']")
+    with pytest.raises(CompareError, match="only a client target names it"):
+        load_target_file(_write(tmp_path, server, "web.yaml"))
