@@ -9,6 +9,7 @@ accepted only non-strictly; ``never`` only reports.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from pathlib import Path
@@ -58,12 +59,21 @@ def stray_findings(
     ]
 
 
+@functools.cache
+def _held_everywhere() -> frozenset[str]:
+    """The checks every scenario of a side carries (the wire checks): one behaviour of the
+    program whichever scenario showed it."""
+    from compare.exchange._scenarios import COMMON_FILES, common_checks
+
+    return frozenset(c.id for side in COMMON_FILES for c in common_checks(side))
+
+
 def _rows_of(finding: dict[str, Any], read_by: dict[tuple[str, str], list[str]]) -> tuple[str, ...]:
     """The rows a failing exchange is evidence for: those reading its check in its scenario;
     for a rule every exchange is held to (a line on stdout that is not JSON), the rows
-    reading that check in any scenario."""
+    reading that check in any scenario, whichever scenario this exchange was."""
     exact = read_by.get((finding["scenario"], finding["check"]))
-    if exact:
+    if exact and finding["check"] not in _held_everywhere():
         return tuple(exact)
     anywhere = {
         r for (_, check), rows in read_by.items() if check == finding["check"] for r in rows

@@ -65,9 +65,15 @@ class Check:
     #: Earlier checks this one's result follows from (``follows:``, judged in order).
     follows: tuple[dict[str, Any], ...] = ()
 
-    def refs_for(self, revision: str) -> list[dict[str, Any]]:
-        """The references whose window holds ``revision``."""
-        return [r for r in self.refs if in_window(revision, r)]
+    def refs_for(self, revision: str, transport: str | None = None) -> list[dict[str, Any]]:
+        """The references whose window holds ``revision``; with ``transport`` (``stdio`` or
+        ``http``), without those about the other transport (a ref's ``transport``: the
+        sentence of one transport's page, such as what may go on stdout)."""
+        return [
+            r
+            for r in self.refs
+            if in_window(revision, r) and r.get("transport", transport) == transport
+        ]
 
 
 @dataclass(frozen=True)

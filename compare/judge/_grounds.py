@@ -144,13 +144,20 @@ def ungrounded(
                 check.revisions and not in_window(revision, check.revisions)
             ):
                 continue
-            refs = [r for r in check.refs_for(revision) if grounds(r, outcome)]
-            keyed = [r for r in refs if pattern.search(_plain(str(r.get("quote", ""))))]
-            if not keyed:
-                problems.append(
-                    f"check {check.id}: outcome {outcome} is graded {grade['verdict']} but no"
-                    f" reference for {revision} quotes a {words}"
-                )
+            # refs about one transport each: the grade needs its keyword on each transport
+            named = sorted({str(r["transport"]) for r in check.refs if r.get("transport")})
+            kinds: list[str | None] = [*named] if named else [None]
+            keyed: list[dict[str, Any]] = []
+            for kind in kinds:
+                refs = [r for r in check.refs_for(revision, kind) if grounds(r, outcome)]
+                found = [r for r in refs if pattern.search(_plain(str(r.get("quote", ""))))]
+                if not found:
+                    over = f" over {kind}" if kind else ""
+                    problems.append(
+                        f"check {check.id}: outcome {outcome} is graded {grade['verdict']} but no"
+                        f" reference for {revision}{over} quotes a {words}"
+                    )
+                keyed += [r for r in found if r not in keyed]
             for ref in keyed:
                 place = (str(ref.get("cite", "")), str(ref.get("quote", "")))
                 if clause is None or place in judged:

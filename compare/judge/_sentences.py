@@ -139,11 +139,12 @@ def expand_refs(
                 " revisions, at)",
             )
         names.append(name)
-        extra = (
-            {"supports": list(ref["supports"])}
-            if isinstance(ref, dict) and "supports" in ref
-            else {}
-        )
+        extra: dict[str, Any] = {}
+        if isinstance(ref, dict):
+            if "supports" in ref:
+                extra["supports"] = list(ref["supports"])
+            if "transport" in ref:  # a sentence of one transport's page
+                extra["transport"] = ref["transport"]
         if isinstance(ref, dict) and "at" in ref:
             if ref["at"] not in sentence.at:
                 raise CompareError(

@@ -72,6 +72,8 @@ def serving(
     served.update(transcript=str(stage / PEER_RECORD), done=str(stage / PEER_DONE))
     path = tmp / "peer-plan.json"
     _atomic.write_json(path, served)
+    # the judge's copy says how the exchange travelled (the refs of one transport's page)
+    _atomic.write_json(stage / "plan.json", {**plan, "transport": served["transport"]})
     with open(stage / PEER_STDERR, "wb") as err:
         proc = subprocess.Popen(
             argv_of(path),

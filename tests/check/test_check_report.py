@@ -15,7 +15,7 @@ import pytest
 from compare._errors import CompareError
 from compare.check import _html, _junit, _terminal
 from compare.check._beside import default_beside, published
-from compare.check._report import build, stray_findings, validate
+from compare.check._report import build, grouped, stray_findings, validate
 from compare.check._rows import Program, checked_areas
 from compare.check._run import Request, _default_name, check
 from compare.exchange._scenarios import load_scenarios
@@ -183,6 +183,28 @@ def test_one_behaviour_seen_in_many_exchanges_is_one_finding(tmp_path: Path) -> 
     text = _terminal.summary(report, {})
     assert text.count("FAIL LIFE-20 (wire-json)") == 1
     assert "in 4 exchanges (server-asks, server-features) at 2 revisions" in text
+
+
+def test_a_wire_check_a_row_reads_in_one_scenario_is_still_one_finding() -> None:
+    """Some rows read a wire check in one named scenario; the same invalid message in
+    another scenario is the same behaviour, not a second finding with other rows."""
+    read_by = {("server-features", "wire-valid"): ["LIFE-21"],
+               ("server-elicits", "wire-valid"): ["ELI-20", "LIFE-21"]}  # fmt: skip
+    found = [
+        {
+            "scenario": scenario,
+            "revision": "2025-11-25",
+            "check": "wire-valid",
+            "verdict": "fail",
+            "title": "valid",
+            "sentences": [],
+            "observed": "x",
+            "cell": scenario,
+        }
+        for scenario in ("server-features", "server-ping")
+    ]
+    (group,) = grouped([], found, read_by)
+    assert group["rows"] == ["ELI-20", "LIFE-21"] and len(group["exchanges"]) == 2
 
 
 def test_checks_of_one_scenario_that_grade_one_row_are_one_finding(tmp_path: Path) -> None:

@@ -160,3 +160,16 @@ def test_the_bind_is_read_from_what_the_program_asked_for(
 ) -> None:
     got = check(tmp_path, scenario, session(listening=listening), "bind")
     assert (got["outcome"], got["verdict"]) == (outcome, verdict)
+
+
+@pytest.mark.parametrize(("transport", "page"), [(None, "transports.mdx"), ("http", "index.mdx")])
+def test_the_wire_checks_cite_the_sentence_of_the_transport_travelled(
+    tmp_path: Path, scenario: Scenario, transport: str | None, page: str
+) -> None:
+    """What may go on stdout is the stdio page's rule: over HTTP a server's non-JSON answer
+    breaks the base protocol's JSON-RPC sentence instead, and that is the one cited."""
+    plan = {"transport": {"kind": transport}} if transport else {}
+    checks = session().judge(tmp_path, scenario, "2025-11-25", **plan)["checks"]
+    for name in ("wire-json", "wire-valid"):
+        cited = [str(ref["cite"]) for ref in checks[name]["refs"]]
+        assert cited and all(page in c for c in cited), (name, cited)
