@@ -248,6 +248,11 @@ class Cell:
             if feature in t.lacks:
                 why = " ".join(t.lacks[feature]["why"].split())
                 return f"not run, because {t.name} lacks {feature}: {why}"
+        if "stdio" in s.requires and (t.connects_by_url or t.serves_http):
+            return (
+                f"not run, because {s.id} is about the stdio transport, and {t.name} is played"
+                " over HTTP"
+            )
         if "can_change_roots" in s.requires and not t.can_change_roots:
             return f"not run, because {t.name} cannot add a root while connected"
         if "model" in s.requires and not t.model_endpoint:

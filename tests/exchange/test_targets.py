@@ -328,3 +328,16 @@ def test_a_client_that_names_url_connects_to_our_server_over_http(tmp_path: Path
     server = HTTP_SERVER.replace("http]", "http, '{url}']")
     with pytest.raises(CompareError, match="only a client target names it"):
         load_target_file(_write(tmp_path, server, "web.yaml"))
+
+
+def test_a_stdio_scenario_is_not_run_over_http() -> None:
+    """How a client ends the stdio server it started means nothing to a client handed a
+    URL; a server played over HTTP is not asked it either."""
+    from compare.exchange._scenarios import load_scenarios
+    from compare.play._cells import plan_cells
+
+    shutdown = [s for s in load_scenarios() if s.id == "client-shutdown"]
+    (cell,) = plan_cells([command_target("my-client {url}")], shutdown, ["2025-11-25"])
+    assert "about the stdio transport" in str(cell.not_run_reason())
+    (stdio,) = plan_cells([command_target("my-client {server}")], shutdown, ["2025-11-25"])
+    assert stdio.not_run_reason() is None
