@@ -5,6 +5,7 @@ the runner would, checks a real server and writes the step summary and output.""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -61,15 +62,18 @@ def test_the_readme_job_passes_actionlint(tmp_path: Path) -> None:
 
 
 @pytest.mark.clients
-def test_the_action_script_checks_a_real_server(isolated: Path) -> None:
+def test_the_action_script_checks_a_real_client_handed_a_url(isolated: Path) -> None:
+    """The action's script as a job runs it, on a real client the project ships no column
+    for (mcp-remote's own client, from npm), handed our server's URL: the client side of the
+    script, and a client over Streamable HTTP, at once (test_check_real checks a server)."""
     out, summary, outputs = isolated / "out", isolated / "summary.md", isolated / "outputs"
     env = dict(os.environ)
     env.update(
-        MCPC_SERVER="{node_bin:mcp-server-everything} stdio",
-        MCPC_CLIENT="",
-        MCPC_NAME="Everything",
+        MCPC_SERVER="",
+        MCPC_CLIENT="{node_bin:mcp-remote-client} {url}",
+        MCPC_NAME="mcp-remote client",
         MCPC_AREAS="",
-        MCPC_OPTIONS="--scenario server-features --revision 2025-06-18 --jobs 1",
+        MCPC_OPTIONS="--scenario handshake --revision 2025-06-18 --jobs 1",
         MCPC_FAIL_ON="fail",
         MCPC_OUT=str(out),
         MCPC_BIN=str(PROJECT_ROOT / ".venv" / "bin" / "mcp-compare"),
@@ -85,6 +89,12 @@ def test_the_action_script_checks_a_real_server(isolated: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert outputs.read_text(encoding="utf-8") == f"report={out}\n"
     shown = summary.read_text(encoding="utf-8")
-    assert shown.startswith("```\ncheck: Everything (server), 1 cells")
+    assert shown.startswith("```\ncheck: mcp-remote client (client), 1 cells")
     assert "result: PASS (--fail-on fail)" in shown
     assert {p.name for p in out.iterdir()} >= {"report.html", "report.json", "junit.xml"}
+    # our server was reached at its URL: the client opened a session there and initialized
+    (cell,) = (out / "results").glob("*/*/handshake/2025-06-18")
+    assert json.loads((cell / "done.json").read_text(encoding="utf-8"))["sessions"] >= 1
+    lines = (cell / "transcript.jsonl").read_text(encoding="utf-8").splitlines()
+    got = [json.loads(json.loads(x)["raw"]) for x in lines if json.loads(x)["dir"] == "in"]
+    assert any(m.get("method") == "initialize" for m in got)
