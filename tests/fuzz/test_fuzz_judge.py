@@ -309,7 +309,7 @@ processes = st.one_of(
 )
 
 
-@settings(max_examples=1200)
+@settings(max_examples=900)
 @given(data=st.data())
 def test_judge_survives_mutated_real_transcripts(
     seeds: list[Seed], cell: Path, data: st.DataObject

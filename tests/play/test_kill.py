@@ -43,7 +43,7 @@ from compare._paths import PROJECT_ROOT
 from .fakes import FAKE_CLIENT
 
 SEED = int(os.environ.get("MCP_COMPARE_KILL_SEED", "15"))
-KILLS = int(os.environ.get("MCP_COMPARE_KILLS", "18"))
+KILLS = int(os.environ.get("MCP_COMPARE_KILLS", "12"))
 #: The range the kill delays are spread over (seconds after the run started): from Python
 #: still importing (about 0.4 s) to just past the end of a forced run (about 3.6 s unloaded;
 #: a run that reuses its cells ends in about 0.6 s, so those kills mostly land early).
