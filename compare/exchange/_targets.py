@@ -182,7 +182,7 @@ class Target:
 
     @property
     def external(self) -> bool:
-        """A server already running at a fixed 127.0.0.1 port (``check --server-url``): the
+        """A server already running at a fixed 127.0.0.1 port (``check --server URL``): the
         harness starts nothing, ends nothing, and probes it where it listens."""
         return self.serves_http and "{port}" not in str(self.transports.get("host_url", ""))
 

@@ -24,7 +24,7 @@ our loopback preload recorded it).
   to 127.0.0.1 instead), ``other-address`` (an address of another interface),
   ``not-recorded`` (no preload sits in this program, so what it asked
   is not known: where our host chose the address, that is ours, not the program's). A server
-  the user started and gave us by URL (``check --server-url``) is read from where it listens:
+  the user started and gave us by URL (``check --server URL``) is read from where it listens:
   the address it listens on is its own choice, not ours.
 """
 
