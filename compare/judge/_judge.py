@@ -78,9 +78,6 @@ def judge_checks(
     """Evaluate every check of ``scenario`` (then the common wire checks) on the transcript."""
     tx = read_transcript(cell / "transcript.jsonl")
     revision = str(plan["revision"])
-    # which transport the exchange travelled: a ref about one transport's page only on it
-    travelled = (plan.get("transport") or {}).get("kind")
-    transport = "http" if travelled in ("http", "sse") else "stdio"
     requests, record = _host_session(cell)
     ctx = Context(
         tx,
@@ -100,7 +97,8 @@ def judge_checks(
             "id": check.id,
             "title": check.title,
             "expected": check.expected,
-            "refs": check.refs_for(revision, transport),
+            # a ref about one transport's page only where the exchange travelled on it
+            "refs": check.refs_for(revision, ctx.transport),
         }
         ctx.check_probes = check.probes
         ctx.params = check.params

@@ -18,6 +18,12 @@ from compare.models import first_modern
 from compare.peer import META_VERSION, is_modern
 
 
+def transport_of(plan: dict[str, Any]) -> str:
+    """How a cell's exchange travelled, from its plan: ``http`` or ``stdio``."""
+    kind = (plan.get("transport") or {}).get("kind")
+    return "http" if kind in ("http", "sse") else "stdio"
+
+
 @dataclass
 class Context:
     """Everything a rule may read about one cell."""
@@ -47,6 +53,11 @@ class Context:
     @property
     def workspace(self) -> str:
         return str(self.plan.get("workspace", ""))
+
+    @property
+    def transport(self) -> str:
+        """How the exchange travelled: ``http`` (Streamable HTTP or HTTP+SSE) or ``stdio``."""
+        return transport_of(self.plan)
 
     @property
     def initialize(self) -> Line | None:

@@ -267,7 +267,7 @@ _ENDED = {"self": "on-close", "sigterm": "on-sigterm", "sigkill": "on-sigkill"}
 @rule("server-exit", ("on-close", "on-sigterm", "on-sigkill", "not-recorded"))
 def _server_exit(ctx: Context) -> Outcome:
     # No handshake gate: a server that never answered initialize still had to go.
-    if (ctx.plan.get("transport") or {}).get("kind") in ("http", "sse"):
+    if ctx.transport == "http":
         return Outcome("not-recorded", "played over HTTP: its stdin is not how a session ends")
     note = next(((n, f) for n, f in ctx.tx.notes if f.get("event") == "server-exit"), None)
     if note is None or note[1].get("ended_by") not in _ENDED:
