@@ -60,6 +60,8 @@ SPLAT_PLACEHOLDERS = frozenset({"server_argv"})
 #: How every SDK host's launch line ends (the host contract, ``hosts/README.md``): the plan,
 #: then the server's command; no host program names a feature in its command line.
 HOST_TAIL = ["--plan", "{host_plan}", "--", "{server_argv}"]
+#: ... or, for a host handed our server's URL, with these.
+HOST_URL_TAIL = ["--plan", "{host_plan}", "--url", PEER_URL]
 #: The launch line of the generic ``command`` and ``server-command`` targets, filled from
 #: ``--command``.
 COMMAND_SLOT = "{command}"
@@ -134,7 +136,8 @@ class Target:
         ``tools/node_modules`` or is no npm target."""
         package = self.raw.get("package") or {}
         if package.get("registry") == "npm" and package.get("tree") == "own":
-            return tools / NPM_TREES / self.id
+            # a second target of one program (its HTTP column) uses the tree it is installed by
+            return tools / NPM_TREES / str(package.get("installed_by") or self.id)
         return None
 
     def node_binary(self, tools: Path) -> str:
@@ -169,10 +172,11 @@ class Target:
 
     @property
     def plays_all_over_http(self) -> bool:
-        """An HTTP server that plays every server scenario over HTTP (``check`` of a program
-        that speaks only HTTP), not only the transport's: a matrix column leaves the rest to
-        its stdio column."""
-        return self.serves_http and self.transports.get("plays") == "all"
+        """A server or client over HTTP that plays every scenario of its side that way
+        (``check`` of a program that speaks only HTTP), not only the transport's: a matrix
+        column leaves the rest to its stdio column."""
+        over_http = self.serves_http or self.connects_by_url
+        return over_http and self.transports.get("plays") == "all"
 
     @property
     def connects_by_url(self) -> bool:
@@ -320,7 +324,13 @@ def parse_target(data: object, source: Path, *, expected_id: str | None = None) 
         )
     transports = {**STDIO_BOTH, **(data.get("transports") or {})}
     if data.get("transports") and data["kind"] not in ("proxy", "server"):
-        raise CompareError(f"{source}: key transports: only a proxy or a server has them", None)
+        # a client handed our URL may say which scenarios it plays over it, nothing else
+        by_url = any(PEER_URL in text for text in _templates(data))
+        if not by_url or set(data["transports"]) - {"plays"}:
+            raise CompareError(
+                f"{source}: key transports: only a proxy or a server has them",
+                "a client that names {url} may give transports.plays alone",
+            )
     if data["kind"] == "server" and transports["upstream"] != "stdio":
         raise CompareError(
             f"{source}: key transports.upstream: a server has no upstream",
@@ -443,10 +453,11 @@ def _check_host_line(
             " scripts a session",
             "set scripts_session: true, or drop it",
         )
-    if data["kind"] == "sdk-host" and argv[-len(HOST_TAIL) :] != HOST_TAIL:
+    tails = (HOST_TAIL, HOST_URL_TAIL)
+    if data["kind"] == "sdk-host" and not any(argv[-len(t) :] == t for t in tails):
         raise CompareError(
             f"{source}: key launch.argv: an SDK host's launch line must end with "
-            "--plan {host_plan} -- {server_argv}",
+            "--plan {host_plan} -- {server_argv}, or --plan {host_plan} --url {url}",
             "every SDK host reads what to declare from its plan (hosts/README.md)",
         )
     for key in ("lacks", "always_declares"):
@@ -510,6 +521,9 @@ def command_target(template: str, side: str = "client") -> Target:
         "ends": "harness",
         "timeout_s": 60,
     }
+    if side == "client" and any(PEER_URL in item for item in argv):
+        # a client handed our URL is checked over it in full: it may speak nothing else
+        data["transports"] = {"plays": "all"}
     if side == "server":
         data.update(id=SERVER_COMMAND, name=f"server command: {template}", kind="server")
         data.update(ends="self")

@@ -35,23 +35,44 @@ def refuse(host: str, message: str) -> NoReturn:
     raise SystemExit(BAD_PLAN)
 
 
+USAGE = "usage: --plan PATH -- SERVER_COMMAND... | --plan PATH --url URL"
+
+
 def read_plan(argv: list[str], host: str) -> tuple[dict[str, Any], list[str]]:
-    """``--plan PATH -- SERVER_COMMAND...`` -> (the checked plan, the server's command)."""
+    """``--plan PATH -- SERVER_COMMAND...`` -> (the checked plan, the server's command).
+
+    A host that can also connect to a URL reads its line with :func:`read_plan_or_url`."""
+    plan, command, url = read_plan_or_url(argv, host)
+    if url is not None:
+        refuse(host, f"{host} starts its server on stdio only: --url is not taken")
+    return plan, command
+
+
+def read_plan_or_url(argv: list[str], host: str) -> tuple[dict[str, Any], list[str], str | None]:
+    """Either form of a host's command line -> (the checked plan, the server's command, the
+    URL). ``--plan PATH --url URL`` connects to a server already listening (the SDK's
+    Streamable HTTP client); the command is then empty."""
+    if len(argv) == 4 and argv[0] == "--plan" and argv[2] == "--url":
+        return _load(argv[1], host), [], argv[3]
     if "--" not in argv or argv.index("--") == len(argv) - 1:
-        refuse(host, 'usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")')
+        refuse(host, f'{USAGE} (missing "-- SERVER_COMMAND...")')
     cut = argv.index("--")
     own, server = argv[:cut], argv[cut + 1 :]
     if len(own) != 2 or own[0] != "--plan":
-        refuse(host, f"usage: --plan PATH -- SERVER_COMMAND... (got {' '.join(own) or 'nothing'})")
+        refuse(host, f"{USAGE} (got {' '.join(own) or 'nothing'})")
+    return _load(own[1], host), server, None
+
+
+def _load(path: str, host: str) -> dict[str, Any]:
     try:
-        plan = json.loads(Path(own[1]).read_text(encoding="utf-8"))
+        plan = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        refuse(host, f"cannot read the plan {own[1]}: {err}")
+        refuse(host, f"cannot read the plan {path}: {err}")
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     problem = check(plan, schema, schema)
     if problem:
-        refuse(host, f"malformed plan {own[1]}: {problem}")
-    return plan, server
+        refuse(host, f"malformed plan {path}: {problem}")
+    return plan  # type: ignore[no-any-return]
 
 
 #: The keywords ``check`` reads, and the ones that only annotate.

@@ -107,16 +107,22 @@ export function exits(host) {
   };
 }
 
-// The command line every host takes: --plan PATH -- SERVER_COMMAND...; anything else is
-// refused through `refuse`.
+// The command line every host takes: --plan PATH -- SERVER_COMMAND... (start the server on
+// stdio), or --plan PATH --url URL (connect to a server already listening, over the SDK's
+// Streamable HTTP client); anything else is refused through `refuse`. `server` is the command
+// (empty with a URL), `url` the URL (null with a command).
 export function parseArgs(argv, refuse) {
+  const usage = 'usage: --plan PATH -- SERVER_COMMAND... | --plan PATH --url URL';
+  if (argv.length === 4 && argv[0] === '--plan' && argv[2] === '--url') {
+    return { planPath: argv[1], server: [], url: argv[3] };
+  }
   const cut = argv.indexOf('--');
   if (cut < 0 || cut === argv.length - 1) {
-    refuse('usage: --plan PATH -- SERVER_COMMAND... (missing "-- SERVER_COMMAND...")');
+    refuse(`${usage} (missing "-- SERVER_COMMAND...")`);
   }
   const own = argv.slice(0, cut);
   if (own.length !== 2 || own[0] !== '--plan') {
-    refuse(`usage: --plan PATH -- SERVER_COMMAND... (got ${own.join(' ') || 'nothing'})`);
+    refuse(`${usage} (got ${own.join(' ') || 'nothing'})`);
   }
-  return { planPath: own[1], server: argv.slice(cut + 1) };
+  return { planPath: own[1], server: argv.slice(cut + 1), url: null };
 }

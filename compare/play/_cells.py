@@ -281,12 +281,14 @@ class Cell:
 
 
 def _plays_over(target: Target, scenario: Scenario) -> bool:
-    """Whether a server target plays this scenario on its transport: the transport's own
-    scenarios (``requires: [http]``) only over HTTP; the rest over stdio, or over HTTP where
-    the target plays everything that way (``transports.plays: all``)."""
+    """Whether a target plays this scenario on its transport: the transport's own scenarios
+    (``requires: [http]``) only over HTTP (a server we reach by URL, a client we hand ours);
+    the rest over stdio, or over HTTP where the target plays everything that way
+    (``transports.plays: all``, what check does)."""
+    over_http = target.serves_http or target.connects_by_url
     if "http" in scenario.requires:
-        return target.serves_http
-    return not target.serves_http or target.plays_all_over_http
+        return over_http
+    return not over_http or target.plays_all_over_http
 
 
 def plan_cells(
@@ -309,7 +311,7 @@ def plan_cells(
             for scenario in scenarios:
                 if scenario.side != target.side:
                     continue  # a server target plays server scenarios, a client the others
-                if target.side == "server" and not _plays_over(target, scenario):
+                if target.side != "proxy" and not _plays_over(target, scenario):
                     continue
                 if target.variants and scenario.variants and name not in scenario.variants:
                     continue

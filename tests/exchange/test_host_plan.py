@@ -122,12 +122,18 @@ def test_an_sdk_host_line_that_breaks_the_contract_is_refused(
 
 def test_every_shipped_sdk_host_passes_a_plan_and_names_no_feature() -> None:
     hosts = [t for t in load_targets() if t.kind == "sdk-host"]
+    stdio = [t for t in hosts if not t.connects_by_url]
     # the ten of issue 22, then mcp-use (PyPI and npm), mcp-agent and Mastra 1.x of issue 23
-    assert len(hosts) == 14
+    assert len(stdio) == 14
+    ids = {t.id for t in stdio}
     for target in hosts:
-        assert target.argv[-4:] == ["--plan", "{host_plan}", "--", "{server_argv}"], target.id
-        assert not any(a.startswith("--") and a not in ("--plan", "--") for a in target.argv)
+        tail = ["--url", "{url}"] if target.connects_by_url else ["--", "{server_argv}"]
+        assert target.argv[-4:] == ["--plan", "{host_plan}", *tail], target.id
+        own = ("--plan", tail[0])
+        assert not any(a.startswith("--") and a not in own for a in target.argv), target.id
         assert {"roots", "no-roots"} <= set(target.variants), target.id
+        if target.connects_by_url:  # the same host handed our URL: its stdio twin is shipped
+            assert target.id.removesuffix("-http") in ids, target.id
 
 
 def _fake_host(tmp_path: Path, **extra: Any) -> Target:

@@ -31,7 +31,9 @@ from compare.exchange._targets import Expansion, Target, load_targets
 from compare.play._harness import HOSTS_DIR, WORKSPACE_NAME
 
 TINY_SERVER = Path(__file__).resolve().parent / "tiny_server.py"
-SDK_HOSTS = [t for t in load_targets() if t.kind == "sdk-host"]
+#: Each host once, as its stdio target starts it; its HTTP target (``-http``, handed our
+#: server's URL) runs the same program, and the matrix plays it over HTTP.
+SDK_HOSTS = [t for t in load_targets() if t.kind == "sdk-host" and not t.connects_by_url]
 #: The hosts whose elicitation and sampling answers are checked on the wire here.
 ANSWERING = [
     "py-sdk",
