@@ -4,6 +4,7 @@ It is evidence: everything fastmcp put on the wire was caused by the few calls b
 reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
     python fastmcp_host.py --plan PLAN.json -- SERVER_COMMAND...
+    python fastmcp_host.py --plan PLAN.json --url URL
 
 Run it with the interpreter of ``tools/venvs/fastmcp`` (``mcp-compare tools install``).
 
@@ -12,6 +13,17 @@ Each client feature of the plan is one argument of ``fastmcp.Client`` (``roots=`
 and 554-593 in fastmcp 4.2.3, which hand them to the SDK's ``ClientSession`` as callbacks; the
 SDK then declares each capability and its sub-capabilities itself, so the plan's
 ``list_changed``, ``form`` and ``url`` are fastmcp's and the SDK's to choose, not ours).
+
+With ``--url`` the ``Client`` is handed the URL string itself, the way the ``Client``'s own
+docstring shows connecting to a server (``Client("http://localhost:8080")``, client.py lines
+355-365 in fastmcp 4.2.3; ``infer_transport``'s docstring, "Connect to a remote server via
+HTTP", inference.py lines 127-128): fastmcp infers its ``StreamableHttpTransport`` from an
+``http`` URL not ending in ``/sse`` (client.py line 474, inference.py lines 175-184,
+``mcp_config.py`` lines 56-73) with every option at its default (no headers, no auth), and
+that transport enters the official SDK's ``streamable_http_client`` on the SDK's
+default HTTP client (``client/transports/http.py`` lines 32-94 and 166-243; mcp 2.3.0,
+``mcp/client/streamable_http.py`` lines 712-793), so every header, the GET stream and the
+closing DELETE are fastmcp's and the SDK's.
 
 Roots are passed the way fastmcp's client documentation shows, a list of strings, in one of
 two forms (plan option ``roots_form``):
@@ -33,7 +45,11 @@ the call that ends it: it stops the session, then the transport (``close`` → `
 stdio.py lines 233-296 and 325-326), whose connection task leaves the official SDK's
 ``stdio_client`` (stdio.py lines 377-393); that shuts the server down the SDK's way (mcp
 2.3.0, ``mcp/client/stdio.py`` lines 249-268: stdin closed, up to 2 s, then SIGTERM to its
-process group, SIGKILL 2 s later).
+process group, SIGKILL 2 s later). Over a URL there is no process to keep: leaving the block
+already stops the session (``__aexit__`` → ``_disconnect``, client.py lines 1007-1016 and
+1152-1203), whose ``streamable_http_client`` sends its DELETE of the session on the way out
+(``terminate_on_close=True``, streamable_http.py lines 787-792), and ``close()`` then has only
+the transport's ``close`` left (http.py lines 248-250).
 """
 
 from __future__ import annotations
@@ -57,7 +73,7 @@ from host_plan import (
     error_code,
     make_requests,
     options,
-    read_plan,
+    read_plan_or_url,
     refuse_lacked,
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
@@ -153,14 +169,19 @@ def scripted(client: Client) -> Any:
     return make
 
 
-async def run(plan: dict[str, Any], command: list[str], form: str) -> None:
+async def run(plan: dict[str, Any], command: list[str], url: str | None, form: str) -> None:
     features = plan["features"]
     folders = (features.get("roots") or {}).get("folders")
     roots = None if "roots" not in features else [as_root(Path(f), form) for f in folders]
     changes = Changes.of(plan)
     # fastmcp's stdio transport. An application passes its server's configured environment;
-    # the harness configures the peer through ours, so all of it is passed on.
-    transport = StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
+    # the harness configures the peer through ours, so all of it is passed on. Or the URL
+    # string, from which fastmcp infers its StreamableHttpTransport at its defaults.
+    transport: StdioTransport | str = (
+        url
+        if url is not None
+        else StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
+    )
     client = Client(transport, **handlers(features, roots))
     async with client:  # fastmcp's default mode="auto": server/discover, then initialize
         if plan["session"]["call_tools"]:
@@ -191,13 +212,13 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    plan, command = read_plan(sys.argv[1:], HOST)
+    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
     form = options(plan, HOST, OPTIONS).get("roots_form", "uri")
     refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
     if refused is not None:
         return refused
     try:
-        anyio.run(run, plan, command, form)
+        anyio.run(run, plan, command, url, form)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
         causes = leaves(err)

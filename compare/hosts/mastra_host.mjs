@@ -5,6 +5,10 @@
 // `getTools()` and each tool's `execute`). Usage (the host contract, README.md here):
 //
 //   node mastra_host.mjs --plan PLAN.json -- SERVER_COMMAND...
+//   node mastra_host.mjs --plan PLAN.json --url URL
+//
+// The first has Mastra start the server on stdio (a `command` server definition); the second has
+// it connect to a server already listening at URL (a `url` server definition), below.
 //
 // Mastra is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default ../../../tools
 // from this file), where `mcp-compare tools install` put the pinned version (0.14.5).
@@ -93,7 +97,9 @@ const { MCPClient } = await importPackage('@mastra/mcp');
 // so only through the server's `logger` (a documented option of the server config), with the
 // message its internal client logs on close (dist/index.js:552-553). Nothing of ours is left
 // to wait on then, so Node ends by itself; process.exit() would make exit-hook (Mastra's
-// dependency) print a notice that its asynchronous exit hooks did not run.
+// dependency) print a notice that its asynchronous exit hooks did not run. Over HTTP nothing
+// closes when the server is done (the SDK's transport closes only when Mastra closes it), so
+// the host does not end by itself then: the harness ends it (the -http target's `ends`).
 let closed = false;
 const onLog = (entry) => {
   if (/ MCP server connection closed$/.test(entry.message)) closed = true;
@@ -107,16 +113,27 @@ function closedUnder(err) {
 
 // One stdio server. An application passes its server's configured environment; the harness
 // configures the peer through ours, so all of it is passed on.
-const mcp = new MCPClient({
-  servers: {
-    [SERVER]: {
-      command: opts.server[0],
-      args: opts.server.slice(1),
-      env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
-      logger: onLog,
-    },
-  },
-});
+//
+// With a URL, one HTTP server instead: `{url: new URL(url), logger}`, the server definition
+// MCPClient's documentation shows for a remote server (dist/client/client.d.ts:72-99, its
+// example at :116-117), with none of its HTTP options (requestInit, authProvider,
+// reconnectionOptions, sessionId, connectTimeout). Mastra then connects with the SDK's
+// StreamableHTTPClientTransport (dist/index.js:486-506: `new StreamableHTTPClientTransport(url,
+// {requestInit, reconnectionOptions, authProvider})`, all three undefined here, so the SDK's
+// defaults; the shared tree's @modelcontextprotocol/sdk 1.32.2, dist/esm/client/
+// streamableHttp.js:24-41), connecting within its 3 s connectTimeout (:369, 497-499), and falls
+// back to the deprecated HTTP+SSE transport itself if that fails (:508-522); every request on
+// the wire is that transport's. Its tool execute reconnects itself on an error it takes for a lost
+// session (:623-660, 850-855). None of that is ours.
+const definition = opts.url
+  ? { url: new URL(opts.url), logger: onLog }
+  : {
+    command: opts.server[0],
+    args: opts.server.slice(1),
+    env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
+    logger: onLog,
+  };
+const mcp = new MCPClient({ servers: { [SERVER]: definition } });
 
 // One MCPClient call per kind of scripted request (README.md here), each as its documentation
 // shows it for one server; what the call returns is recorded as JSON.stringify writes it.
@@ -165,7 +182,9 @@ async function make(request, setTools, tools) {
     // (:590-607), which closes its transport itself, not through the SDK Client: the SDK's
     // StdioClientTransport.close() (@modelcontextprotocol/sdk 1.32.2 dist/esm/client/
     // stdio.js:143-178) ends the server's stdin, waits up to 2 s for it to close, then SIGTERM,
-    // 2 s more, then SIGKILL. An error is raised on (Promise.all), so recorded.
+    // 2 s more, then SIGKILL. An error is raised on (Promise.all), so recorded. Over HTTP the
+    // SDK's StreamableHTTPClientTransport.close() (dist/esm/client/streamableHttp.js:294-301)
+    // aborts its requests and its GET stream and sends nothing (no DELETE).
     return mcp.disconnect();
   }
   // get_prompt: dist/index.js:1391-1398 (`args` go out as the request's `arguments`).

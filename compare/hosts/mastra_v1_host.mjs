@@ -5,6 +5,10 @@
 // contract, README.md here):
 //
 //   node mastra_v1_host.mjs --plan PLAN.json -- SERVER_COMMAND...
+//   node mastra_v1_host.mjs --plan PLAN.json --url URL
+//
+// The first has Mastra start the server on stdio (a `command` server definition); the second has
+// it connect to a server already listening at URL (a `url` server definition), below.
 //
 // Mastra is loaded from the target's own npm tree, tools/npm/mastra-v1/ under
 // $MCP_COMPARE_TOOLS (default ../../../tools from this file), and runs on that tree's
@@ -114,7 +118,10 @@ const { isValidationError } = await importPackage('@mastra/core', './tools');
 
 // The server closing the connection is the normal end of a session: exit 0. MCPClient says
 // so through the server's `logger` (types.d.ts:141-142), with the message its per-server
-// client logs on close (index.js:22115-22117, prefixed with the server's name).
+// client logs on close (index.js:22115-22117, prefixed with the server's name). Over HTTP
+// nothing closes when the server is done (the SDK's transport closes only when Mastra closes
+// it, @modelcontextprotocol/client 2.0.0 dist/index.mjs:5284-5292), so the host does not end
+// by itself then: the harness ends it (the -http target's `ends`).
 let closed = false;
 const onLog = (entry) => {
   if (/ MCP server connection closed$/.test(entry.message)) closed = true;
@@ -131,12 +138,28 @@ function closedUnder(err) {
 
 // One stdio server. An application passes its server's configured environment; the harness
 // configures the peer through ours, so all of it is passed on.
-const server = {
-  command: opts.server[0],
-  args: opts.server.slice(1),
-  env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
-  logger: onLog,
-};
+//
+// With a URL, one HTTP server instead: `{url: new URL(url), logger}` (plus the plan's roots
+// below, an option of every server definition, client/types.d.ts:140-292), the definition
+// MCPClient's documentation shows for a remote server (client/types.d.ts:355-451, its example
+// at :476-477), with none of its HTTP options (requestInit, fetch, authProvider,
+// reconnectionOptions, allowedHosts, connectTimeout). Mastra then connects with the SDK's
+// StreamableHTTPClientTransport (index.js:21930-21966: `new StreamableHTTPClientTransport(url,
+// {requestInit, reconnectionOptions, authProvider, fetch})`, the first three undefined here,
+// so the SDK's defaults, and `fetch` Mastra's own wrapper, which hands every request to
+// globalThis.fetch unchanged when no fetch or allowedHosts is configured, :21934-21942; the
+// transport is @modelcontextprotocol/client 2.0.0's, dist/index.mjs:4942-4991), within its 3 s
+// connectTimeout (:21580, 21954), and falls back to the deprecated HTTP+SSE transport itself
+// when that fails with no HTTP status or a 400, 404 or 405 (:21957-21996, 21582-21586). Every
+// request on the wire is that transport's; none of it is ours.
+const server = opts.url
+  ? { url: new URL(opts.url), logger: onLog }
+  : {
+    command: opts.server[0],
+    args: opts.server.slice(1),
+    env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
+    logger: onLog,
+  };
 if (features.roots) {
   server.roots = features.roots.folders.map(asRoot);
   if (!features.roots.list_changed) server.capabilities = { roots: { listChanged: false } };
@@ -229,7 +252,10 @@ async function make(request, setTools, tools) {
     // StdioClientTransport.close() (@modelcontextprotocol/client 2.0.0 dist/stdio.mjs:175-198)
     // ends the server's stdin, waits up to 2 s for it to close, then SIGTERM, 2 s more, then
     // SIGKILL. It also drops its exit hook and signal handlers (:22209-22220). A failure is
-    // only settled (Promise.allSettled, :23857), never raised, so the record is always ok.
+    // only settled (Promise.allSettled, :23857), never raised, so the record is always ok. Over
+    // HTTP the SDK's StreamableHTTPClientTransport.close() (@modelcontextprotocol/client 2.0.0
+    // dist/index.mjs:5284-5292) aborts its requests and its GET stream and sends nothing (no
+    // DELETE).
     return mcp.disconnect();
   }
   // get_prompt: index.js:23730-23735 (`args` go out as the request's `arguments`, :22323-22331).

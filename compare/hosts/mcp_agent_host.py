@@ -4,6 +4,7 @@ It is evidence: everything mcp-agent put on the wire was caused by the few calls
 reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
     python mcp_agent_host.py --plan PLAN.json -- SERVER_COMMAND...
+    python mcp_agent_host.py --plan PLAN.json --url URL
 
 Run it with the interpreter of ``tools/venvs/mcp-agent`` (``mcp-compare tools install``).
 
@@ -15,6 +16,15 @@ through an ``MCPAggregator`` ("MCP server management", lines 914-923) with a per
 connection, the kind an ``Agent(server_names=[...])`` keeps (agents/agent.py:93). No LLM is
 attached: the host lists the aggregator's tools and calls each, which is what a model would
 make an agent do.
+
+With ``--url`` the server's configuration names mcp-agent's Streamable HTTP transport instead,
+``transport: streamable_http`` and its ``url`` (``MCPServerSettings``, mcp_agent/config.py:227
+and 239), every other HTTP setting left at its default (no ``headers``, no timeouts, no
+``auth``, ``terminate_on_close: true``, config.py:242-263). The persistent connection then
+enters the official SDK's ``streamablehttp_client`` with those defaults
+(mcp_connection_manager.py:459-517; mcp 1.30.0, ``mcp/client/streamable_http.py`` lines
+709-747, which wraps ``streamable_http_client``, lines 618-706), so every header, the GET
+stream and the closing DELETE are mcp-agent's and the SDK's.
 
 Roots are configuration in mcp-agent, not a callback of ours: ``MCPServerSettings.roots`` is
 a list of ``MCPRootSettings(uri, name)`` (mcp_agent/config.py:191-211, 268), and mcp-agent's
@@ -56,7 +66,9 @@ mcp_connection_manager.py:286-313), which asks each server connection to shut do
 official SDK's ``stdio_client`` (through mcp-agent's ``filtered_stdio_client``,
 stdio_transport.py), whose shutdown (mcp 1.30.0, ``mcp/client/stdio/__init__.py`` lines
 190-216) closes the server's stdin, gives it 2 s, then SIGTERMs its process group and SIGKILLs
-it 2 s later. ``close()`` logs what fails rather than raise it. The app's own ``async with``
+it 2 s later. Over a URL the lifecycle task leaves the SDK's ``streamablehttp_client``
+instead, whose exit sends a DELETE of the session (``terminate_on_close``, streamable_http.py
+lines 700-702). ``close()`` logs what fails rather than raise it. The app's own ``async with``
 is then left as always.
 """
 
@@ -79,7 +91,7 @@ from host_plan import (
     error_code,
     make_requests,
     options,
-    read_plan,
+    read_plan_or_url,
     refuse_lacked,
 )
 from mcp import ClientSession
@@ -108,8 +120,9 @@ def as_root(path: Path) -> dict[str, str]:
     return {"uri": path.resolve().as_uri(), "name": path.name}
 
 
-def write_config(command: list[str], roots: list[Path] | None) -> Path:
-    """The application's configuration file, ``mcp_agent.config.yaml``, in the cell's home.
+def write_config(command: list[str], url: str | None, roots: list[Path] | None) -> Path:
+    """The application's configuration file, ``mcp_agent.config.yaml``, in the cell's home:
+    the server started on stdio, or reached at ``url`` over Streamable HTTP.
 
     A file, not ``Settings(...)`` in code: built in code the way the README's "App
     configuration" shows, a root without ``server_uri_alias`` fails validation, because the
@@ -122,14 +135,19 @@ def write_config(command: list[str], roots: list[Path] | None) -> Path:
     is on by default (config.py:694-700) and is turned off; subagent definitions are searched
     for in the user's folders by default (config.py:590-596) and are turned off; the logger
     writes nothing (our stderr carries our own lines only)."""
-    server: dict[str, Any] = {
-        "transport": "stdio",
-        "command": command[0],
-        "args": command[1:],
-        # An application passes its server's configured environment; the harness
-        # configures the peer through ours, so all of it is passed on.
-        "env": dict(os.environ),
-    }
+    server: dict[str, Any] = (
+        # mcp-agent's Streamable HTTP transport, every other HTTP setting at its default.
+        {"transport": "streamable_http", "url": url}
+        if url is not None
+        else {
+            "transport": "stdio",
+            "command": command[0],
+            "args": command[1:],
+            # An application passes its server's configured environment; the harness
+            # configures the peer through ours, so all of it is passed on.
+            "env": dict(os.environ),
+        }
+    )
     if roots is not None:
         server["roots"] = [as_root(path) for path in roots]
     config = {
@@ -212,11 +230,11 @@ def scripted(aggregator: MCPAggregator, session: ClientSession) -> Any:
     return make
 
 
-async def run(plan: dict[str, Any], command: list[str]) -> None:
+async def run(plan: dict[str, Any], command: list[str], url: str | None) -> None:
     features = plan["features"]
     planned = features.get("roots")
     folders = [Path(f) for f in planned["folders"]] if planned is not None else None
-    config = write_config(command, folders)
+    config = write_config(command, url, folders)
     changes = Changes.of(plan)
     app = MCPApp(
         name="mcp-compare-mcp-agent-host",
@@ -280,7 +298,7 @@ def closed_error(leaf: BaseException) -> bool:
 
 
 def main() -> int:
-    plan, command = read_plan(sys.argv[1:], HOST)
+    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
     options(plan, HOST, {})  # this host has no options
     if "sampling" in plan["features"]:
         print(
@@ -293,7 +311,7 @@ def main() -> int:
     if refused is not None:
         return refused
     try:
-        anyio.run(run, plan, command)
+        anyio.run(run, plan, command, url)
     except Exception as err:
         causes = leaves(err)
         for leaf in causes:

@@ -5,6 +5,10 @@
 // README.md here):
 //
 //   node mcp_use_host.mjs --plan PLAN.json -- SERVER_COMMAND...
+//   node mcp_use_host.mjs --plan PLAN.json --url URL
+//
+// The first has mcp-use start the server on stdio (a `command` server config); the second has
+// it connect to a server already listening at URL (a `url` server config), below.
 //
 // mcp-use is loaded from the target's own npm tree, tools/npm/mcp-use-ts/ under
 // $MCP_COMPARE_TOOLS (default ../../../tools from this file), where `mcp-compare tools install`
@@ -33,7 +37,8 @@
 // What mcp-use decides itself, whatever the application passes:
 // - its stdio connector always declares `roots: {listChanged: true}` (dist/chunk-7R56RSZ6.js:
 //   129-133, "Always advertise roots capability") and answers roots/list from its list, empty
-//   unless the application set one (dist/chunk-V64O255P.js:198-208);
+//   unless the application set one (dist/chunk-V64O255P.js:198-208); its HTTP connector too
+//   (dist/chunk-3XAZE4TX.js:1669-1678);
 // - MCPClient drops a server config's `roots` when it builds that connector
 //   (dist/chunk-3XAZE4TX.js:2361-2370), hence setRoots() on the session's connector;
 // - with an elicitation callback it declares both form and url (dist/chunk-7R56RSZ6.js:137);
@@ -108,15 +113,28 @@ if (subscribes(plan)) {
 
 // One stdio server. An application passes its server's configured environment; the harness
 // configures the peer through ours, so all of it is passed on.
-const client = new MCPClient({
-  mcpServers: {
-    [SERVER]: {
-      command: opts.server[0],
-      args: opts.server.slice(1),
-      env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
-    },
-  },
-}, callbacks);
+//
+// With a URL, one HTTP server instead: `{url}`, the server config mcp-use documents for a
+// remote server (HttpServerConfig, dist/src/config.d.ts:59-71; its client configuration guide:
+// "provide ... url for HTTP"), with none of its options (headers, fetch, authToken,
+// authProvider, transport, preferSse, disableSseFallback). MCPClient builds its HttpConnector
+// from it (dist/chunk-3XAZE4TX.js:2349-2377, 1993-2016), which connects with the SDK's
+// StreamableHTTPClientTransport (:1789-1815: `new StreamableHTTPClientTransport(new URL(url),
+// {authProvider, fetch, requestInit: {headers}, reconnectionOptions})`, authProvider and fetch
+// undefined here, `headers` mcp-use's own empty map, the reconnection options mcp-use's, equal
+// to the SDK's defaults; the tree's @modelcontextprotocol/sdk 1.26.0, dist/esm/client/
+// streamableHttp.js:24-35) and falls back to the deprecated HTTP+SSE transport itself when that
+// fails (:1726-1787). Its client info, capabilities and handlers are the stdio connector's
+// (:1669-1678, 1830-1831, 1874-1876). Every request on the wire is that transport's, or
+// mcp-use's; none of it is ours.
+const server = opts.url
+  ? { url: opts.url }
+  : {
+    command: opts.server[0],
+    args: opts.server.slice(1),
+    env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
+  };
+const client = new MCPClient({ mcpServers: { [SERVER]: server } }, callbacks);
 
 // The server closing shows as the SDK's ConnectionClosed error (code -32000) on a pending
 // request, or, for a request made after the close, as the SDK's plain Error('Not connected')
@@ -170,7 +188,11 @@ async function make(request) {
     // stdio.js:137-172) ends the server's stdin, waits up to 2 s for it to close, then SIGTERM,
     // 2 s more, then SIGKILL; then the connection manager's stop, whose transport.close() finds
     // no process left (dist/chunk-7R56RSZ6.js:56-66). Each step logs its error and raises none,
-    // so the record is always ok.
+    // so the record is always ok. Over HTTP, the HttpConnector's cleanupResources() first sends
+    // the SDK transport's terminateSession(), an HTTP DELETE with the session id (dist/
+    // chunk-3XAZE4TX.js:1942-1956; @modelcontextprotocol/sdk 1.26.0 dist/esm/client/
+    // streamableHttp.js:431-456), then the SDK Client's close(), whose transport close() aborts
+    // its GET stream (:280-287).
     return client.close();
   }
   // complete: the SDK's CompleteRequestParams, passed on as given (chunk-3XAZE4TX.js:336).

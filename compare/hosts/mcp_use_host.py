@@ -4,6 +4,7 @@ It is evidence: everything mcp-use put on the wire was caused by the few calls b
 reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
     python mcp_use_host.py --plan PLAN.json -- SERVER_COMMAND...
+    python mcp_use_host.py --plan PLAN.json --url URL
 
 Run it with the interpreter of ``tools/venvs/mcp-use-py`` (``mcp-compare tools install``).
 
@@ -15,6 +16,18 @@ sampling_callback=..., elicitation_callback=...)`` (client/client.py:35-49 in mc
 ``await session.connector.set_roots(roots)`` to change the roots, which "will automatically
 notify the server" (client/connectors/base.py:146-165). No agent and no model: the session is
 driven directly.
+
+With ``--url`` the config's one server is ``{"url": URL}``, the shape mcp-use's README shows
+for its "HTTP Connection Example" (METADATA lines 432-451), and nothing else: mcp-use builds
+its ``HttpConnector`` from it with its own defaults (client/config.py:106-128: ``auth`` ``{}``,
+``timeout`` 5, ``sse_read_timeout`` 300). What that connector then does is all mcp-use's
+(connectors/http.py:132-327): an ``auth`` dict, even the empty default, makes it probe for
+OAuth metadata first (http.py:101-126 and 138-159; client/auth/oauth.py:247-273 and 470-526:
+a GET of the URL with ``Accept: application/json``, then GETs of
+``/.well-known/oauth-protected-resource...``), then it opens the official SDK's
+``streamable_http_client`` (mcp 1.30.0, ``mcp/client/streamable_http.py`` lines 618-706,
+through task_managers/streamable_http.py:56-89) and initializes over it, and falls back to
+the SDK's SSE client by itself if that fails (http.py:161-322). The host adds nothing.
 
 What mcp-use 1.7.1 decides itself, whatever the application passes:
 - roots: every connector hands the SDK's ClientSession a roots callback of its own
@@ -51,7 +64,10 @@ raise): ``MCPSession.disconnect`` (session.py:65-67), the connector's ``disconne
 (task_managers/base.py:90-159; stdio.py:60-69) and so leaves the official SDK's
 ``stdio_client``, whose shutdown (mcp 1.30.0, ``mcp/client/stdio/__init__.py`` lines 190-216)
 closes the server's stdin, gives it 2 s, then SIGTERMs its process group and SIGKILLs it 2 s
-later (``mcp/os/posix/utilities.py``).
+later (``mcp/os/posix/utilities.py``). Over a URL the connection manager leaves the SDK's
+``streamable_http_client`` instead (task_managers/streamable_http.py:91-110), whose exit sends
+a DELETE of the session (``terminate_on_close``, its default; streamable_http.py lines
+700-702).
 
 mcp-use sends anonymous telemetry unless ``MCP_USE_ANONYMIZED_TELEMETRY=false``
 (telemetry/telemetry.py:126-139); the host sets it before importing mcp-use.
@@ -80,7 +96,7 @@ from host_plan import (
     error_code,
     make_requests,
     options,
-    read_plan,
+    read_plan_or_url,
     refuse_lacked,
 )
 from mcp import types
@@ -174,17 +190,19 @@ def scripted(session: MCPSession) -> Any:
     return make
 
 
-async def run(plan: dict[str, Any], command: list[str]) -> None:
+async def run(plan: dict[str, Any], command: list[str], url: str | None) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
     changes = Changes.of(plan)
     # One stdio server, as the documentation's config dicts give one. An application passes
-    # its server's configured environment; the harness configures the peer through ours.
-    config = {
-        "mcpServers": {
-            SERVER: {"command": command[0], "args": command[1:], "env": dict(os.environ)}
-        }
-    }
+    # its server's configured environment; the harness configures the peer through ours. Or
+    # one server by its URL alone, as the README's HTTP example gives one.
+    server: dict[str, Any] = (
+        {"url": url}
+        if url is not None
+        else {"command": command[0], "args": command[1:], "env": dict(os.environ)}
+    )
+    config = {"mcpServers": {SERVER: server}}
     client = MCPClient(config=config, **callbacks(features, roots))
     try:
         session = await client.create_session(SERVER)  # connects, then initialize
@@ -234,7 +252,7 @@ def closed_under(err: BaseException) -> bool:
 
 
 def main() -> int:
-    plan, command = read_plan(sys.argv[1:], HOST)
+    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
     options(plan, HOST, {})  # this host has no options
     refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
     if refused is not None:
@@ -248,7 +266,7 @@ def main() -> int:
             )
             return UNSUPPORTED
     try:
-        anyio.run(run, plan, command)
+        anyio.run(run, plan, command, url)
     except Exception as err:
         causes = leaves(err)
         for leaf in causes:

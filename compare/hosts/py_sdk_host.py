@@ -4,11 +4,17 @@ It is evidence: everything the SDK put on the wire was caused by the few calls b
 reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
     python py_sdk_host.py --plan PLAN.json -- SERVER_COMMAND...
+    python py_sdk_host.py --plan PLAN.json --url URL
 
 Run it with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install``).
 
 We use ``mcp.Client``, the front door the SDK's README shows; it drives ``ClientSession`` over
-``stdio_client`` for a ``StdioServerParameters`` server. Its default ``mode="auto"`` first
+``stdio_client`` for a ``StdioServerParameters`` server. With ``--url`` the ``Client`` is
+handed the URL string itself, as the SDK's README shows for a remote server (METADATA line 143,
+``async with Client("http://localhost:8000/mcp") as client:``): a string becomes the SDK's
+``streamable_http_client(url)`` with all its defaults (``mcp/client/client.py`` lines 288-291
+and 398-399 in mcp 2.3.0; ``mcp/client/streamable_http.py`` lines 712-793), so every header,
+the GET stream and the closing DELETE are the SDK's. Its default ``mode="auto"`` first
 probes ``server/discover`` (2026-07-28) and falls back to ``initialize`` on an older server,
 and its ``call_tool`` answers an ``InputRequiredResult`` from the same callbacks, so the
 2026-07-28 embedded path is exercised with no extra code here.
@@ -27,7 +33,10 @@ client:`` block; the Client has no close method of its own (its ``__aexit__``,
 that is ``stdio_client``'s shutdown (``mcp/client/stdio.py`` lines 185-216 and 249-268): the
 writer gets up to 0.5 s to flush, then the server's stdin is closed, then up to 2 s for it to
 exit, then SIGTERM to its process group and SIGKILL 2 s later
-(``mcp/os/posix/utilities.py`` lines 17-52).
+(``mcp/os/posix/utilities.py`` lines 17-52). For a URL it is ``streamable_http_client``'s exit
+(``mcp/client/streamable_http.py`` lines 787-792): a DELETE of the session when the server gave
+one (``terminate_on_close=True``, its default; ``terminate_session``, lines 695-710), then its
+tasks are cancelled.
 """
 
 from __future__ import annotations
@@ -50,7 +59,7 @@ from host_plan import (
     leaving,
     make_requests,
     options,
-    read_plan,
+    read_plan_or_url,
     record_notification,
     subscribes,
 )
@@ -169,14 +178,20 @@ def on_updates(plan: dict[str, Any]) -> dict[str, Any]:
     return {"message_handler": handle}
 
 
-async def run(plan: dict[str, Any], command: list[str]) -> None:
+async def run(plan: dict[str, Any], command: list[str], url: str | None) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
     given = {**callbacks(features, roots), **on_updates(plan)}
     changes = Changes.of(plan)
     # The SDK's stdio transport. An application passes its server's configured environment;
-    # the harness configures the peer through ours, so all of it is passed on.
-    server = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    # the harness configures the peer through ours, so all of it is passed on. Or the URL
+    # string, which the Client connects to with the SDK's Streamable HTTP client at its
+    # defaults (client.py:398-399).
+    server: StdioServerParameters | str = (
+        url
+        if url is not None
+        else StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    )
     client_info = types.Implementation(name="mcp-compare-py-host", version="1.0.0")
     # A script's close is leaving this `async with` (CLOSE above): `leaving` records it once
     # the Client's context has been left.
@@ -219,10 +234,10 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    plan, command = read_plan(sys.argv[1:], HOST)
+    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
     options(plan, HOST, {})  # this host has no options
     try:
-        anyio.run(run, plan, command)
+        anyio.run(run, plan, command, url)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
         causes = leaves(err)

@@ -4,6 +4,7 @@ It is evidence: everything Pydantic AI put on the wire was caused by the few cal
 reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 
     python pydantic_ai_host.py --plan PLAN.json -- SERVER_COMMAND...
+    python pydantic_ai_host.py --plan PLAN.json --url URL
 
 Run it with the interpreter of ``tools/venvs/pydantic-ai`` (``mcp-compare tools install``).
 
@@ -16,6 +17,18 @@ feature of the plan one of its keyword arguments (``roots=``, ``elicitation_hand
 (mcp.py:1297-1308). fastmcp and the SDK under it then declare each capability and its
 sub-capabilities themselves, so the plan's ``list_changed``, ``form`` and ``url`` are theirs to
 choose, not ours.
+
+With ``--url`` the toolset is handed the URL string itself, as ``MCPToolset``'s docstring shows
+for "connect to a streamable-HTTP MCP server" (``MCPToolset('http://localhost:8000/mcp')``,
+mcp.py:789-797; ``MCPServerStreamableHTTP`` is gone in 2, mcp.py:2433-2437). With no
+``headers``, ``auth``, ``verify`` or ``http_client`` the string is passed on unchanged
+(``_build_transport``, mcp.py:2005-2028) to the ``fastmcp.Client`` it builds
+(mcp.py:1278-1308), which infers fastmcp's ``StreamableHttpTransport`` from it at its defaults
+(fastmcp 4.2.3, ``client/transports/inference.py`` lines 175-184); that transport enters the
+official SDK's ``streamable_http_client`` (``client/transports/http.py`` lines 166-243; mcp
+2.3.0, ``mcp/client/streamable_http.py`` lines 712-793). Every header, the GET stream and the
+closing DELETE are theirs; the HTTP read timeout is Pydantic AI's default ``read_timeout``
+(300 s, mcp.py:1136-1137), which fastmcp applies to its HTTP client (http.py lines 189-217).
 
 The toolset is driven the way an application drives one: an ``Agent`` whose model is Pydantic
 AI's ``FunctionModel`` (no model service). Its first turn calls every tool the agent was given
@@ -50,7 +63,10 @@ fastmcp 4.2.3), which Pydantic AI's own builder (``load_mcp_toolsets``, mcp.py:2
 copied here, leaves on. It ends when the host's event loop does: once ``run`` has returned,
 the loop cancels the transport's connection task (measured), whose ``stdio_client`` (mcp
 2.3.0) then shuts the server down the SDK's way (stdin closed, up to 2 s, then SIGTERM,
-SIGKILL 2 s later).
+SIGKILL 2 s later). Over a URL there is no process to keep: leaving the toolset leaves the
+fastmcp ``Client``, which stops its session then (client.py lines 1007-1016 and 1152-1203), and
+the SDK's ``streamable_http_client`` sends its DELETE of the session on the way out
+(``terminate_on_close=True``, streamable_http.py lines 787-792).
 """
 
 from __future__ import annotations
@@ -73,7 +89,7 @@ from host_plan import (
     leaving,
     make_requests,
     options,
-    read_plan,
+    read_plan_or_url,
     refuse_lacked,
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
@@ -219,13 +235,18 @@ def error_code(err: BaseException) -> int | None:
     return None
 
 
-async def run(plan: dict[str, Any], command: list[str]) -> None:
+async def run(plan: dict[str, Any], command: list[str], url: str | None) -> None:
     features = plan["features"]
     roots = [as_root(Path(f)) for f in (features.get("roots") or {}).get("folders", [])]
     changes = Changes.of(plan)
     # fastmcp's stdio transport. An application passes its server's configured environment;
-    # the harness configures the peer through ours, so all of it is passed on.
-    transport = StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
+    # the harness configures the peer through ours, so all of it is passed on. Or the URL
+    # string, from which the toolset's fastmcp Client infers its StreamableHttpTransport.
+    transport: StdioTransport | str = (
+        url
+        if url is not None
+        else StdioTransport(command=command[0], args=command[1:], env=dict(os.environ))
+    )
     toolset: MCPToolset[Any] = MCPToolset(transport, **handlers(features, roots))
     agent = Agent(FunctionModel(call_every_tool), toolsets=[toolset])
     # Enters the toolset: fastmcp's default mode="auto", then initialize. A script's close is
@@ -252,13 +273,13 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    plan, command = read_plan(sys.argv[1:], HOST)
+    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
     options(plan, HOST, {})  # this host has no options
     refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
     if refused is not None:
         return refused
     try:
-        anyio.run(run, plan, command)
+        anyio.run(run, plan, command, url)
     except Exception as err:
         # anyio wraps failures in task-group exception groups; name the real causes.
         causes = leaves(err)

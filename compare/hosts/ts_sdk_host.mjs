@@ -4,6 +4,11 @@
 // reader can tell the library's behaviour from ours. Usage (the host contract, README.md here):
 //
 //   node ts_sdk_host.mjs --plan PLAN.json -- SERVER_COMMAND...
+//   node ts_sdk_host.mjs --plan PLAN.json --url URL
+//
+// The first starts the server on stdio (StdioClientTransport); the second connects to a server
+// already listening at URL through the SDK's Streamable HTTP client transport, the one its
+// client examples use for a remote server, at its defaults (see `transport` below).
 //
 // The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default ../../../tools
 // from this file), where `mcp-compare tools install` put the pinned version. The plan is checked
@@ -41,6 +46,9 @@ if (problem) refuse(problem);
 const features = plan.features;
 const { Client } = await importFrom('@modelcontextprotocol/sdk', 'client');
 const { StdioClientTransport } = await importFrom('@modelcontextprotocol/sdk', 'client/stdio.js');
+const { StreamableHTTPClientTransport } = opts.url
+  ? await importFrom('@modelcontextprotocol/sdk', 'client/streamableHttp.js')
+  : {};
 const {
   ListRootsRequestSchema,
   ElicitRequestSchema,
@@ -90,7 +98,10 @@ if (subscribes(plan)) {
 
 // The server closing the connection is the normal end of a session: exit 0. Not while our own
 // close request runs: the SDK calls onclose from inside client.close() (when the server process
-// closes), before the call returns and its outcome is recorded.
+// closes), before the call returns and its outcome is recorded. Over Streamable HTTP the SDK's
+// transport calls onclose only from its own close() (dist/esm/client/streamableHttp.js:294-301
+// in 1.32.2): a server that is done is not a closed connection to it, so the host does not end
+// by itself then and the harness ends it (the -http target's `ends: harness`).
 let closed = false;
 let closeAsked = false;
 client.onclose = () => {
@@ -137,7 +148,10 @@ async function make(request) {
     // Client.close() is Protocol.close(), which closes its transport (dist/esm/shared/
     // protocol.js:525-530 in 1.32.2). StdioClientTransport.close() (client/stdio.js:143-178)
     // ends the server's stdin, waits up to 2 s for the process to close, then SIGTERM, up to
-    // 2 s more, then SIGKILL, without waiting after it.
+    // 2 s more, then SIGKILL, without waiting after it. Over HTTP,
+    // StreamableHTTPClientTransport.close() (client/streamableHttp.js:294-301) aborts its
+    // requests in flight and its GET stream and calls onclose; it sends no DELETE (that is its
+    // separate terminateSession(), :446-471, which the host does not call).
     closeAsked = true;
     return client.close();
   }
@@ -149,12 +163,24 @@ async function make(request) {
 
 // The SDK's stdio transport. An application passes its server's configured environment; the
 // harness configures the peer through ours, so all of it is passed on.
-const transport = new StdioClientTransport({
-  command: opts.server[0],
-  args: opts.server.slice(1),
-  env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
-  stderr: 'inherit',
-});
+//
+// With a URL: `new StreamableHTTPClientTransport(new URL(url))`, as the client examples its
+// README lists connect to a remote server (README.md "Client examples":
+// src/examples/client/simpleStreamableHttp.ts), with no options (dist/esm/client/
+// streamableHttp.js:24-41 in 1.32.2: no requestInit, no authProvider, no sessionId, its
+// default reconnection options). Every HTTP request is the transport's own:
+// each message a POST with Accept "application/json, text/event-stream" and the session id and
+// negotiated protocol version it keeps (:69-88, 302-431; Client.connect hands it the version,
+// dist/esm/client/index.js:299-300), and once notifications/initialized is accepted, a GET
+// for the server's stream (:384-391, 89-127).
+const transport = opts.url
+  ? new StreamableHTTPClientTransport(new URL(opts.url))
+  : new StdioClientTransport({
+    command: opts.server[0],
+    args: opts.server.slice(1),
+    env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => typeof v === 'string')),
+    stderr: 'inherit',
+  });
 
 try {
   await client.connect(transport); // initialize + notifications/initialized

@@ -5,6 +5,7 @@
 // compare/hosts/README.md):
 //
 //	host --plan PATH -- SERVER_COMMAND...
+//	host --plan PATH --url URL
 //
 // The plan (plan.go) names the client features to declare and the answers to give; this file
 // hands them to the SDK the way its documentation shows. Source references below are into
@@ -122,7 +123,7 @@ func samplingAnswer(raw json.RawMessage) *mcp.CreateMessageResult {
 }
 
 func main() {
-	planPath, server := parseArgs(os.Args[1:])
+	planPath, server, endpoint := parseArgs(os.Args[1:])
 	plan := readPlan(planPath)
 	// Roots, elicitation (form and url) and sampling each have a documented registration
 	// (clientOptions), so this host never exits with "unsupported" (exit code 3).
@@ -160,14 +161,9 @@ func main() {
 		client.AddRoots(initial...)
 	}
 
-	// The SDK's stdio transport: it starts the server command. The command inherits our
-	// environment (the harness configures the peer through it) and our stderr, so the server's
-	// own messages land in the cell's client.stderr as with the other hosts.
-	cmd := exec.Command(server[0], server[1:]...)
-	cmd.Stderr = os.Stderr
 	ctx := context.Background()
 	// Connect sends server/discover (2026-07-28) or initialize + notifications/initialized.
-	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	session, err := client.Connect(ctx, transport(server, endpoint), nil)
 	if err != nil {
 		if hungUp(err) {
 			os.Exit(0)
@@ -237,8 +233,33 @@ func main() {
 		})
 	}
 
-	// The session ends when the server hangs up; that is the normal end, so exit 0.
+	// The session ends when the server hangs up; that is the normal end, so exit 0. Over
+	// Streamable HTTP there is no process to see end: Wait returns once the SDK gives the
+	// connection up (its standalone GET stream failing after its own retries,
+	// streamable.go:2224-2231), or the harness ends the host first (the target's ends: harness).
 	_ = session.Wait()
+}
+
+// transport is the SDK's transport for the command line's form.
+//
+// With a command, the SDK's stdio transport: it starts the server command. The command
+// inherits our environment (the harness configures the peer through it) and our stderr, so
+// the server's own messages land in the cell's client.stderr as with the other hosts.
+//
+// With a URL, the SDK's documented Streamable HTTP client, StreamableClientTransport
+// (mcp/streamable.go:1963-2008, Connect at 2037-2091), set up as docs/protocol.md:267-276 and
+// examples/http/main.go:156 show: the Endpoint alone, every other field at its default
+// (http.DefaultClient, MaxRetries 5, the standalone SSE GET stream on, no OAuth handler:
+// streamable.go:2047-2089). Every HTTP request the server sees (each message's POST, the
+// standalone GET once connected, streamable.go:2168-2214, the DELETE of the session on
+// close, 2774-2801) and every header on it (setMCPHeaders, 2428-2487) is the SDK's.
+func transport(server []string, endpoint string) mcp.Transport {
+	if endpoint != "" {
+		return &mcp.StreamableClientTransport{Endpoint: endpoint}
+	}
+	cmd := exec.Command(server[0], server[1:]...)
+	cmd.Stderr = os.Stderr
+	return &mcp.CommandTransport{Command: cmd}
 }
 
 // makeRequest makes one request of session.requests through the SDK's ClientSession and
@@ -285,7 +306,10 @@ func makeRequest(ctx context.Context, session *mcp.ClientSession, r sessionReque
 		// The SDK's documented end of a session, ClientSession.Close (client.go:560-586;
 		// docs/client.md:132, README.md:129), returns only an error, so success is recorded as
 		// {}. It waits for the calls in flight, then closes the connection (the module's
-		// internal/jsonrpc2/conn.go:504-509, 119-123), and so the CommandTransport's pipes
+		// internal/jsonrpc2/conn.go:504-509, 119-123). Over Streamable HTTP that is
+		// streamableClientConn.Close (streamable.go:2774-2801): a DELETE of the session, when
+		// the server gave one, bounded by 5s (closeDeleteTimeout, :2023), then it cancels the
+		// streams still open; its error is the DELETE's. On stdio it closes the CommandTransport's pipes
 		// (transport.go:811-817, cmd.go:66-108), which end the server in the order the spec
 		// gives: close the server's stdin, wait up to TerminateDuration (5s, as this host leaves
 		// it unset: cmd.go:16, 22-25, 42-45) for it to exit, then SIGTERM, wait as long again,

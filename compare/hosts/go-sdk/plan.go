@@ -93,12 +93,18 @@ func planError(format string, args ...any) {
 	os.Exit(exitBadPlan)
 }
 
-// parseArgs reads `--plan PATH -- SERVER_COMMAND...`, the only command line a host takes.
-func parseArgs(argv []string) (string, []string) {
-	if len(argv) < 4 || argv[0] != "--plan" || argv[2] != "--" || argv[1] == "" {
-		planError(`usage: host --plan PATH -- SERVER_COMMAND...`)
+// parseArgs reads the host's command line, one of two forms: `--plan PATH --
+// SERVER_COMMAND...` (start the server on stdio: the command, url "") or `--plan PATH --url
+// URL` (connect to a server already listening, through the SDK's Streamable HTTP client: the
+// URL, no command).
+func parseArgs(argv []string) (planPath string, server []string, url string) {
+	if len(argv) == 4 && argv[0] == "--plan" && argv[1] != "" && argv[2] == "--url" && argv[3] != "" {
+		return argv[1], nil, argv[3]
 	}
-	return argv[1], argv[3:]
+	if len(argv) < 4 || argv[0] != "--plan" || argv[2] != "--" || argv[1] == "" {
+		planError(`usage: host --plan PATH -- SERVER_COMMAND... | host --plan PATH --url URL`)
+	}
+	return argv[1], argv[3:], ""
 }
 
 // decodeStrict decodes one JSON value into out, refusing unknown keys and trailing data.

@@ -5,6 +5,7 @@
 // compare/hosts/README.md):
 //
 //   java -cp classes:lib/* JavaSdkHost --plan PLAN.json -- SERVER_COMMAND...
+//   java -cp classes:lib/* JavaSdkHost --plan PLAN.json --url URL
 //
 // The plan (read by JavaSdkPlan.java, beside this file) says which client features to declare and
 // how to answer; this program names no feature on its command line. `mcp-compare tools install`
@@ -12,7 +13,8 @@
 // javac) and writes bin/host, the launcher the target file names.
 //
 // We use the client the SDK's documentation shows: McpClient.sync(transport) over a
-// StdioClientTransport, the features switched on through ClientCapabilities, and for each one
+// StdioClientTransport (or, given --url, the SDK's Streamable HTTP client transport: see
+// httpTransport() below), the features switched on through ClientCapabilities, and for each one
 // the SyncSpec hook the SDK offers: .roots(...) (the SDK answers roots/list itself from the
 // roots it was given, and addRoot(...) when a folder is added), .elicitation(...) for form mode
 // and .urlElicitation(...) for URL mode of elicitation/create, each only when the plan declares
@@ -37,14 +39,17 @@
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -73,23 +78,53 @@ public final class JavaSdkHost {
         return new McpSchema.Root(folder.toUri().toString(), folder.getFileName().toString());
     }
 
+    // The SDK's documented Streamable HTTP client (docs/client.md, "Streamable HTTP":
+    // HttpClientStreamableHttpTransport.builder("http://your-mcp-server").endpoint("/mcp").build()),
+    // in the core mcp-core jar, with its defaults and nothing else: the URL's origin as the base
+    // URI and its path as the endpoint, exactly that documented form. What the defaults are, in
+    // mcp-core 2.2.0's HttpClientStreamableHttpTransport.java (the pinned jar's line tables, as
+    // above; Central serves no sources jar): the Builder (:674-702) starts from
+    // HttpClient.newBuilder() at HTTP/1.1, endpoint "/mcp", resumableStreams true,
+    // openConnectionOnStartup false, a 10 s connect timeout, no request customizer, and offers
+    // the versions 2025-03-26, 2025-06-18 and 2025-11-25 only (not 2024-11-05, which its stdio
+    // transport offers); each POST carries Accept "application/json, text/event-stream",
+    // Content-Type, Cache-Control and MCP-Protocol-Version (the negotiated version, else the
+    // newest it offers), plus Mcp-Session-Id once it has one (:490-509); the first response
+    // that names a session (markInitialized, :524-528) makes it open the GET stream itself
+    // (reconnect(null), :353-373); closeGracefully() (:284-291) closes the session, whose
+    // onClose sends DELETE with the session id when there is one (:225-227, 232-250). All of it
+    // the SDK's doing: this host adds no header, option, retry or session handling.
+    private static McpClientTransport httpTransport(String url) {
+        URI endpoint = URI.create(url);
+        return HttpClientStreamableHttpTransport.builder(endpoint.getScheme() + "://" + endpoint.getRawAuthority())
+            .endpoint(endpoint.getRawPath())
+            .build();
+    }
+
     public static void main(String[] argv) throws Exception {
         int cut = Arrays.asList(argv).indexOf("--");
-        if (cut != 2 || !argv[0].equals("--plan") || cut == argv.length - 1) {
-            JavaSdkPlan.malformed("usage: --plan PLAN.json -- SERVER_COMMAND...");
+        // --plan PLAN.json --url URL: the server is already listening at URL (the second form
+        // of the host contract, compare/hosts/README.md).
+        boolean byUrl = cut < 0 && argv.length == 4 && argv[0].equals("--plan") && argv[2].equals("--url");
+        if (!byUrl && (cut != 2 || !argv[0].equals("--plan") || cut == argv.length - 1)) {
+            JavaSdkPlan.malformed("usage: --plan PLAN.json -- SERVER_COMMAND... | --plan PLAN.json --url URL");
         }
         McpJsonMapper mapper = McpJsonDefaults.getMapper();
         JavaSdkPlan plan = JavaSdkPlan.read(Path.of(argv[1]), mapper);
-        List<String> server = List.of(argv).subList(cut + 1, argv.length);
 
-        // The SDK's stdio transport. An application passes its server's configured
+        // Over stdio, the SDK's stdio transport. An application passes its server's configured
         // environment; the harness configures the peer through ours, so all of it is passed on.
-        ServerParameters params = ServerParameters.builder(server.get(0))
-            .args(new ArrayList<>(server.subList(1, server.size())))
-            .env(System.getenv())
-            .build();
-        StdioClientTransport transport = new StdioClientTransport(params, mapper);
-        transport.setStdErrorHandler(line -> System.err.println("server stderr: " + line));
+        StdioClientTransport stdio = null;
+        if (!byUrl) {
+            List<String> server = List.of(argv).subList(cut + 1, argv.length);
+            ServerParameters params = ServerParameters.builder(server.get(0))
+                .args(new ArrayList<>(server.subList(1, server.size())))
+                .env(System.getenv())
+                .build();
+            stdio = new StdioClientTransport(params, mapper);
+            stdio.setStdErrorHandler(line -> System.err.println("server stderr: " + line));
+        }
+        McpClientTransport transport = byUrl ? httpTransport(argv[3]) : stdio;
 
         McpClient.SyncSpec spec = McpClient.sync(transport)
             .requestTimeout(Duration.ofSeconds(10))
@@ -144,16 +179,22 @@ public final class JavaSdkHost {
         // deprecates them), but these are still the documented ways for a 2025-11-25 client.
         McpSyncClient client = spec.build();
 
-        // The server hanging up is the end of the session: the transport's process ends.
+        // The server hanging up is the end of the session: the transport's process ends. Over
+        // HTTP there is no process of ours to watch, and the SDK's transport tells the
+        // application of no end of the session, so the host waits for the harness to end it
+        // (the target's `ends: harness`) and makes every planned request.
         CountDownLatch hungUp = new CountDownLatch(1);
+        StdioClientTransport process = stdio;
         try {
             client.initialize();
-            Thread watcher = new Thread(() -> {
-                transport.awaitForExit();
-                hungUp.countDown();
-            }, "server-exit");
-            watcher.setDaemon(true);
-            watcher.start();
+            if (process != null) {
+                Thread watcher = new Thread(() -> {
+                    process.awaitForExit();
+                    hungUp.countDown();
+                }, "server-exit");
+                watcher.setDaemon(true);
+                watcher.start();
+            }
 
             if (plan.callTools) {
                 // The whole tool list through the SDK's own helper: listTools() with no cursor
@@ -196,7 +237,7 @@ public final class JavaSdkHost {
         catch (RuntimeException err) {
             // The server hanging up, even mid-request, is the normal end of a session; anything
             // else (the server never started, a timeout with the server still there) is not.
-            if (hungUp.getCount() == 0 || serverExited(transport)) {
+            if (process != null && (hungUp.getCount() == 0 || serverExited(process))) {
                 System.err.println("java-sdk host: ended with the server: " + causes(err));
             }
             else {
@@ -287,6 +328,8 @@ public final class JavaSdkHost {
                 // completes its sinks (:406-408), which closes no stream, waits 100 ms (:411), then
                 // Process.destroy() (:415), SIGTERM on Linux (the JDK's ProcessImpl closes its end
                 // of the server's stdin only after signalling), and waits for the exit (:416).
+                // Over HTTP the same call ends in HttpClientStreamableHttpTransport.closeGracefully()
+                // (:284-291): whatever it sends (a DELETE with the session id, :225-250) is the SDK's.
                 if (!client.closeGracefully()) {
                     throw new IllegalStateException("McpSyncClient.closeGracefully() returned false: the SDK's close "
                             + "failed or outlasted its 10000 ms (it logs which)");

@@ -5,6 +5,7 @@
 // compare/hosts/README.md):
 //
 //   java -cp classes:lib/* KotlinSdkHostKt --plan PLAN.json -- SERVER_COMMAND...
+//   java -cp classes:lib/* KotlinSdkHostKt --plan PLAN.json --url URL
 //
 // The plan (read by KotlinSdkPlan.kt, beside this file) says which client features to declare
 // and how to answer; this program names no feature on its command line. `mcp-compare tools
@@ -12,7 +13,8 @@
 // through Maven and the Kotlin compiler plugin) and writes bin/host.
 //
 // We use what the SDK's README shows: the application starts the server process itself and
-// hands its streams to StdioClientTransport; a Client whose ClientOptions declare the planned
+// hands its streams to StdioClientTransport (or, given --url, the README's Streamable HTTP
+// client: httpTransport() below); a Client whose ClientOptions declare the planned
 // capabilities; then, per feature, the SDK's own API (read in the pinned sources jars,
 // kotlin-sdk-client-jvm-0.16.0-sources.jar and kotlin-sdk-core-jvm-0.16.0-sources.jar):
 // - roots: addRoot(uri, name) for each root (the SDK answers roots/list itself from them, and
@@ -36,6 +38,8 @@
 import io.modelcontextprotocol.kotlin.sdk.client.Client
 import io.modelcontextprotocol.kotlin.sdk.client.ClientOptions
 import io.modelcontextprotocol.kotlin.sdk.client.StdioClientTransport
+import io.modelcontextprotocol.kotlin.sdk.client.StreamableHttpClientTransport
+import io.modelcontextprotocol.kotlin.sdk.shared.Transport
 import io.modelcontextprotocol.kotlin.sdk.types.ClientCapabilities
 import io.modelcontextprotocol.kotlin.sdk.types.CompleteRequest
 import io.modelcontextprotocol.kotlin.sdk.types.CompleteRequestParams
@@ -65,6 +69,8 @@ import io.modelcontextprotocol.kotlin.sdk.types.SubscribeRequest
 import io.modelcontextprotocol.kotlin.sdk.types.SubscribeRequestParams
 import io.modelcontextprotocol.kotlin.sdk.types.UnsubscribeRequest
 import io.modelcontextprotocol.kotlin.sdk.types.UnsubscribeRequestParams
+import io.ktor.client.HttpClient
+import io.ktor.client.plugins.sse.SSE
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.delay
@@ -202,6 +208,9 @@ private suspend fun send(client: Client, request: RequestPlan): JsonElement {
         // (:286-290), which ends the write coroutine's output.buffered().use { } (:131-136), closing
         // the server's stdin; it closes the server's stdout and stderr sources (:250-257) and waits
         // for its coroutines (:246). It sends no signal; the host leaves the process alone after.
+        // Over HTTP the same close() ends in StreamableHttpClientTransport.closeResources()
+        // (client/StreamableHttpClientTransport.kt:255-259): it cancels the GET stream and sends
+        // no DELETE (that is terminateSession(), :264, which the Client's close does not call).
         "close" -> {
             client.close()
             EMPTY
@@ -277,24 +286,63 @@ private suspend fun request(client: Client, record: Path, step: Int, request: Re
     append(record, line)
 }
 
+/**
+ * The SDK's Streamable HTTP client as its README's quickstart ("Creating a Client") shows it:
+ * `HttpClient { install(SSE) }` and `StreamableHttpClientTransport(client = httpClient, url = url)`,
+ * nothing else. The Ktor engine is the one the README's "Ktor dependencies" names for a client
+ * (io.ktor:ktor-client-cio, pinned in pom.xml at the SDK's own Ktor version, 3.5.2), which
+ * HttpClient {} finds on the classpath by itself. What the transport then does, in
+ * client/StreamableHttpClientTransport.kt of kotlin-sdk-client-jvm-0.16.0-sources.jar: each
+ * message is a POST with Accept "application/json, text/event-stream", Content-Type
+ * application/json, Mcp-Method (and Mcp-Name from a params name or uri) and the common headers
+ * (:180-187, 413-427); the common headers are mcp-session-id once a response has named one
+ * (:189) and mcp-protocol-version only when the application has set the transport's public
+ * protocolVersion (:145, 406-411), which neither this host nor the SDK's Client does (its
+ * connect(), client/Client.kt:202-245, never touches it); a 202 to notifications/initialized
+ * makes it open the GET stream itself (:191-194, 287-338), reconnecting with the defaults of
+ * ReconnectionOptions (1 s, x1.5, at most 2 failed tries; client/ReconnectionOptions.kt:14-19).
+ * Its close (closeResources, :255-259) cancels that stream and sends nothing: the DELETE is a
+ * separate call, terminateSession() (:264-285), which the host does not make, as the README's
+ * client does not. Every header and request on the wire is the SDK's (and Ktor's).
+ */
+private fun httpTransport(url: String): Transport {
+    val httpClient = HttpClient { install(SSE) }
+    return StreamableHttpClientTransport(client = httpClient, url = url)
+}
+
 fun main(argv: Array<String>) {
     val cut = argv.indexOf("--")
-    if (cut != 2 || argv[0] != "--plan" || cut == argv.size - 1) {
-        malformed("usage: --plan PLAN.json -- SERVER_COMMAND...")
+    // --plan PLAN.json --url URL: the server is already listening at URL (the second form of
+    // the host contract, compare/hosts/README.md).
+    val byUrl = cut < 0 && argv.size == 4 && argv[0] == "--plan" && argv[2] == "--url"
+    if (!byUrl && (cut != 2 || argv[0] != "--plan" || cut == argv.size - 1)) {
+        malformed("usage: --plan PLAN.json -- SERVER_COMMAND... | --plan PLAN.json --url URL")
     }
     val plan = readPlan(Path.of(argv[1]))
-    val server = argv.drop(cut + 1)
-    // The application starts its server; the environment it was given is passed on whole
-    // (the harness configures the peer through it), and the server's stderr stays visible.
-    val process = try {
-        ProcessBuilder(server).redirectError(ProcessBuilder.Redirect.INHERIT).start()
-    } catch (err: IOException) {
-        fail("cannot start the server: $err")
+    // Over stdio the application starts its server; the environment it was given is passed on
+    // whole (the harness configures the peer through it), and the server's stderr stays visible.
+    val process = if (byUrl) {
+        null
+    } else {
+        try {
+            ProcessBuilder(argv.drop(cut + 1)).redirectError(ProcessBuilder.Redirect.INHERIT).start()
+        } catch (err: IOException) {
+            fail("cannot start the server: $err")
+        }
     }
-    val transport = StdioClientTransport(
-        input = process.inputStream.asSource().buffered(),
-        output = process.outputStream.asSink().buffered(),
-    )
+    val transport = if (process == null) {
+        httpTransport(argv[3])
+    } else {
+        StdioClientTransport(
+            input = process.inputStream.asSource().buffered(),
+            output = process.outputStream.asSink().buffered(),
+        )
+    }
+    // Whether the server is still there: its process, over stdio. Over HTTP there is no process
+    // of ours, and the SDK's transport tells the application of no end of the session (its
+    // onClose fires only on our own close), so the host makes every planned request and then
+    // waits for the harness to end it (the target's `ends: harness`).
+    val serverAlive = { process?.isAlive ?: true }
     val client = Client(
         clientInfo = Implementation(name = "mcp-compare-kotlin-host", version = "1.0.0"),
         options = ClientOptions(capabilities = capabilities(plan)),
@@ -323,14 +371,14 @@ fun main(argv: Array<String>) {
             // The plan's requests, in order; a failed one does not stop the next. Once the server
             // has hung up the session is over, so no further request is made.
             for ((step, planned) in plan.requests.withIndex()) {
-                if (!process.isAlive) break
+                if (!serverAlive()) break
                 request(client, plan.sessionRecord, step, planned)
                 // The SDK has ended the session its way: no destroy() of ours (below) follows it.
                 if (planned.kind == "close") exitProcess(0)
             }
             val pending = (plan.roots?.changes ?: emptyList()).toMutableList()
             // The server hanging up is the end of the session: its process ends.
-            while (process.isAlive) {
+            while (serverAlive()) {
                 for (change in pending.filter { Files.exists(it.signal) }) {
                     pending.remove(change)
                     for (folder in change.addFolders) {
@@ -346,7 +394,7 @@ fun main(argv: Array<String>) {
             // The server hanging up, even mid-request, is the normal end of a session. The SDK
             // sees the closed pipe before the JVM has reaped the process, so allow it a moment
             // to be seen as ended (a race measured on a loaded machine: "Connection closed").
-            if (process.waitFor(500, TimeUnit.MILLISECONDS)) {
+            if (process != null && process.waitFor(500, TimeUnit.MILLISECONDS)) {
                 System.err.println("kotlin-sdk host: ended with the server: ${causes(err)}")
                 0
             } else {
@@ -356,6 +404,6 @@ fun main(argv: Array<String>) {
         }
     }
     runCatching { runBlocking { client.close() } }
-    process.destroy()
+    process?.destroy()
     exitProcess(code)
 }

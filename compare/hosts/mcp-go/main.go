@@ -5,6 +5,7 @@
 // compare/hosts/README.md):
 //
 //	host --plan PATH -- SERVER_COMMAND...
+//	host --plan PATH --url URL
 //
 // The plan (plan.go) names the client features to declare and the answers to give. The host
 // follows the library's own examples/roots_client: a client.RootsHandler passed with
@@ -156,7 +157,7 @@ func clientOptions(features featuresPlan, roots *appRoots) []client.ClientOption
 }
 
 func main() {
-	planPath, server := parseArgs(os.Args[1:])
+	planPath, server, endpoint := parseArgs(os.Args[1:])
 	plan := readPlan(planPath)
 	// Roots, elicitation (form and url) and sampling each have a handler option, and a roots
 	// change is ours to notify or not (RootListChanges, client/client.go:789-808): nothing in
@@ -178,15 +179,38 @@ func main() {
 		}
 	}
 
-	// The library's stdio transport starts the server with our environment (the harness
-	// configures the peer through it). Its stderr is mirrored to ours, so the server's own
-	// messages land in the cell's client.stderr as with the other hosts (the default drops it).
-	stdio := transport.NewStdioWithOptions(server[0], nil, server[1:],
-		transport.WithCommandStderrWriter(os.Stderr))
-
 	// With no handler for a feature, the library's own answer to an undeclared request is
 	// what gets measured.
-	c := client.NewClient(stdio, clientOptions(plan.Features, roots)...)
+	var c *client.Client
+	var stdio *transport.Stdio
+	if endpoint != "" {
+		// The library's Streamable HTTP client transport, transport.NewStreamableHTTP
+		// (client/transport/streamable_http.go:174-207), with no option: every field at its
+		// default (a plain &http.Client{}, no custom headers, no OAuth, and no standalone GET
+		// stream, which only the WithContinuousListening option opens: :39-43, :209-245).
+		// Handed to client.NewClient with the handler options, as the library's
+		// examples/roots_http_client/main.go:63-76 and www/docs/pages/transports/http.mdx:
+		// 925-933 show for a client with handlers (both also pass WithContinuousListening,
+		// which the docs call "required for sampling"; left out here, so the transport's
+		// default is what gets measured); client.NewStreamableHttpClient (client/http.go:
+		// 11-22), the docs' plain HTTP client, is these two calls without handler options.
+		// Every HTTP request the server sees (each message's POST, sendHTTP at :801-897, which
+		// sets Content-Type, Accept, Mcp-Session-Id and MCP-Protocol-Version, :826-841; the
+		// DELETE of Close, :248-289) is the library's.
+		httpTransport, err := transport.NewStreamableHTTP(endpoint)
+		if err != nil {
+			fail("streamable http: %v", err)
+		}
+		c = client.NewClient(httpTransport, clientOptions(plan.Features, roots)...)
+	} else {
+		// The library's stdio transport starts the server with our environment (the harness
+		// configures the peer through it). Its stderr is mirrored to ours, so the server's own
+		// messages land in the cell's client.stderr as with the other hosts (the default drops
+		// it).
+		stdio = transport.NewStdioWithOptions(server[0], nil, server[1:],
+			transport.WithCommandStderrWriter(os.Stderr))
+		c = client.NewClient(stdio, clientOptions(plan.Features, roots)...)
+	}
 	if plan.subscribes() {
 		// The library's one hook for what a server notifies, Client.OnNotification
 		// (client/client.go:214-222; examples/simple_client/main.go:99), hands each handler the
@@ -213,13 +237,18 @@ func main() {
 	// flight ends at once too, as the transport fails it when the server's stdout closes
 	// (ErrTransportClosed, client/transport/stdio.go:535-543, 656-666). An update line being
 	// written is finished first (recordLock, plan.go).
+	// Over Streamable HTTP there is no server process to watch, and the library's HTTP
+	// transport offers no hook for the server going away: the harness ends the host (the
+	// target's ends: harness).
 	var busy sync.Mutex
-	go func() {
-		_, _ = io.Copy(io.Discard, stdio.Stderr())
-		busy.Lock()
-		recordLock.Lock()
-		os.Exit(0)
-	}()
+	if stdio != nil {
+		go func() {
+			_, _ = io.Copy(io.Discard, stdio.Stderr())
+			busy.Lock()
+			recordLock.Lock()
+			os.Exit(0)
+		}()
+	}
 
 	// As in the library's roots example: ask for the newest revision it knows; Initialize
 	// probes server/discover first and falls back to initialize for an older server.
@@ -289,6 +318,14 @@ func main() {
 				}
 			}
 		})
+	}
+	if stdio == nil {
+		// Until the harness ends the host. A sleep, not an empty select: once the server has
+		// closed every connection no goroutine of the library is left, and Go would end a
+		// program whose goroutines all wait on nothing as deadlocked (exit 2).
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 	select {} // until the server hangs up (the goroutine above exits)
 }
@@ -374,9 +411,13 @@ func makeRequest(ctx context.Context, c *client.Client, r sessionRequest) (any, 
 	case "close":
 		// The library's documented end of a session, Client.Close (client/client.go:209-212;
 		// www/docs/pages/clients/basics.mdx:134-139), returns only an error, so success is
-		// recorded as {}. It closes the transport: the stdio transport's Close
-		// (client/transport/stdio.go:411-491) fails the requests in flight, closes the server's
-		// stdin, then our end of its stderr pipe, waits 2s for it to exit
+		// recorded as {}. It closes the transport. Over Streamable HTTP that is
+		// StreamableHTTP.Close (client/transport/streamable_http.go:248-289): it cancels the
+		// requests in flight and, when the server gave a session and the revision is older
+		// than 2026-07-28, sends a DELETE with Mcp-Session-Id and MCP-Protocol-Version,
+		// bounded by 5s; it returns nil whatever the DELETE got. On stdio, the stdio
+		// transport's Close (client/transport/stdio.go:411-491) fails the requests in flight,
+		// closes the server's stdin, then our end of its stderr pipe, waits 2s for it to exit
 		// (gracefulShutdownTimeout, stdio.go:67), then sends SIGTERM, waits 3s
 		// (forceKillTimeout, stdio.go:68), then SIGKILL. Its error is cmd.Wait's, so a server
 		// that exits non-zero or by a signal makes it an error.

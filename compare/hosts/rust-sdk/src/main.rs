@@ -5,6 +5,7 @@
 //! compare/hosts/README.md):
 //!
 //!     host --plan PLAN.json -- SERVER_COMMAND...
+//!     host --plan PLAN.json --url URL
 //!
 //! The plan (read by `plan.rs`) says which client features to declare and how to answer; this
 //! program names no feature on its command line. Built by `mcp-compare tools install` into
@@ -12,13 +13,14 @@
 //!
 //! The client is what rmcp's documentation shows: a `ClientHandler` whose `get_info` declares
 //! the planned capabilities and whose methods answer the planned features (`list_roots` from
-//! the application's roots, `create_elicitation` and `create_message` with the canned
-//! answers), served over `TokioChildProcess`. A feature the plan leaves out is neither declared
-//! nor answered by us: its method hands the request to rmcp's own default (the `ClientInfo`
-//! handler, crate:rmcp@3.11.0/src/handler/client.rs:329-334, which keeps every default of
-//! client.rs:97-112 and 179-190: `sampling/createMessage` is "method not found", `roots/list`
-//! an empty list, `elicitation/create` declined). `ClientLifecycleMode::Auto` probes
-//! `server/discover` (2026-07-28) and falls back to `initialize` on an older server;
+//! the application's roots, `create_elicitation` and `create_message` with the canned answers),
+//! served over `TokioChildProcess`, or with `--url` over rmcp's Streamable HTTP client,
+//! `StreamableHttpClientTransport::from_uri` (`connect_url`). A feature the plan leaves out is
+//! neither declared nor answered by us: its method hands the request to rmcp's own default (the
+//! `ClientInfo` handler, crate:rmcp@3.11.0/src/handler/client.rs:329-334, which keeps every
+//! default of client.rs:97-112 and 179-190: `sampling/createMessage` is "method not found",
+//! `roots/list` an empty list, `elicitation/create` declined). `ClientLifecycleMode::Auto`
+//! probes `server/discover` (2026-07-28) and falls back to `initialize` on an older server;
 //! `call_tool` on the running service answers an `InputRequiredResult` through the same
 //! handler, so the 2026-07-28 embedded requests need no extra code here.
 //!
@@ -49,7 +51,9 @@ use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, NotificationContext, RequestContext, RoleClient,
     RunningService, Service, ServiceError,
 };
-use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::transport::{
+    ConfigureCommandExt, IntoTransport, StreamableHttpClientTransport, TokioChildProcess,
+};
 use rmcp::{ClientHandler, ClientServiceExt};
 use tokio::process::Command;
 
@@ -60,13 +64,24 @@ fn fail(message: &str) -> ! {
     std::process::exit(1);
 }
 
-fn parse_args() -> (PathBuf, Vec<String>) {
+/// Where the server is: a command to start on stdio, or the URL of one already listening.
+enum Server {
+    Command(Vec<String>),
+    Url(String),
+}
+
+fn parse_args() -> (PathBuf, Server) {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.len() == 4 && argv[0] == "--plan" && argv[2] == "--url" && !argv[3].is_empty() {
+        return (PathBuf::from(&argv[1]), Server::Url(argv[3].clone()));
+    }
     match argv.iter().position(|a| a == "--") {
         Some(2) if argv[0] == "--plan" && argv.len() > 3 => {
-            (PathBuf::from(&argv[1]), argv[3..].to_vec())
+            (PathBuf::from(&argv[1]), Server::Command(argv[3..].to_vec()))
         }
-        _ => plan::malformed("usage: --plan PLAN.json -- SERVER_COMMAND..."),
+        _ => plan::malformed(
+            "usage: --plan PLAN.json -- SERVER_COMMAND... | --plan PLAN.json --url URL",
+        ),
     }
 }
 
@@ -203,6 +218,31 @@ fn transport(server: &[String]) -> TokioChildProcess {
     }
 }
 
+/// With `--url`, rmcp's Streamable HTTP client with its default reqwest backend, as its
+/// documentation shows a client connecting to a remote server:
+/// `StreamableHttpClientTransport::from_uri`
+/// (crate:rmcp@3.11.0/src/transport/common/reqwest/streamable_http_client.rs:550-559, doc at
+/// src/transport/streamable_http_client.rs:1994-2006; examples/clients/src/streamable_http.rs
+/// of the rust-sdk repository), behind the crate's `transport-streamable-http-client-reqwest`
+/// feature (README.md:39). The URI alone: every other setting is
+/// `StreamableHttpClientTransportConfig::default()` (streamable_http_client.rs:2335-2354:
+/// stateless servers allowed, no auth header, no custom headers, a new session on an expired
+/// one) and the client is its `default_http_client()` (reqwest/streamable_http_client.rs:
+/// 580-586). Every HTTP request the server sees and its headers are rmcp's: each message's POST
+/// (reqwest/streamable_http_client.rs:262-283 and on), the standalone GET stream it opens once
+/// the session is up (`spawn_common_stream`, streamable_http_client.rs:1051-1112;
+/// reqwest/streamable_http_client.rs:117-135), and the DELETE of the session when the
+/// transport closes (reqwest/streamable_http_client.rs:196-216; streamable_http_client.rs:
+/// 1938-1984, bounded by 5 s, :43). The rest of the host is the same for both transports
+/// (`run`).
+async fn connect_url(plan: Plan, url: &str) -> ExitCode {
+    run(
+        plan,
+        StreamableHttpClientTransport::from_uri(url.to_owned()),
+    )
+    .await
+}
+
 /// List the tools, call each with `{}`, make the planned requests, then wait until the server
 /// hangs up (or, at a `close` request, close the session and exit 0); a failed call is the
 /// server's answer (evidence), not ours to stop on.
@@ -237,13 +277,17 @@ async fn session<S: Service<RoleClient>>(
 /// 1229-1237, 1171-1198), as the SDK's own examples end a client (`service.cancel().await?`,
 /// examples/clients/src/everything_stdio.rs of the rust-sdk repository). It cancels the serve
 /// loop (:1521-1524), gives in-flight handler responses up to 2 s (:1829-1875), then calls the
-/// transport's `close` (:1881), for `TokioChildProcess` its `graceful_shutdown`
+/// transport's `close` (:1881). For `StreamableHttpClientTransport` (a `WorkerTransport`) that
+/// cancels its worker and waits for it (src/transport/worker.rs:402-410), and the worker, on
+/// its way out, cancels the POSTs and streams still open and sends the DELETE of the session
+/// when the server gave one, bounded by 5 s (src/transport/streamable_http_client.rs:
+/// 1930-1984, :43). For `TokioChildProcess` it is its `graceful_shutdown`
 /// (src/transport/child_process.rs:206-208, 101-131): drop the writer, closing the server's
-/// stdin (src/transport/async_rw.rs:342-346), wait up to 3 s for it to exit (:10, :59-76),
-/// then SIGTERM and 3 s more, then `kill()` (SIGKILL and reap, process-wrap 10.0.1
-/// src/tokio/core.rs:146-161). It returns once that is done, so the server is gone when the
-/// line is written: `{}` as the contract has it, the `QuitReason` on stderr. `Err` is only a
-/// panic of rmcp's serve task (`JoinError`).
+/// stdin (src/transport/async_rw.rs:342-346), wait up to 3 s for it to exit (:10, :59-76), then
+/// SIGTERM and 3 s more, then `kill()` (SIGKILL and reap, process-wrap 10.0.1
+/// src/tokio/core.rs:146-161). It returns once that is done (on stdio the server is then gone)
+/// and the line is written: `{}` as the contract has it, the `QuitReason` on stderr. `Err` is
+/// only a panic of rmcp's serve task (`JoinError`).
 async fn close<S: Service<RoleClient>>(
     client: RunningService<RoleClient, S>,
     step: usize,
@@ -453,8 +497,19 @@ async fn watch_changes(
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let (plan_file, server) = parse_args();
-    let mut plan = plan::read(&plan_file);
-    let transport = transport(&server);
+    let plan = plan::read(&plan_file);
+    match server {
+        Server::Command(command) => run(plan, transport(&command)).await,
+        Server::Url(url) => connect_url(plan, &url).await,
+    }
+}
+
+/// Declare and answer what the plan says over `transport`, then play the session.
+async fn run<T, E, A>(mut plan: Plan, transport: T) -> ExitCode
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let info = ClientInfo::new(capabilities(&plan), implementation());
     let call_tools = plan.call_tools;
     let requests = std::mem::take(&mut plan.requests);
