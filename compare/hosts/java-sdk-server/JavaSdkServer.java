@@ -1,5 +1,6 @@
 // An MCP server written with the official Java SDK's own server API (Maven
-// io.modelcontextprotocol.sdk:mcp): McpServer.sync over a StdioServerTransportProvider.
+// io.modelcontextprotocol.sdk:mcp): McpServer.sync over a StdioServerTransportProvider, or, with
+// --http PORT, the same server over the SDK's servlet Streamable HTTP transport.
 //
 // It is evidence like the hosts beside it: it registers the same small set as the TypeScript
 // and fastmcp server hosts (two tools, one with an output schema, a static resource, a resource
@@ -9,7 +10,8 @@
 // malformed input are answered, which output the tool result carries) is the SDK's doing, so
 // the column is the SDK's server side. The scenarios name no tool of ours.
 //
-//   java -cp classes:lib/* JavaSdkServer        # stdio, until stdin closes
+//   java -cp classes:lib/* JavaSdkServer              # stdio, until stdin closes
+//   java -cp classes:lib/* JavaSdkServer --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
 //
 // `mcp-compare tools install` builds it into tools/hosts/java-sdk-server/ (lib/ from pom.xml
 // through Maven, classes/ from plain javac) and writes bin/host, which the target file names.
@@ -41,6 +43,24 @@
 //   server.md:611-632;
 // - completion: SyncCompletionSpecification(PromptReference / ResourceReference, handler),
 //   server.md:654-704.
+// - Streamable HTTP (--http PORT): HttpServletStreamableServerTransportProvider.builder()
+//   .jsonMapper(...).mcpEndpoint("/mcp").build(), server.md:126-137, handed to the same
+//   McpServer.sync(...) chain (server.md:94-96; McpServer.java:185, the overload for a
+//   streamable provider). Nothing else is set, so the builder's defaults stand
+//   (HttpServletStreamableServerTransportProvider.java:1030-1047, the Builder's field
+//   initialisers): endpoint /mcp, DELETE allowed, the no-op header validator (no Origin or Host
+//   check), keep-alive and session sweep every 30 minutes, 16 MiB request limit. The provider
+//   is a servlet that keeps the sessions itself and answers every GET, POST and DELETE
+//   (doGet :377-475, doPost :488-696, doDelete :709-767; each first checks the request's path
+//   ends with the endpoint, else 404). The docs register it in a servlet container without
+//   naming one (server.md:139-162, through Spring); the SDK's own standalone server,
+//   conformance-tests/server-servlet/.../ConformanceServlet.java:104-153 (at 305e4cbd), runs it
+//   in embedded Tomcat: one context, the servlet with async support mapped to "/*", which is
+//   what serveHttp does, so every status a client sees is the SDK's servlet's (Tomcat only
+//   writes the page around an error status the servlet sends). That server also sets a
+//   security validator, a keep-alive of 30 s and the connector's async timeout (30 s,
+//   Tomcat's default anyway); the documented builder call sets none, so neither do we. The
+//   connector listens on 127.0.0.1 only.
 //
 // Logging: the SDK logs through the SLF4J API only and ships no backend (README.md:163-167);
 // none is added, so SLF4J prints its "no providers" notice to stderr once and nothing else is
@@ -53,6 +73,7 @@ import io.modelcontextprotocol.server.McpServerFeatures.SyncPromptSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncResourceSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncResourceTemplateSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.CompleteRequest;
@@ -72,8 +93,14 @@ import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.TextResourceContents;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
+import org.apache.catalina.Context;
+import org.apache.catalina.Wrapper;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.coyote.AbstractProtocol;
 
 public final class JavaSdkServer {
 
@@ -95,7 +122,10 @@ public final class JavaSdkServer {
         return Map.of("type", "object", "properties", properties, "required", required);
     }
 
-    public static void main(String[] argv) {
+    public static void main(String[] argv) throws Exception {
+        int httpAt = List.of(argv).indexOf("--http");
+        int port = httpAt < 0 ? 0 : portArgument(argv, httpAt + 1);
+
         // A tool with a required argument (what a call without it tests) and a plain text result.
         SyncToolSpecification echo = SyncToolSpecification.builder()
             .tool(Tool.builder("echo", objectSchema(Map.of("message", Map.of("type", "string")), List.of("message")))
@@ -162,7 +192,16 @@ public final class JavaSdkServer {
                     .build();
             });
 
-        McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper()))
+        // The same registrations either way; only the transport provider differs.
+        HttpServletStreamableServerTransportProvider http = httpAt < 0 ? null
+            : HttpServletStreamableServerTransportProvider.builder()
+                .jsonMapper(McpJsonDefaults.getMapper())
+                .mcpEndpoint("/mcp")
+                .build();
+        McpServer.SyncSpecification<?> spec = http == null
+            ? McpServer.sync(new StdioServerTransportProvider(McpJsonDefaults.getMapper()))
+            : McpServer.sync(http);
+        spec
             .serverInfo("mcp-compare-java-sdk-server", "1.0.0")
             .capabilities(ServerCapabilities.builder()
                 .tools(true)
@@ -179,7 +218,47 @@ public final class JavaSdkServer {
                 new SyncCompletionSpecification(new ResourceReference(NOTE_TEMPLATE),
                     (exchange, request) -> complete(request)))
             .build();
+        if (http != null) {
+            serveHttp(http, port);
+        }
         // The transport reads stdin on the SDK's own (non-daemon) threads; main returns and the
         // process lives until they end, when stdin closes.
+    }
+
+    private static int portArgument(String[] argv, int at) {
+        try {
+            return Integer.parseInt(argv[at]);
+        }
+        catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
+            System.err.println("java-sdk server: --http needs a port number");
+            System.exit(2);
+            return 0;
+        }
+    }
+
+    // Embedded Tomcat as the SDK's conformance server sets it up (ConformanceServlet.java:
+    // 132-153): the servlet is the whole application, mapped to every path, so every request
+    // reaches it; the connector is bound to the loopback address. Runs until the process is
+    // signalled (Tomcat's await, ConformanceServlet.java:113).
+    private static void serveHttp(HttpServletStreamableServerTransportProvider servlet, int port) throws Exception {
+        Tomcat tomcat = new Tomcat();
+        tomcat.setPort(port);
+        String baseDir = System.getProperty("java.io.tmpdir");
+        tomcat.setBaseDir(baseDir);
+        Context context = tomcat.addContext("", baseDir);
+        Wrapper wrapper = context.createWrapper();
+        wrapper.setName("mcpServlet");
+        wrapper.setServlet(servlet);
+        wrapper.setLoadOnStartup(1);
+        wrapper.setAsyncSupported(true);
+        context.addChild(wrapper);
+        // addServletMapping: Tomcat 11's name for the addServletMappingDecoded the conformance
+        // server calls, deprecated in this version; the same mapping.
+        context.addServletMapping("/*", "mcpServlet");
+        Connector connector = tomcat.getConnector();
+        ((AbstractProtocol<?>) connector.getProtocolHandler()).setAddress(InetAddress.getByName("127.0.0.1"));
+        tomcat.start();
+        System.err.println("java-sdk server: Streamable HTTP at http://127.0.0.1:" + port + "/mcp");
+        tomcat.getServer().await();
     }
 }

@@ -1,5 +1,6 @@
 // An MCP server written with the official Kotlin SDK's own server API (Maven
-// io.modelcontextprotocol:kotlin-sdk): a Server over a StdioServerTransport.
+// io.modelcontextprotocol:kotlin-sdk): a Server over a StdioServerTransport, or, with --http PORT,
+// the same Server behind the SDK's Ktor Streamable HTTP endpoint.
 //
 // It is evidence like the hosts beside it: it registers the same small set as the TypeScript
 // and fastmcp server hosts (two tools, one with an output schema, a static resource, a resource
@@ -8,7 +9,8 @@
 // version agreed, how lists, unknown names, cursors and malformed input are answered) is the
 // SDK's doing, so the column is the SDK's server side. The scenarios name no tool of ours.
 //
-//   java -cp classes:lib/* KotlinSdkServerKt        # stdio, until stdin closes
+//   java -cp classes:lib/* KotlinSdkServerKt              # stdio, until stdin closes
+//   java -cp classes:lib/* KotlinSdkServerKt --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
 //
 // `mcp-compare tools install` builds it into tools/hosts/kotlin-sdk-server/ (lib/ and the
 // compiled classes from pom.xml through Maven and the Kotlin compiler plugin) and writes bin/host.
@@ -43,7 +45,22 @@
 // - stdio: createSession(StdioServerTransport(input = System.in..., output = System.out...)),
 //   README.md:562-567 (the 0.16.0 constructor's names, StdioServerTransport.kt:91-95), then
 //   wait for the session's onClose (samples/weather-stdio-server McpWeatherServer.kt:55-62),
-//   which the transport fires on EOF (StdioServerTransport.kt:59-61).
+//   which the transport fires on EOF (StdioServerTransport.kt:59-61);
+// - Streamable HTTP (--http PORT): embeddedServer(CIO, host = "127.0.0.1", port = port) {
+//   mcpStreamableHttp { mcpServer } }.start(wait = true), the README's server quickstart
+//   (README.md:182-236), with the one Server for every session as there (the SDK shares a
+//   Server across sessions, KtorServer.kt:535-536 of the 0.16.0 sources). mcpStreamableHttp
+//   (KtorServer.kt:284-308) is called with every default: path /mcp, stateful sessions kept by
+//   the SDK's own StreamableHttpSessionManager, JSON responses (enableJsonResponse = true, set
+//   by the SDK itself, :302), and DNS-rebinding protection on with the localhost hosts and,
+//   since no hosts are passed, the localhost origins (:591-599). The SDK routes every POST, GET
+//   and DELETE at /mcp itself (:216-241: a POST without a session opens one, :509-558; any
+//   other request finds its session or is refused, :483-503, :575-589), so every status a
+//   client sees is the SDK's; Ktor's router answers only paths other than /mcp. Completion is
+//   set, as for stdio, on each session, from the Server's onConnect (Server.kt:284-290), which
+//   createSession calls once the session is registered (:272-277) and before the SDK hands the
+//   initialize POST to it (KtorServer.kt:535-543). The engine is ktor-server-cio, as the README
+//   uses, at the SDK's Ktor version.
 //
 // Logging: the SDK logs through kotlin-logging (8.0.4 in its closure) on the SLF4J API and ships
 // no SLF4J backend; none is added, so SLF4J prints its "no providers" notice to stderr. The
@@ -53,9 +70,13 @@
 // off only with -Dkotlin-logging.logStartupMessage=false or KOTLIN_LOGGING_STARTUP_MESSAGE=false),
 // reaches stdout ahead of the first message: any stdio server built as the README shows does so.
 
+import io.ktor.server.cio.CIO
+import io.ktor.server.engine.embeddedServer
 import io.modelcontextprotocol.kotlin.sdk.server.Server
 import io.modelcontextprotocol.kotlin.sdk.server.ServerOptions
+import io.modelcontextprotocol.kotlin.sdk.server.ServerSession
 import io.modelcontextprotocol.kotlin.sdk.server.StdioServerTransport
+import io.modelcontextprotocol.kotlin.sdk.server.mcpStreamableHttp
 import io.modelcontextprotocol.kotlin.sdk.types.CallToolResult
 import io.modelcontextprotocol.kotlin.sdk.types.CompleteRequest
 import io.modelcontextprotocol.kotlin.sdk.types.CompleteResult
@@ -94,7 +115,25 @@ private fun properties(vararg names: Pair<String, String>): JsonObject = buildJs
     for ((name, type) in names) putJsonObject(name) { put("type", type) }
 }
 
-fun main() {
+/**
+ * Completion, on the session as the README shows: the names from the fixed list that start
+ * with what was typed, for the prompt's argument and the template's variable.
+ */
+private fun ServerSession.answerCompletions() {
+    setRequestHandler<CompleteRequest>(Method.Defined.CompletionComplete) { request, _ ->
+        val ref = request.ref
+        val ours = (ref is PromptReference && ref.name == "greet") ||
+            (ref is ResourceTemplateReference && ref.uri == NOTE_TEMPLATE)
+        val values = if (ours && request.argument.name == "name") {
+            NOTES.filter { it.startsWith(request.argument.value) }
+        } else {
+            emptyList()
+        }
+        CompleteResult(CompleteResult.Completion(values = values, total = values.size, hasMore = false))
+    }
+}
+
+fun main(args: Array<String>) {
     val server = Server(
         serverInfo = Implementation(name = "mcp-compare-kotlin-sdk-server", version = "1.0.0"),
         options = ServerOptions(
@@ -168,6 +207,21 @@ fun main() {
         GetPromptResult(listOf(PromptMessage(Role.User, TextContent(text = text))))
     }
 
+    val httpAt = args.indexOf("--http")
+    if (httpAt >= 0) {
+        val port = args.getOrNull(httpAt + 1)?.toIntOrNull()
+        if (port == null) {
+            System.err.println("kotlin-sdk server: --http needs a port number")
+            kotlin.system.exitProcess(2)
+        }
+        server.onConnect { server.sessions.values.forEach { it.answerCompletions() } }
+        System.err.println("kotlin-sdk server: Streamable HTTP at http://127.0.0.1:$port/mcp")
+        embeddedServer(CIO, host = "127.0.0.1", port = port) {
+            mcpStreamableHttp { server }
+        }.start(wait = true)
+        return
+    }
+
     // The README registers the completion handler (and the sample the close callback) on the
     // session createSession returns, but createSession has already started reading stdin by
     // then. Measured: with the client's lines already waiting, every request was dispatched
@@ -186,19 +240,7 @@ fun main() {
     )
     runBlocking {
         val session = server.createSession(transport)
-        // Completion, on the session as the README shows: the names from the fixed list that
-        // start with what was typed, for the prompt's argument and the template's variable.
-        session.setRequestHandler<CompleteRequest>(Method.Defined.CompletionComplete) { request, _ ->
-            val ref = request.ref
-            val ours = (ref is PromptReference && ref.name == "greet") ||
-                (ref is ResourceTemplateReference && ref.uri == NOTE_TEMPLATE)
-            val values = if (ours && request.argument.name == "name") {
-                NOTES.filter { it.startsWith(request.argument.value) }
-            } else {
-                emptyList()
-            }
-            CompleteResult(CompleteResult.Completion(values = values, total = values.size, hasMore = false))
-        }
+        session.answerCompletions()
         val done = Job()
         session.onClose { done.complete() }
         ready.countDown()

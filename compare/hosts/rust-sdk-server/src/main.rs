@@ -14,7 +14,14 @@
 //! are `ServerHandler` methods, as its README shows. rmcp asks the server to declare its
 //! capabilities itself in `get_info`: we declare exactly the four features registered here.
 //!
-//!     host        # stdio, until stdin closes
+//!     host              # stdio, until stdin closes
+//!     host --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp, until it is signalled
+//!
+//! With `--http PORT` the same server (the same handler, so the same registrations) is served
+//! over rmcp's own Streamable HTTP server, `StreamableHttpService`, mounted at `/mcp` on an
+//! axum router as rmcp's example does (`examples/servers/src/counter_streamhttp.rs` of
+//! gh:modelcontextprotocol/rust-sdk; the crate's source, cited below, is rmcp 3.11.0 as cargo
+//! unpacks it: ~/.cargo/registry/src/index.crates.io-*/rmcp-3.11.0/).
 //!
 //! Built by `mcp-compare tools install` into tools/hosts/rust-sdk-server/ from the
 //! committed lock.
@@ -28,6 +35,8 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::stdio;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{
     prompt, prompt_handler, prompt_router, schemars, tool, tool_handler, tool_router, ErrorData,
     Json, RoleServer, ServerHandler, ServiceExt,
@@ -168,7 +177,41 @@ impl ServerHandler for Server {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|a| a == "--http") {
+        let port: u16 = match args.get(at + 1).map(|p| p.parse()) {
+            Some(Ok(port)) => port,
+            _ => return Err("--http needs a port number".into()),
+        };
+        return serve_http(port).await;
+    }
     let service = Server.serve(stdio()).await?;
     service.waiting().await?;
+    Ok(())
+}
+
+/// The same server over rmcp's Streamable HTTP, as its example serves it
+/// (examples/servers/src/counter_streamhttp.rs): `StreamableHttpService::new` (rmcp-3.11.0
+/// src/transport/streamable_http_server/tower.rs:1554) with a factory that makes our handler
+/// for each session, rmcp's in-memory `LocalSessionManager` (session/local.rs:31-37, its
+/// default) and `StreamableHttpServerConfig::default()` (tower.rs:336-351): stateful sessions
+/// (`legacy_session_mode: true`, :341), SSE responses (`json_response: false`, :342), rmcp's
+/// own Host check allowing the loopback names (:344, applied first thing at :1960-1964) and no
+/// Origin check (`allowed_origins` empty, :345, so :1361-1363 lets any Origin through). The
+/// example adds only a cancellation token for its Ctrl-C shutdown; we pass none (the process
+/// ends when it is signalled). The service keeps the sessions itself and answers every POST,
+/// GET and DELETE (`handle`, tower.rs:1955-1992, reached through its tower `Service` impl at
+/// :1495-1512), so every status a client sees is rmcp's: axum's router only mounts it at /mcp
+/// (`nest_service`), and the listener is on the loopback address only.
+async fn serve_http(port: u16) -> Result<(), Box<dyn std::error::Error>> {
+    let service = StreamableHttpService::new(
+        || Ok(Server),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    eprintln!("rust-sdk server: Streamable HTTP at http://127.0.0.1:{port}/mcp");
+    axum::serve(listener, router).await?;
     Ok(())
 }
