@@ -102,6 +102,9 @@ class Line:
     #: upstream connection (1 for the first); None in every other cell.
     leg: str | None = None
     conn: int | None = None
+    #: A client handed our URL: which of the peer's HTTP sessions the line belongs to (1 for
+    #: the first; ``_url_client.merge_sessions``); None in every other cell.
+    session: int | None = None
 
     @property
     def method(self) -> str | None:
@@ -161,7 +164,16 @@ class Transcript:
 def _unbatch(line: Line) -> list[Line]:
     if isinstance(line.obj, list):
         return [
-            Line(line.n, line.t, line.dir, line.raw, item, leg=line.leg, conn=line.conn)
+            Line(
+                line.n,
+                line.t,
+                line.dir,
+                line.raw,
+                item,
+                leg=line.leg,
+                conn=line.conn,
+                session=line.session,
+            )
             for item in line.obj
         ]
     return [line]
@@ -196,6 +208,8 @@ def read_transcript(path: Path) -> Transcript:
         if isinstance(rec.get("leg"), str):
             line.leg = rec["leg"]
             line.conn = rec["conn"] if isinstance(rec.get("conn"), int) else None
+        if isinstance(rec.get("session"), int):
+            line.session = rec["session"]
         line.truncated = bool(rec.get("truncated"))
         line.parse_error = rec.get("parse_error")
         if line.raw is not None and line.parse_error is None:

@@ -15,7 +15,7 @@ one era test, which the judge imports from here.
 
 from __future__ import annotations
 
-from ._era import META_VERSION, is_modern
+from ._era import CELL_ENV, META_VERSION, is_modern
 from ._main import main, run
 
-__all__ = ["META_VERSION", "is_modern", "main", "run"]
+__all__ = ["CELL_ENV", "META_VERSION", "is_modern", "main", "run"]

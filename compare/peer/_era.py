@@ -28,3 +28,9 @@ def is_modern(version: object, first_modern: str | None) -> bool:
         return False
     dated = len(version) == 10 and version[:4].isdigit() and version[4] == "-"
     return (dated or version == "draft") and version >= first_modern
+
+
+#: The variable the harness sets in every client's environment, naming the cell (its
+#: processes are found by it); the peer notes whether it reached it. Said once, here, for
+#: the peer and the harness both.
+CELL_ENV = "MCP_COMPARE_CELL"

@@ -7,7 +7,9 @@ gets: its own ``Peer`` playing the plan's steps in its own thread, its own trans
 done file (``<transcript>-sN.jsonl``, merged by the harness as its own connection). The
 process's own transcript keeps what belongs to no session (listening, refused requests).
 A signal ends every session (each done file says so); otherwise the process leaves when
-every session that was opened has played its steps and lingered.
+every session that was opened has played its steps and lingered. Serving a client handed our
+URL (``serve_after_done``), it writes its account then but keeps listening until the harness
+ends it, so a client that ends by itself later still reaches it (its DELETE).
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ def run_http(plan: dict[str, Any]) -> int:
         signal.signal(getattr(signal, name), on_signal)
     hard = time.monotonic() + float(plan.get("hard_deadline_s", 120))
     reason = "every session done"
+    written = False
     try:
         try:
             upstream.start()
@@ -113,8 +116,19 @@ def run_http(plan: dict[str, Any]) -> int:
                 time.sleep(0.1)
             else:
                 reason = "peer hard deadline reached"
+            if plan.get("serve_after_done") and reason == "every session done":
+                # a client handed our URL: the account is due now (the harness ends such a
+                # client once it exists), but a client that ends by itself may still send
+                # its DELETE, so the server keeps listening until the harness ends it
+                _write_done(plan["done"], {"reason": reason, "sessions": len(sessions),
+                                           "steps": []})  # fmt: skip
+                written = True
+                tx.note(event="serving-after-done")
+                while time.monotonic() < hard:
+                    time.sleep(0.1)
     except Signalled as sig:
-        reason = f"peer received {sig.name} (the client ended its server)"
+        if not written:
+            reason = f"peer received {sig.name} (the client ended its server)"
         for session in [*sessions, None]:
             (session.tx if session else tx).note(event="signal", signal=sig.name)
     for name in END_SIGNALS:
@@ -125,6 +139,7 @@ def run_http(plan: dict[str, Any]) -> int:
     for session in sessions:
         session.tx.note(event="exit")
     tx.note(event="done", reason=reason)
-    _write_done(plan["done"], {"reason": reason, "sessions": len(sessions), "steps": []})
+    if not written:
+        _write_done(plan["done"], {"reason": reason, "sessions": len(sessions), "steps": []})
     tx.note(event="exit")
     return 0

@@ -85,6 +85,11 @@ class Upstream:
         self.json_response = transport.get("response") == "json"
         self.allow_get = bool(transport.get("get_stream", True))
         self.port = int(transport.get("port", 0))
+        #: ``after-initialized``: the first session is forgotten once its client has sent
+        #: notifications/initialized, so its next request meets 404 (a server that ended the
+        #: session); later sessions are kept. The session-expiry scenario asks for it.
+        self.expire = transport.get("expire_session")
+        self.expired: set[str] = set()
         #: The process's own record (listening, requests of no session); each session has its
         #: own peer and transcript, as each start of a stdio peer has (``on_session`` makes
         #: them: session id -> an object with ``tx``, ``inbox`` and ``closed``).

@@ -96,6 +96,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return "", "400: no Mcp-Session-Id on a request other than initialize"
         if sid not in self.upstream.sessions:
             return sid, "404: unknown Mcp-Session-Id"
+        if sid in self.upstream.expired:
+            return sid, "404: session ended by the server (the scenario expired it)"
         return sid, None
 
     def _refuse(self, tx: Transcript, note: dict[str, Any], refused: str, body: bytes) -> None:
@@ -108,8 +110,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         up = self.upstream
         url = urllib.parse.urlsplit(self.path)
         body = self._body()
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        items = parsed if isinstance(parsed, list) else [parsed]
         common = {
             "event": "http-post",
+            "carries": [_carried(m) for m in items],
             "path": self.path,
             "content_type": self.headers.get("Content-Type"),
             "accept": self.headers.get("Accept"),
@@ -128,11 +136,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if url.path != up.path:
             self._refuse(up.tx, common, "404: not found", body)
             return
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            parsed = None
-        items = parsed if isinstance(parsed, list) else [parsed]
         requests = [m for m in items if isinstance(m, dict) and "method" in m and "id" in m]
         extra: dict[str, str] = {}
         if any(m.get("method") == "initialize" for m in requests):
@@ -149,6 +152,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             tx.note(**common, status=202)
             up.feed(body, sid)
             self._plain(202, "")
+            initialized = any(
+                isinstance(m, dict) and m.get("method") == "notifications/initialized"
+                for m in items
+            )
+            if up.expire == "after-initialized" and initialized and not up.expired:
+                up.expired.add(sid)
+                why = "the scenario ends the first session once it is initialized"
+                tx.note(event="session-expired", session=sid, why=why)
             return
         up.posts += 1
         label = f"post-{up.posts}"
@@ -165,6 +176,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         up.closed(stream)
         if sse:
             self._end_chunks(stream)
+        elif not stream.bodies:  # the session ended first: no JSON to give, and [] is none
+            self._plain(503, "no answer: the session ended before the request was answered")
         else:
             bodies = stream.bodies
             one = len(bodies) == 1 and not isinstance(parsed, list)
@@ -183,7 +196,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         accept = self.headers.get("Accept") or ""
         note = {"event": "http-get", "path": self.path, "accept": accept,
-                "session": self.headers.get(SESSION_HEADER)}  # fmt: skip
+                "session": self.headers.get(SESSION_HEADER),
+                "protocol_version": self.headers.get("MCP-Protocol-Version")}  # fmt: skip
         if url.path != up.path:
             self._refuse(up.tx, note, "404: not found", b"")
             return
@@ -214,10 +228,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_DELETE(self) -> None:
         up = self.upstream
         sid, refused = self._session_of()
+        version = self.headers.get("MCP-Protocol-Version")
         if refused is not None:
-            self._refuse(up.tx_of(sid), {"event": "http-delete", "session": sid}, refused, b"")
+            note = {"event": "http-delete", "session": sid, "protocol_version": version}
+            self._refuse(up.tx_of(sid), note, refused, b"")
             return
         peer = up.sessions[sid]
-        peer.tx.note(event="session-deleted", session=sid, status=200)
+        peer.tx.note(event="session-deleted", session=sid, status=200, protocol_version=version)
         peer.closed = True  # the session's end, as a closed stdin is a stdio peer's
         self._plain(200, "")
+
+
+def _carried(message: Any) -> str:
+    """What one message of a POST body is, for its note: its method, else ``response``
+    (a result or an error), else ``other``."""
+    if isinstance(message, dict):
+        method = message.get("method")
+        if isinstance(method, str):
+            return method
+        if "result" in message or "error" in message:
+            return "response"
+    return "other"

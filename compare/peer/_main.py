@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 
+from ._era import CELL_ENV
 from ._record import Reader, Transcript
 from ._serve import Peer
 
@@ -53,6 +54,10 @@ def run(plan: dict[str, Any]) -> int:
         scenario=plan.get("scenario"),
         revision=plan["revision"],
         clock=round(tx.started, 6),
+        # what the client that started us handed on: the folder, and whether the variable the
+        # harness set in the client's own environment reached us (a client may pass a subset)
+        cwd=os.getcwd(),
+        client_env=CELL_ENV in os.environ,
     )
     peer = Peer(plan, sys.stdout.buffer, tx)
     done_lock = threading.Lock()

@@ -87,13 +87,51 @@ class Peer(StepWaits):
                 self.closed = True
         return n
 
-    def request(self, method: str, params: dict[str, Any] | None) -> int:
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+    def request(self, method: str, params: dict[str, Any] | None, rid: Any = None) -> Any:
+        """Send a request; its id is the next number, or ``rid`` where the step names one (a
+        string id, which the base protocol allows as much as a number)."""
+        if rid is None:
+            self.next_id += 1
+            rid = self.next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params
         self.send(message)
-        return self.next_id
+        return rid
+
+    def write_raw(self, text: str) -> int:
+        """Write one line that is not a JSON-RPC message to stdout, on purpose (a server's
+        banner); noted, not recorded as a line of ours, since it is no message."""
+        data = text.encode("utf-8")
+        with self.out_lock:
+            try:
+                self.out.write(data + b"\n")
+                self.out.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.closed = True
+        return self.tx.note(event="raw-written", text=text, bytes=len(data) + 1)
+
+    def chatter(self, size: int, timeout: float) -> str:
+        """Write ``size`` bytes of log lines to stderr, as a chatty server does: ``ok`` once
+        written, ``blocked`` when the writes still wait at ``timeout`` (the client reads
+        none of its server's stderr, and the pipe is full)."""
+        line = b"mcp-compare peer: a log line on stderr, as servers write them\n"
+        data = line * (size // len(line) + 1)
+        done = threading.Event()
+
+        def write() -> None:
+            view = memoryview(data)
+            try:
+                while view:
+                    view = view[os.write(2, view) :]
+            except OSError:
+                pass
+            done.set()
+
+        threading.Thread(target=write, name="peer-stderr", daemon=True).start()
+        ok = done.wait(timeout)
+        self.tx.note(event="stderr-written", bytes=len(data), complete=ok)
+        return "ok" if ok else "blocked"
 
     # -- dispatch -------------------------------------------------------------------------
     def pump(self, deadline: float) -> bool:
@@ -317,7 +355,11 @@ class Peer(StepWaits):
             elif "request" in step and self.embeds(step):
                 self.embed(step, timeout, record)
             elif "request" in step:
-                rid = self.request(step["request"], step.get("params"))
+                params = step.get("params")
+                if step.get("pad_bytes"):  # a long line: one request padded in its _meta
+                    pad = "x" * int(step["pad_bytes"])
+                    params = {**(params or {}), "_meta": {"dev.mcp-compare/pad": pad}}
+                rid = self.request(step["request"], params, step.get("id"))
                 ok = self.wait(lambda rid=rid: rid in self.responses, timeout)
                 got = self.responses.get(rid)
                 record.update(outcome="ok" if ok else "timeout", id=rid, evidence=got and got[0])
@@ -331,6 +373,10 @@ class Peer(StepWaits):
             elif "observe_s" in step:
                 self.wait(lambda: False, float(step["observe_s"]))
                 record.update(outcome="ok")
+            elif "raw" in step:
+                record.update(outcome="ok", evidence=self.write_raw(str(step["raw"])))
+            elif "stderr_bytes" in step:
+                record.update(outcome=self.chatter(int(step["stderr_bytes"]), timeout))
             elif "release" in step:
                 # replies held so far are due; one that comes later is held in its turn
                 sent = self.release(step["release"])

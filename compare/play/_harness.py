@@ -175,6 +175,9 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
     if cell.target.raw.get("serve_until"):
         # a client that cannot end while its own start-up requests are pending (target data)
         plan["serve_until"] = cell.target.raw["serve_until"]
+    if scenario.get("peer_http"):
+        # how our end serves a client handed its URL (``compare.play._url_client``)
+        plan["peer_http"] = dict(scenario["peer_http"])
     if scenario.get("hold_replies"):
         # replies the peer keeps back until a release step (a request pending on purpose)
         plan["hold_replies"] = list(scenario["hold_replies"])
@@ -279,7 +282,7 @@ def _run_client(
             _atomic.write_json(plan_path, client_plan)
             if target.connects_by_url:
                 # our peer listens before the client starts, and outlives it (its own block)
-                peer = _url_client.serving(client_plan, stage, tmp, peer_argv)
+                peer = _url_client.serving(client_plan, stage, peer_argv)
                 serving.callback(peer_up.close)
                 try:
                     exp = replace(exp, url=peer_up.enter_context(peer))

@@ -22,8 +22,10 @@ from pathlib import Path
 
 from compare import _guard
 from compare.exchange._targets import DEFAULT_EXIT_S
+from compare.peer import CELL_ENV
 
-MARKER_ENV = "MCP_COMPARE_CELL"
+#: In every client's environment, naming the cell (the peer notes whether it reached it).
+MARKER_ENV = CELL_ENV
 #: How long one wait on the client lasts before done.json is looked at again.
 POLL_S = 0.02
 #: At most this long for the cell's other processes to go by themselves after the client.

@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,18 +61,34 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def serving(
-    plan: dict[str, Any], stage: Path, tmp: Path, argv_of: Callable[[Path], list[str]]
+    plan: dict[str, Any], stage: Path, argv_of: Callable[[Path], list[str]]
 ) -> Iterator[str]:
     """Run the peer of ``plan`` over Streamable HTTP for the length of the block; yields the
     URL the client is handed. ``argv_of(plan_path)`` is how the peer is started.
 
-    The peer's plan lies in the cell's scratch folder, not in ``stage``: the harness ends
-    whatever names the stage once the client is gone, and the peer must outlive the client
-    to write its account. Its records go into ``stage``."""
+    The peer's plan lies in a folder of its own, named by nothing of the cell's: the harness
+    ends whatever names the stage or the cell's token once a setup command or the client is
+    gone, and the peer must outlive both to write its account (it is ended here, by
+    ``_stop``). Its records go into ``stage``."""
+    own = Path(tempfile.mkdtemp(prefix="mcpc-peer-"))
+    try:
+        yield from _serve(plan, stage, own, argv_of)
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def _serve(
+    plan: dict[str, Any], stage: Path, folder: Path, argv_of: Callable[[Path], list[str]]
+) -> Iterator[str]:
     port = free_port()
-    served = {**plan, "transport": {"kind": "http", "port": port, "path": "/mcp"}}
+    # a scenario may ask our end for a JSON answer, the legacy transport at the same URL, or a
+    # session that ends after the handshake (``peer_http``)
+    transport = {"kind": "http", "port": port, "path": "/mcp", **(plan.get("peer_http") or {})}
+    # the peer writes its account once every session is played, and keeps serving (a
+    # client's DELETE may come after) until ``_stop`` ends it
+    served = {**plan, "transport": transport, "serve_after_done": True}
     served.update(transcript=str(stage / PEER_RECORD), done=str(stage / PEER_DONE))
-    path = tmp / "peer-plan.json"
+    path = folder / "peer-plan.json"
     _atomic.write_json(path, served)
     # the judge's copy says how the exchange travelled (the refs of one transport's page)
     _atomic.write_json(stage / "plan.json", {**plan, "transport": served["transport"]})
@@ -123,8 +141,11 @@ def merge_sessions(stage: Path) -> Path:
     # a note's references to its own file's lines, and the accounts' evidence, follow them
     renumber = {(order, n): index for index, (_, order, n, _) in enumerate(merged, start=1)}
     lines = []
+    first = 1 if (stage / PEER_RECORD).is_file() else 0  # the order of the first session
     for index, (t, order, _n, rec) in enumerate(merged, start=1):
         rec = {**rec, "n": index, "t": round(t, 6)}
+        if order >= first and rec.get("dir") != "note":
+            rec["session"] = order - first + 1  # whose ids these are (hygiene pairs per session)
         if rec.get("dir") == "note":
             rec["raw"] = renumber_note(rec.get("raw"), order, renumber)
         lines.append(json.dumps(rec, ensure_ascii=False))
@@ -132,7 +153,6 @@ def merge_sessions(stage: Path) -> Path:
     _atomic.write_text(out, "\n".join(lines) + ("\n" if lines else ""))
     sessions = _session_files(stage)
     done = _first_done(stage, sessions)
-    first = 1 if sessions and (stage / PEER_RECORD).is_file() else 0  # the first session's order
     for step in done.get("steps") or []:
         if isinstance(step, dict) and isinstance(step.get("evidence"), int):
             step["evidence"] = renumber.get((first, step["evidence"]), step["evidence"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from typing import Any
 
 from _revisions import first_after_initialize
 
+from compare.peer import CELL_ENV
 from compare.play._harness import peer_argv
 
 INIT = (
@@ -371,3 +373,67 @@ def test_the_peer_also_runs_as_a_module(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.decode().splitlines()[0])["result"]["protocolVersion"]
+
+
+def test_the_stray_line_steps_write_what_a_field_server_writes(tmp_path: Path) -> None:
+    """A string id, a banner on stdout, log lines on stderr and a long line: what each step
+    of client-stdio-lines puts on the wire, and what the peer notes of its start."""
+    plan = _plan(
+        tmp_path,
+        steps=[
+            {"await": "notifications/initialized", "timeout_s": 5},
+            {"request": "ping", "id": "p-é", "label": "string-id", "timeout_s": 5},
+            {"stderr_bytes": 4096, "label": "chatter", "timeout_s": 5},
+            {"raw": "banner, not JSON", "label": "banner"},
+            {"request": "ping", "pad_bytes": 70000, "label": "long", "timeout_s": 5},
+        ],
+    )
+    proc = subprocess.Popen(
+        peer_argv(plan),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, CELL_ENV: "cell-token"},
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(f"{INIT}\n{INITIALIZED}\n".encode())
+    proc.stdin.flush()
+    proc.stdout.readline()  # initialize result
+    first = json.loads(proc.stdout.readline())
+    assert first["id"] == "p-é"
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": "p-é", "result": {}}).encode() + b"\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline() == b"banner, not JSON\n"
+    long = proc.stdout.readline()
+    assert len(long) > 70000 and json.loads(long)["params"]["_meta"]
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}}).encode() + b"\n")
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0
+    assert len(proc.stderr.read()) >= 4096
+    records = [json.loads(x) for x in (tmp_path / "transcript.jsonl").read_text().splitlines()]
+    notes = [json.loads(r["raw"]) for r in records if r["dir"] == "note"]
+    start = next(n for n in notes if n["event"] == "start")
+    assert start["client_env"] is True and start["cwd"]
+    assert next(n for n in notes if n["event"] == "stderr-written")["complete"] is True
+    assert any(n["event"] == "raw-written" for n in notes)
+    assert not any("banner" in (r["raw"] or "") for r in records if r["dir"] == "out")
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert [s["outcome"] for s in done["steps"]] == ["ok"] * 5
+
+
+def test_stderr_nobody_reads_is_reported_blocked(tmp_path: Path) -> None:
+    """A client that never reads its server's stderr: the writes wait once the pipe is full,
+    and the step says so at its bound instead of hanging the peer."""
+    plan = _plan(
+        tmp_path,
+        steps=[{"stderr_bytes": 1 << 20, "label": "chatter", "timeout_s": 1}],
+        linger_s=0.1,
+    )
+    proc = subprocess.Popen(
+        peer_argv(plan), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin
+    proc.stdin.close()
+    assert proc.wait(timeout=15) == 0
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert [s["outcome"] for s in done["steps"]] == ["blocked"]

@@ -237,3 +237,46 @@ def test_sse_parser_joins_data_lines_and_skips_comments() -> None:
     assert got[-1] == ("x", b"a\nb", None) and got[:-1] == [None] * 4
     assert _sse.event(b"z", event_id="3") == b"id: 3\nevent: message\ndata: z\n\n"
     assert _sse.chunk(b"") == b"0\r\n\r\n"
+
+
+def test_an_expired_session_is_answered_404_and_a_new_one_is_kept(tmp_path: Path) -> None:
+    """``expire_session: after-initialized``: the first session ends once its client is
+    initialized; a request naming it meets 404, and the next initialize opens one that stays."""
+    s = Served(tmp_path, expire_session="after-initialized")
+    try:
+        sid = _initialize(s)
+        assert s.post(INITIALIZED, session=sid).status == 202
+        assert s.notes("session-expired")[0]["session"] == sid
+        assert s.post(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}', session=sid).status == 404
+        s.inbox.get(timeout=5)  # the initialized notification, fed before the expiry
+        second = _initialize(s)
+        assert second != sid
+        assert s.post(INITIALIZED, session=second).status == 202
+        assert len(s.notes("session-expired")) == 1  # only the first session ends
+    finally:
+        s.close()
+
+
+def test_each_post_notes_what_its_body_carries(served: Any) -> None:
+    _initialize(served)
+    carried = [n["carries"] for n in served.notes("http-post")]
+    assert carried == [["initialize"]]
+    resp = served.post(b'[{"jsonrpc":"2.0","id":5,"result":{}},"x"]', session=served.sid)
+    resp.read()
+    assert [n["carries"] for n in served.notes("http-post")][-1] == ["response", "other"]
+
+
+def test_a_json_mode_post_left_unanswered_gets_503_not_an_empty_array(tmp_path: Path) -> None:
+    s = Served(tmp_path, response="json")
+    try:
+        box: dict[str, Any] = {}
+        t = threading.Thread(target=lambda: box.update(resp=s.post(INIT)))
+        t.start()
+        s.inbox.get(timeout=5)  # taken, never answered: the session ends first
+        s.up.close()
+        t.join(10)
+        resp = box["resp"]
+        assert resp.status == 503
+        assert b"[" not in resp.read()
+    finally:
+        s.tx.close()

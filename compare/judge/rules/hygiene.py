@@ -50,7 +50,9 @@ def connections(ctx: Context) -> Iterator[list[Line]]:
     groups: dict[tuple[str | None, int | None], list[Line]] = {}
     session, last = 0, 0
     for line in ctx.tx.lines:
-        if line.leg is None:
+        if line.session is not None:  # a client over HTTP: each session numbers its own ids
+            groups.setdefault(("http-session", line.session), []).append(line)
+        elif line.leg is None:
             # Each start of the peer appends its own records numbered from 1: a client that
             # starts its server again opens a new session, whose ids start afresh.
             if line.n < last:

@@ -177,8 +177,14 @@ class Out:
 
     def _events(self, resp: http.client.HTTPResponse, stream: str) -> None:
         """Every event of an SSE response: a message is fed, an endpoint event remembered."""
-        count = 0
+        count = with_ids = 0
+        first = True
         for name, data, event_id in _sse.Parser().events(resp):
+            if first:  # a 2025-11-25 server primes the stream: an event id and no data
+                first = False
+                self.tx.note(event="sse-first-event", stream=stream, name=name, id=event_id,
+                             empty=not data.strip())  # fmt: skip
+            with_ids += event_id is not None
             if name == "endpoint" and self.kind == "sse":
                 self.endpoint = urllib.parse.urljoin(self.url, data.decode("utf-8", "replace"))
                 self.tx.note(event="sse-endpoint", stream=stream, endpoint=self.endpoint)
@@ -192,7 +198,7 @@ class Out:
                 continue
             count += 1
             self._feed(data)
-        self.tx.note(event="stream-closed", stream=stream, messages=count)
+        self.tx.note(event="stream-closed", stream=stream, messages=count, with_ids=with_ids)
 
     # -- connecting -----------------------------------------------------------------------
     def connect(self, timeout: float) -> str | None:
