@@ -126,6 +126,14 @@ ISSUE_SCENARIOS = {
     "client-shutdown",
     # issue 39: a server over Streamable HTTP, at the HTTP level
     "server-http-session",
+    # issue 39: a client handed our server's URL, at the HTTP level
+    "client-http-session",
+    "client-http-expired",
+    "client-http-json",
+    "client-http-legacy",
+    "client-http-call-stream",
+    # issue 39: a client's string ids, its server's stderr and stray lines over stdio
+    "client-stdio-lines",
     # issue 38: a host's requests through a proxy, against what the server sent
     "relay-prompt-get",
     "relay-resource-read",

@@ -6,6 +6,7 @@ cases reach every outcome the scenario declares for these checks.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,116 @@ def test_the_wire_checks_cite_the_sentence_of_the_transport_travelled(
     for name in ("wire-json", "wire-valid"):
         cited = [str(ref["cite"]) for ref in checks[name]["refs"]]
         assert cited and all(page in c for c in cited), (name, cited)
+
+
+def _batch(tape: ServerTape, answers: list[dict[str, Any]], **note: Any) -> ServerTape:
+    """The batch probe: the array we sent, what came back (as lines), then its note."""
+    sent = [{"jsonrpc": "2.0", "id": f"probe-batch-{i}", "method": "ping"} for i in (1, 2)]
+    tape.add("out", sent)
+    if answers:
+        tape.add("in", answers)
+    return probe(tape, "batch", **note)
+
+
+@pytest.mark.parametrize(
+    ("answers", "note", "outcome", "verdict"),
+    [
+        (
+            [{"jsonrpc": "2.0", "id": f"probe-batch-{i}", "result": {}} for i in (1, 2)],
+            {"status": 200, "headers": {"content-type": "application/json"}},
+            "answered",
+            "pass",
+        ),
+        (
+            [{"jsonrpc": "2.0", "id": "probe-batch-1", "result": {}}],
+            {"status": 200, "headers": {"content-type": "application/json"}},
+            "partly-answered",
+            "fail",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "no arrays"}},
+            {"status": 200, "headers": {"content-type": "application/json"}},
+            "error-answer",
+            "fail",
+        ),
+        ([], {"status": 400, "body": "Validation error"}, "bad-request", "fail"),
+        ([], {"ran": False, "why": "the probe is played only at 2025-03-26"}, "not-run",
+         "not-exercised"),
+    ],
+)  # fmt: skip
+def test_a_batch_at_2025_03_26_is_answered_member_by_member(
+    tmp_path: Path,
+    scenario: Scenario,
+    answers: Any,
+    note: dict[str, Any],
+    outcome: str,
+    verdict: str,
+) -> None:
+    tape = _batch(session(), answers if isinstance(answers, list) else [answers], **note)
+    if not isinstance(answers, list):  # one error object, not an array
+        tape.records[-2]["raw"] = json.dumps(answers)
+    got = check(tmp_path, scenario, tape, "batch", "2025-03-26")
+    assert (got["outcome"], got["verdict"]) == (outcome, verdict)
+
+
+def _stream(tape: ServerTape, first: dict[str, Any] | None, with_ids: int) -> ServerTape:
+    tape.note(event="stream-opened", stream="post-3", id=2)
+    if first is not None:
+        tape.note(event="sse-first-event", stream="post-3", **first)
+    tape.note(event="stream-closed", stream="post-3", messages=1, with_ids=with_ids)
+    return tape
+
+
+@pytest.mark.parametrize(
+    ("first", "outcome", "verdict"),
+    [
+        ({"name": "message", "id": "ev-1", "empty": True}, "primed", "pass"),
+        ({"name": "message", "id": None, "empty": False}, "not-primed", "non-strict"),
+        ({"name": "message", "id": "ev-1", "empty": False}, "not-primed", "non-strict"),
+        (None, "not-primed", "non-strict"),
+    ],
+)
+def test_an_sse_answer_is_primed_with_an_event_id_and_no_data(
+    tmp_path: Path, scenario: Scenario, first: dict[str, Any] | None, outcome: str, verdict: str
+) -> None:
+    got = check(tmp_path, scenario, _stream(session(), first, 0), "sse-priming")
+    assert (got["outcome"], got["verdict"]) == (outcome, verdict)
+
+
+def test_json_answers_leave_the_stream_checks_untested(tmp_path: Path, scenario: Scenario) -> None:
+    for name in ("sse-priming", "sse-event-ids"):
+        got = check(tmp_path, scenario, session(), name)
+        assert (got["outcome"], got["verdict"]) == ("no-stream", "not-exercised")
+
+
+@pytest.mark.parametrize(("with_ids", "outcome"), [(2, "ids"), (0, "no-ids")])
+def test_event_ids_are_recorded(
+    tmp_path: Path, scenario: Scenario, with_ids: int, outcome: str
+) -> None:
+    tape = _stream(session(), {"name": "message", "id": None, "empty": False}, with_ids)
+    got = check(tmp_path, scenario, tape, "sse-event-ids")
+    assert (got["outcome"], got["verdict"]) == (outcome, "informational")
+
+
+@pytest.mark.parametrize(
+    ("answer", "note", "outcome"),
+    [
+        ({"error": {"code": -32602, "message": "bad"}}, {"status": 400}, "no-session"),
+        (
+            {"error": {"code": -32602, "message": "bad"}},
+            {"status": 200, "headers": {"mcp-session-id": "s-2"}},
+            "session-assigned",
+        ),
+        ({"result": {"protocolVersion": "2025-11-25"}}, {"status": 200}, "accepted"),
+    ],
+)
+def test_a_refused_initialize_and_the_session_it_gets(
+    tmp_path: Path, scenario: Scenario, answer: dict[str, Any], note: dict[str, Any], outcome: str
+) -> None:
+    tape = session()
+    tape.add(
+        "out", {"jsonrpc": "2.0", "id": "probe-bad-init", "method": "initialize", "params": {}}
+    )
+    tape.add("in", {"jsonrpc": "2.0", "id": "probe-bad-init", **answer})
+    got = check(tmp_path, scenario, probe(tape, "bad-initialize", **note), "bad-initialize")
+    assert (got["outcome"], got["verdict"]) == (outcome, "informational")

@@ -30,6 +30,7 @@ our loopback preload recorded it).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from compare.judge.rules._context import Context
@@ -158,3 +159,151 @@ def _http_bind(ctx: Context) -> Outcome:
     named = ", ".join(map(str, hosts))
     word = "loopback" if all(h in _LOOPBACK for h in hosts) else "other-address"
     return Outcome(word, f"it asked listen() for {named}{where}", [n])
+
+
+def _probe(ctx: Context, label: str) -> tuple[int, dict[str, Any]] | None:
+    return _first(ctx, "http-probe", "label", label)
+
+
+@rule(
+    "http-batch",
+    ("answered", "partly-answered", "error-answer", *STATUSES, "no-answer", "not-run",
+     "not-reached", *NO_INIT),
+    gate=handshake_failed,
+    params={"step": Param("label", "the http step that POSTs a batch of requests")},
+)  # fmt: skip
+def _http_batch(ctx: Context) -> Outcome:
+    """The answer to a POSTed JSON-RPC batch: ``answered`` (a response to every request of
+    it), ``partly-answered``, ``error-answer`` (a JSON-RPC error in place of the answers, such
+    as Invalid Request for an array), else the status of the POST in the words of
+    ``http-status`` (a refusal)."""
+    label = str(ctx.params.get("step"))
+    found = _probe(ctx, label)
+    if found is None:
+        return Outcome(
+            "not-reached", f"step {label} was never sent: the scenario stopped before it"
+        )
+    n, note = found
+    if note.get("ran") is False:
+        return Outcome("not-run", f"step {label} was not sent: {note.get('why')}", [n])
+    status = note.get("status")
+    if not isinstance(status, int):
+        return Outcome("no-answer", f"step {label} got no HTTP answer: {note.get('error')}", [n])
+    # the probe records the body it sends, then every message of the answer, then its note
+    # (a batch is one line, read as one Line per member)
+    sent_n = max((x.n for x in ctx.tx.lines if x.dir == "out" and x.n < n), default=0)
+    ids = [x.obj.get("id") for x in ctx.tx.lines
+           if x.n == sent_n and isinstance(x.obj, dict) and "id" in x.obj]  # fmt: skip
+    came = [
+        x.obj for x in ctx.tx.lines
+        if x.dir == "in" and sent_n < x.n < n and isinstance(x.obj, dict)
+    ]  # fmt: skip
+    answered = {item.get("id") for item in came if "result" in item}
+    ctype = str((note.get("headers") or {}).get("content-type") or "")
+    if ids and answered == set(ids):
+        return Outcome("answered", f"a response to each of the {len(ids)} requests", [n])
+    if answered:
+        return Outcome("partly-answered", f"responses to {sorted(map(str, answered))} only", [n])
+    errors = [item for item in came if "error" in item]
+    if 200 <= status < 300 and errors:
+        said = json.dumps(errors[0].get("error"))[:160]
+        return Outcome("error-answer", f"answered {status} with a JSON-RPC error: {said}", [n])
+    body = note.get("body")
+    said = f"; body {body[:120]!r}" if isinstance(body, str) and body else ""
+    return Outcome(status_word(status, ctype), f"answered {status} {ctype}".rstrip() + said, [n])
+
+
+def _request_streams(ctx: Context) -> list[str]:
+    """The SSE streams the server opened in answer to the session's own requests."""
+    return [
+        str(note.get("stream"))
+        for _, note in ctx.tx.notes
+        if note.get("event") == "stream-opened" and note.get("id") is not None
+    ]
+
+
+@rule("http-sse-priming", ("primed", "not-primed", "no-stream", *NO_INIT), gate=handshake_failed)
+def _http_sse_priming(ctx: Context) -> Outcome:
+    """Whether the first SSE stream opened for a request of ours began with an event that
+    has an id and no data (the priming event of 2025-11-25): ``primed``, ``not-primed``,
+    ``no-stream`` (every request was answered with a JSON body)."""
+    streams = _request_streams(ctx)
+    if not streams:
+        return Outcome("no-stream", "every request was answered with a JSON body, not a stream")
+    first = next(
+        ((n, note) for n, note in ctx.tx.notes
+         if note.get("event") == "sse-first-event" and note.get("stream") == streams[0]),
+        None,
+    )  # fmt: skip
+    if first is None:
+        return Outcome("not-primed", f"stream {streams[0]} closed without any event")
+    n, note = first
+    if note.get("empty") and note.get("id"):
+        return Outcome(
+            "primed", f"stream {streams[0]} began with event id {note['id']!r}, no data", [n]
+        )
+    said = f"id {note['id']!r}" if note.get("id") else "no id"
+    kind = "no data" if note.get("empty") else "a message"
+    return Outcome(
+        "not-primed", f"stream {streams[0]} began with an event of {said} and {kind}", [n]
+    )
+
+
+@rule("http-sse-event-ids", ("ids", "no-ids", "no-stream", *NO_INIT), gate=handshake_failed)
+def _http_sse_event_ids(ctx: Context) -> Outcome:
+    """Whether the server's SSE events for our requests carry event ids, which a client
+    needs to resume a broken stream with ``Last-Event-ID``."""
+    streams = set(_request_streams(ctx))
+    if not streams:
+        return Outcome("no-stream", "every request was answered with a JSON body, not a stream")
+    closed = [
+        (n, note) for n, note in ctx.tx.notes
+        if note.get("event") == "stream-closed" and note.get("stream") in streams
+    ]  # fmt: skip
+    with_ids = sum(int(note.get("with_ids") or 0) for _, note in closed)
+    if with_ids:
+        return Outcome(
+            "ids", f"{with_ids} event(s) on {len(closed)} stream(s) carried an id", [closed[0][0]]
+        )
+    return Outcome(
+        "no-ids", f"no event on {len(closed)} stream(s) carried an id", [n for n, _ in closed[:1]]
+    )
+
+
+@rule(
+    "http-session-on-error",
+    ("no-session", "session-assigned", "accepted", "no-answer", "not-run", "not-reached", *NO_INIT),
+    gate=handshake_failed,
+    params={
+        "step": Param("label", "the http step that POSTs an initialize the server must refuse")
+    },
+)
+def _http_session_on_error(ctx: Context) -> Outcome:
+    """Whether a server assigns a session to an initialize it refuses: ``no-session``,
+    ``session-assigned``; ``accepted`` (it took the malformed initialize)."""
+    label = str(ctx.params.get("step"))
+    found = _probe(ctx, label)
+    if found is None:
+        return Outcome(
+            "not-reached", f"step {label} was never sent: the scenario stopped before it"
+        )
+    n, note = found
+    if note.get("ran") is False:
+        return Outcome("not-run", f"step {label} was not sent: {note.get('why')}", [n])
+    status = note.get("status")
+    if not isinstance(status, int):
+        return Outcome("no-answer", f"step {label} got no HTTP answer: {note.get('error')}", [n])
+    sid = (note.get("headers") or {}).get("mcp-session-id")
+    sent_n = max((x.n for x in ctx.tx.lines if x.dir == "out" and x.n < n), default=0)
+    back = [x for x in ctx.tx.lines if x.dir == "in" and sent_n < x.n < n]
+    if any(isinstance(x.obj, dict) and "result" in x.obj for x in back):
+        return Outcome(
+            "accepted", f"answered {status} with a result to a malformed initialize", [n]
+        )
+    if sid:
+        return Outcome(
+            "session-assigned",
+            f"answered {status} without a result, and assigned session {sid!r}",
+            [n],
+        )
+    return Outcome("no-session", f"answered {status} without a result, and no session id", [n])
