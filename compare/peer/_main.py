@@ -33,12 +33,20 @@ class Signalled(BaseException):
 
 
 def _write_done(path: str, fields: dict[str, Any]) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(fields, fh, indent=2, sort_keys=True, default=str)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write the account atomically. The ending signals wait until it is in place: a client
+    that signals its server while the account is being written (mcp-agent does, as it gives
+    up on a session) must not leave it half-way, as a temporary file beside no account."""
+    ending = {getattr(signal, name) for name in END_SIGNALS}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, ending)
+    try:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(fields, fh, indent=2, sort_keys=True, default=str)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def run(plan: dict[str, Any]) -> int:

@@ -53,6 +53,9 @@ class Peer(StepWaits):
         self.next_id = 0
         self.responses: dict[Any, tuple[int, dict[str, Any]]] = {}
         self.closed = False
+        #: A long line the other end stopped reading is still being written: nothing more
+        #: can be (``send_long``), and the steps end.
+        self.write_blocked = False
         self.parse_errors_answered = 0
         self.out_lock = threading.Lock()
         self.step_log: list[dict[str, Any]] = []
@@ -77,6 +80,11 @@ class Peer(StepWaits):
     def send(self, message: dict[str, Any]) -> int:
         text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
         data = text.encode("utf-8")
+        if self.write_blocked:  # stdout is full and nobody reads it: a write would hang us
+            what = {k: message[k] for k in ("id", "method") if k in message}
+            return self.tx.note(
+                event="not-written", why="a long line is still being written", **what
+            )
         with self.out_lock:
             n = self.tx.line("out", data, total=len(data))
             try:
@@ -86,6 +94,43 @@ class Peer(StepWaits):
                 self.tx.note(event="write-failed", n=n)
                 self.closed = True
         return n
+
+    def send_long(self, message: dict[str, Any], timeout: float) -> bool:
+        """Write a long message (a line longer than a pipe holds) from a thread, straight to
+        the file descriptor: a client that stops reading leaves the write waiting, and the
+        peer must not wait with it. False (noted, and the peer stops writing) when it is
+        still unwritten at ``timeout``."""
+        fileno = getattr(self.out, "fileno", None)
+        if fileno is None:  # not a pipe (an HTTP stream): an ordinary send
+            self.send(message)
+            return True
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        with self.out_lock:
+            n = self.tx.line("out", data, total=len(data))
+            try:
+                self.out.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.closed = True
+                return False
+        done = threading.Event()
+        line = data + b"\n"
+
+        def write() -> None:
+            view = memoryview(line)
+            try:
+                while view:
+                    view = view[os.write(fileno(), view) :]
+            except OSError:
+                pass
+            done.set()
+
+        threading.Thread(target=write, name="peer-long-line", daemon=True).start()
+        if done.wait(timeout):
+            return True
+        self.write_blocked = True
+        why = "the other end stopped reading: the rest of the line waits in the pipe"
+        self.tx.note(event="write-blocked", n=n, bytes=len(line), why=why)
+        return False
 
     def request(self, method: str, params: dict[str, Any] | None, rid: Any = None) -> Any:
         """Send a request; its id is the next number, or ``rid`` where the step names one (a
@@ -359,7 +404,22 @@ class Peer(StepWaits):
                 if step.get("pad_bytes"):  # a long line: one request padded in its _meta
                     pad = "x" * int(step["pad_bytes"])
                     params = {**(params or {}), "_meta": {"dev.mcp-compare/pad": pad}}
-                rid = self.request(step["request"], params, step.get("id"))
+                    self.next_id += 1
+                    rid = self.next_id
+                    long = {
+                        "jsonrpc": "2.0",
+                        "id": rid,
+                        "method": step["request"],
+                        "params": params,
+                    }
+                    if not self.send_long(long, timeout):
+                        record.update(outcome="blocked", id=rid, evidence=None)
+                        self.step_log.append(record)
+                        self.tx.note(event="step-done", index=index, label=step.get("label"),
+                                     outcome="blocked", id=rid, evidence=None)  # fmt: skip
+                        return f"the other end stopped reading (step {index})"
+                else:
+                    rid = self.request(step["request"], params, step.get("id"))
                 ok = self.wait(lambda rid=rid: rid in self.responses, timeout)
                 got = self.responses.get(rid)
                 record.update(outcome="ok" if ok else "timeout", id=rid, evidence=got and got[0])

@@ -199,6 +199,64 @@ def _plan(cell: Cell, workspace: Path, control: Path, known: list[str]) -> dict[
 HARNESS_PEER_VERSION = "0.1.0"
 
 
+class PeerWatch:
+    """Whether the peer a stdio client started is gone without its account: the process the
+    newest start in its record names no longer runs (or is a zombie its client has not
+    reaped), and no new start came for ``GRACE_S``. A client that kills its server and keeps
+    running is then ended as lingering, not waited on until its timeout; a client that starts
+    its server again within the grace is left alone."""
+
+    GRACE_S = 2.0
+
+    def __init__(self, stage: Path) -> None:
+        self.path = stage / "transcript.jsonl"
+        self.offset = 0
+        self.pid: int | None = None
+        self.gone_since: float | None = None
+        self.checked = 0.0
+
+    def _newest_start(self) -> None:
+        """Read what the record gained since the last look, for start notes."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                chunk = fh.read()
+        except OSError:
+            return
+        whole = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits
+        self.offset += len(whole)
+        for line in whole.splitlines():
+            if b'\\"event\\": \\"start\\"' not in line:  # the note's JSON, escaped in "raw"
+                continue
+            try:
+                note = json.loads(json.loads(line)["raw"])
+                pid = int(note["pid"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            if pid != self.pid:
+                self.pid, self.gone_since = pid, None
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if now - self.checked < 0.25:
+            return self.gone_since is not None and now - self.gone_since >= self.GRACE_S
+        self.checked = now
+        self._newest_start()
+        if self.pid is None:
+            return False
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
+            alive = stat.rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            alive = False
+        if alive:
+            self.gone_since = None
+            return False
+        if self.gone_since is None:
+            self.gone_since = now
+        return now - self.gone_since >= self.GRACE_S
+
+
 def _run_client(
     cell: Cell, stage: Path, settings: RunSettings, slot: _schedule.StartSlot
 ) -> dict[str, Any]:
@@ -315,6 +373,14 @@ def _run_client(
                 )
                 return process
         done = stage / (_url_client.PEER_DONE if target.connects_by_url else "done.json")
+
+        killed = PeerWatch(stage)
+
+        def peer_over() -> bool:
+            # the peer's account is written, or (stdio) the client killed it before it could
+            # write one: either way nothing more comes, and a client still running is lingering
+            return done.exists() or (not target.connects_by_url and killed())
+
         ended = run_process(
             launch,
             cwd=workspace,
@@ -323,7 +389,7 @@ def _run_client(
             stderr=stage / "client.stderr",
             timeout_s=target.timeout_s,
             markers=markers,
-            should_end=slot.watching(done.exists),
+            should_end=slot.watching(peer_over),
             ends_self=target.ends == "self",
             drain_s=target.exit_s,
             # The judge's models load while the client runs (it works on another core).

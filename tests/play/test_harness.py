@@ -433,3 +433,38 @@ def test_the_plan_carries_the_era_boundary_of_the_pins(tmp_path: Path) -> None:
     old_pins = _harness._plan(cell, tmp_path, tmp_path, initialize_era())
     assert old_pins["first_modern"] is None
     assert old_pins["answer_revision"] == first
+
+
+def test_a_peer_its_client_killed_is_seen_gone_after_the_grace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PeerWatch: the newest start's process is read from the record; gone (or a zombie)
+    for the grace, the cell may end; a new start in between keeps it going."""
+    import subprocess
+    import sys
+
+    from compare.play import _harness
+
+    monkeypatch.setattr(_harness.PeerWatch, "GRACE_S", 0.0)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        record = tmp_path / "transcript.jsonl"
+
+        def start(pid: int) -> str:
+            note = json.dumps({"event": "start", "pid": pid})
+            return json.dumps({"n": 1, "t": 0.0, "dir": "note", "raw": note}) + "\n"
+
+        watch = _harness.PeerWatch(tmp_path)
+        assert watch() is False  # no record yet
+        record.write_text(start(dead.pid), encoding="utf-8")
+        watch.checked = 0.0
+        assert watch() is True
+        with open(record, "a", encoding="utf-8") as fh:  # the client started its server again
+            fh.write(start(alive.pid))
+        watch.checked = 0.0
+        assert watch() is False
+    finally:
+        alive.kill()
+        alive.wait()
