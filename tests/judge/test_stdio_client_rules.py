@@ -123,3 +123,23 @@ def test_the_environment_the_server_is_started_with(
     tape.note(event="start", pid=1, scenario="client-stdio-lines", cwd=WS, client_env=seen)
     tape.handshake({})
     assert grade(tmp_path, scenario, tape, "environment", **plan) == (outcome, verdict)
+
+
+@pytest.mark.parametrize(
+    ("answered", "outcome", "verdict"),
+    [
+        (True, "answered", "informational"),
+        (False, "no-answer", "informational"),
+        (None, "no-answer", "informational"),
+    ],
+)
+def test_after_a_banner_silence_and_a_closed_connection_are_one_answer(
+    tmp_path: Path, scenario: Scenario, answered: bool | None, outcome: str, verdict: str
+) -> None:
+    """Whether a client fell silent or closed after the banner is a race inside it; both
+    read no-answer, so three plays of one client agree."""
+    tape = Tape()
+    tape.handshake({})
+    tape.note(event="raw-written", text="banner", bytes=7)
+    ping(tape, "after-banner", 2, answered)
+    assert grade(tmp_path, scenario, tape, "after-banner") == (outcome, verdict)

@@ -114,3 +114,23 @@ def _server_environment(ctx: Context) -> Outcome:
     return Outcome(
         "filtered", f"a variable of the client's own environment did not reach it{where}", [n]
     )
+
+
+@rule(
+    "answered-after",
+    ("answered", "no-answer", "not-asked", *EARLY),
+    gate=stopped_early,
+    params={"step": Param("label", "the peer's request after what it did to the client")},
+)
+def _answered_after(ctx: Context) -> Outcome:
+    """Whether the client went on after what the peer did (a banner, a long line): its
+    request of step ``step`` was ``answered``, or got ``no-answer`` (the client fell silent,
+    closed the connection or killed its server: one behaviour, however the end came, which
+    is a race inside the client)."""
+    kind, line = ctx.reply(str(ctx.params["step"]))
+    if kind in ("result", "error"):
+        return Outcome("answered", (line.raw or "")[:300] if line else "", _ev(line))
+    if kind == "not-asked":
+        return Outcome("not-asked", "the session ended before the request")
+    how = {"silence": "it fell silent", "closed": "the connection ended"}.get(kind, kind)
+    return Outcome("no-answer", f"no answer: {how}")
