@@ -169,7 +169,8 @@ def add(results: Path) -> list[Path]:
     """The chosen set, plus each current cell of ``results`` that adds a rule outcome or a
     finding the set lacks (smallest first, as ``pick`` chooses): for a new scenario or rule
     while the rest of the matrix has not been played again, so the cells already chosen stay
-    as they are. Returns the new cells' folders under ``results``."""
+    as they are, but for those ``results`` holds a current recording of, which replace them.
+    Returns the new cells' folders under ``results``."""
     from compare.exchange._targets import load_targets
     from compare.play._cells import pinned_versions, scan_cells
 
@@ -194,9 +195,16 @@ def add(results: Path) -> list[Path]:
             if keys - covered:
                 added.append(Path(folder))
                 covered |= keys
-        for folder in added:
-            shutil.copytree(folder, work / folder.relative_to(results), dirs_exist_ok=True)
-        copy_cells([*kept, *(work / f.relative_to(results) for f in added)], work)
+        # a chosen cell that the results hold a current recording of is recorded afresh too
+        # (its scenario changed: the old recording would lack what it now plays)
+        fresh = {str(c.path.parent.relative_to(results)) for c in scan.cells if c.current}
+        again = [results / f.relative_to(work) for f in kept if str(f.relative_to(work)) in fresh]
+        for folder in [*again, *added]:
+            target = work / folder.relative_to(results)
+            shutil.rmtree(target, ignore_errors=True)  # replaced whole, never overlaid
+            shutil.copytree(folder, target)
+        folders = [*kept, *(work / f.relative_to(results) for f in added)]
+        copy_cells(list(dict.fromkeys(folders)), work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return added

@@ -151,15 +151,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not requests:
             tx.note(**common, status=202)
             up.feed(body, sid)
-            self._plain(202, "")
             initialized = any(
                 isinstance(m, dict) and m.get("method") == "notifications/initialized"
                 for m in items
             )
             if up.expire == "after-initialized" and initialized and not up.expired:
+                # ended before the 202 goes out: the client's next request already meets 404
                 up.expired.add(sid)
                 why = "the scenario ends the first session once it is initialized"
                 tx.note(event="session-expired", session=sid, why=why)
+            self._plain(202, "")
             return
         up.posts += 1
         label = f"post-{up.posts}"
