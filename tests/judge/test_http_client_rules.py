@@ -203,7 +203,7 @@ def _ping(tape: HttpTape, to: str, answered: bool, after: bool = False) -> None:
         ("get-stream", True, False, "harness", "answered", "pass"),
         ("held", False, False, "harness", "held", "informational"),
         ("get-stream", False, False, "harness", "unanswered", "fail"),
-        ("get-stream", False, True, "self", "unanswered", "fail"),
+        ("get-stream", False, True, "self", "closed", "not-exercised"),
         ("get-stream", False, False, "self", "closed", "not-exercised"),
     ],
 )
