@@ -128,7 +128,10 @@ def run_http(plan: dict[str, Any]) -> int:
                     time.sleep(0.1)
     except Signalled as sig:
         if not written:
-            reason = f"peer received {sig.name} (the client ended its server)"
+            # serving a client handed our URL, the harness ends us (the client never started us)
+            how = ("the harness ended it after the client" if plan.get("serve_after_done")
+                   else "the client ended its server")  # fmt: skip
+            reason = f"peer received {sig.name} ({how})"
         for session in [*sessions, None]:
             (session.tx if session else tx).note(event="signal", signal=sig.name)
     for name in END_SIGNALS:
