@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, rule
 from compare.judge.rules.server import NO_INIT, handshake_failed
@@ -165,6 +166,28 @@ def _probe(ctx: Context, label: str) -> tuple[int, dict[str, Any]] | None:
     return _first(ctx, "http-probe", "label", label)
 
 
+def _probe_answer(ctx: Context) -> Outcome | tuple[int, dict[str, Any], list[Line], list[Line]]:
+    """The probe of the check's ``step`` that got an HTTP answer: its note's line, the note,
+    the lines it sent and the lines of the answer (the probe records the body it sends, then
+    every message of the answer, then its note; a batch is one line, read as one Line per
+    member); else the outcome that says why there is none."""
+    label = str(ctx.params.get("step"))
+    found = _probe(ctx, label)
+    if found is None:
+        return Outcome(
+            "not-reached", f"step {label} was never sent: the scenario stopped before it"
+        )
+    n, note = found
+    if note.get("ran") is False:
+        return Outcome("not-run", f"step {label} was not sent: {note.get('why')}", [n])
+    if not isinstance(note.get("status"), int):
+        return Outcome("no-answer", f"step {label} got no HTTP answer: {note.get('error')}", [n])
+    sent_n = max((x.n for x in ctx.tx.lines if x.dir == "out" and x.n < n), default=0)
+    sent = [x for x in ctx.tx.lines if x.n == sent_n and x.dir == "out"]
+    back = [x for x in ctx.tx.lines if x.dir == "in" and sent_n < x.n < n]
+    return n, note, sent, back
+
+
 @rule(
     "http-batch",
     ("answered", "partly-answered", "error-answer", *STATUSES, "no-answer", "not-run",
@@ -177,27 +200,13 @@ def _http_batch(ctx: Context) -> Outcome:
     it), ``partly-answered``, ``error-answer`` (a JSON-RPC error in place of the answers, such
     as Invalid Request for an array), else the status of the POST in the words of
     ``http-status`` (a refusal)."""
-    label = str(ctx.params.get("step"))
-    found = _probe(ctx, label)
-    if found is None:
-        return Outcome(
-            "not-reached", f"step {label} was never sent: the scenario stopped before it"
-        )
-    n, note = found
-    if note.get("ran") is False:
-        return Outcome("not-run", f"step {label} was not sent: {note.get('why')}", [n])
-    status = note.get("status")
-    if not isinstance(status, int):
-        return Outcome("no-answer", f"step {label} got no HTTP answer: {note.get('error')}", [n])
-    # the probe records the body it sends, then every message of the answer, then its note
-    # (a batch is one line, read as one Line per member)
-    sent_n = max((x.n for x in ctx.tx.lines if x.dir == "out" and x.n < n), default=0)
-    ids = [x.obj.get("id") for x in ctx.tx.lines
-           if x.n == sent_n and isinstance(x.obj, dict) and "id" in x.obj]  # fmt: skip
-    came = [
-        x.obj for x in ctx.tx.lines
-        if x.dir == "in" and sent_n < x.n < n and isinstance(x.obj, dict)
-    ]  # fmt: skip
+    got = _probe_answer(ctx)
+    if isinstance(got, Outcome):
+        return got
+    n, note, sent, back = got
+    status = int(note["status"])
+    ids = [x.obj.get("id") for x in sent if isinstance(x.obj, dict) and "id" in x.obj]
+    came = [x.obj for x in back if isinstance(x.obj, dict)]
     answered = {item.get("id") for item in came if "result" in item}
     ctype = str((note.get("headers") or {}).get("content-type") or "")
     if ids and answered == set(ids):
@@ -281,21 +290,13 @@ def _http_sse_event_ids(ctx: Context) -> Outcome:
 def _http_session_on_error(ctx: Context) -> Outcome:
     """Whether a server assigns a session to an initialize it refuses: ``no-session``,
     ``session-assigned``; ``accepted`` (it took the malformed initialize)."""
-    label = str(ctx.params.get("step"))
-    found = _probe(ctx, label)
-    if found is None:
-        return Outcome(
-            "not-reached", f"step {label} was never sent: the scenario stopped before it"
-        )
-    n, note = found
-    if note.get("ran") is False:
-        return Outcome("not-run", f"step {label} was not sent: {note.get('why')}", [n])
-    status = note.get("status")
-    if not isinstance(status, int):
-        return Outcome("no-answer", f"step {label} got no HTTP answer: {note.get('error')}", [n])
+    got = _probe_answer(ctx)
+    if isinstance(got, Outcome):
+        return got
+    n, note, sent, back = got
+    status = int(note["status"])
+    del sent
     sid = (note.get("headers") or {}).get("mcp-session-id")
-    sent_n = max((x.n for x in ctx.tx.lines if x.dir == "out" and x.n < n), default=0)
-    back = [x for x in ctx.tx.lines if x.dir == "in" and sent_n < x.n < n]
     if any(isinstance(x.obj, dict) and "result" in x.obj for x in back):
         return Outcome(
             "accepted", f"answered {status} with a result to a malformed initialize", [n]
