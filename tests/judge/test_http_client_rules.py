@@ -7,16 +7,14 @@ not fail would show here.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from compare.exchange._scenarios import Scenario, load_scenarios
-from compare.judge._judge import judge_checks
 
-from .test_judge import KNOWN, WS, Tape
+from .test_judge import Tape
 
 SID = "5f1c0a9e"
 BOTH = "application/json, text/event-stream"
@@ -42,11 +40,14 @@ class HttpTape(Tape):
             event="http-post", carries=[carries], session=session, **{**base, **fields}
         )
 
+    def init_post(self, session: str | None = None, **fields: Any) -> int:
+        """The POST of initialize (naming no session unless told): assigned one by default."""
+        base = {"accept": BOTH, "protocol_version": None, "status": 200, "new_session": SID}
+        return self.post("initialize", session=session, **{**base, **fields})
+
     def open(self, version: str = "2025-11-25", accept: str = BOTH) -> None:
         """initialize (assigned a session) and initialized, each POSTed."""
-        self.note(event="http-post", carries=["initialize"], path="/mcp", accept=accept,
-                  session=None, protocol_version=None, status=200, response="sse",
-                  new_session=SID)  # fmt: skip
+        self.init_post(accept=accept, response="sse")
         self.handshake({}, version)
         self.post("notifications/initialized", status=202, protocol_version=version, accept=accept)
 
@@ -64,14 +65,8 @@ def grade(
     ended_by: str = "harness",
     **plan: Any,
 ) -> tuple[str, str]:
-    (tmp / "transcript.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in tape.records),
-        encoding="utf-8",
-    )
-    full = {"revision": rev, "answer_revision": rev, "workspace": WS, "transport": HTTP, **plan}
     process = {"ended_by": ended_by, "exit_code": 0, "ends": "harness"}
-    checks, _ = judge_checks(scenario, tmp, full, KNOWN, process)
-    got = next(c for c in checks if c["id"] == check)
+    got = tape.judge(tmp, scenario, rev, process, **{"transport": HTTP, **plan})["checks"][check]
     return got["outcome"], got["verdict"]
 
 
@@ -122,12 +117,10 @@ def test_the_session_id_on_every_later_request(
 ) -> None:
     tape = HttpTape()
     if case == "none-assigned":
-        tape.note(event="http-post", carries=["initialize"], path="/mcp", accept=BOTH,
-                  session=None, status=200)  # fmt: skip
+        tape.init_post(new_session=None)
         tape.handshake({})
     elif case == "nothing-after":
-        tape.note(event="http-post", carries=["initialize"], path="/mcp", accept=BOTH,
-                  session=None, status=200, new_session=SID)  # fmt: skip
+        tape.init_post()
         tape.handshake({})
     else:
         tape.open()
@@ -168,8 +161,7 @@ def test_no_request_after_initialize_leaves_the_version_header_untested(
     tmp_path: Path, scenarios: dict[str, Scenario]
 ) -> None:
     tape = HttpTape()
-    tape.note(event="http-post", carries=["initialize"], path="/mcp", accept=BOTH,
-              session=None, status=200, new_session=SID)  # fmt: skip
+    tape.init_post()
     tape.handshake({})
     got = grade(tmp_path, scenarios["client-http-session"], tape, "version-header")
     assert got == ("no-later-request", "not-exercised")
@@ -282,8 +274,7 @@ def test_a_json_answer_to_initialize(
     verdict: str,
 ) -> None:
     tape = HttpTape()
-    tape.note(event="http-post", carries=["initialize"], path="/mcp", accept=BOTH,
-              session=None, status=200, response=response, new_session=SID)  # fmt: skip
+    tape.init_post(response=response)
     params = {"protocolVersion": "2025-11-25", "capabilities": {},
               "clientInfo": {"name": "c", "version": "1"}}  # fmt: skip
     tape.add("in", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
@@ -342,9 +333,9 @@ def test_a_new_session_after_404(
     if after != "no-request":
         tape.post("tools/list", status=404, refused="session ended by the server")
     if after in ("fresh", "old-id"):
-        tape.note(event="http-post", carries=["initialize"], path="/mcp", accept=BOTH,
-                  session=SID if after == "old-id" else None, status=200,
-                  new_session="a-second-one")  # fmt: skip
+        tape.init_post(
+            session=SID if after == "old-id" else None, status=200, new_session="a-second-one"
+        )
     got = grade(tmp_path, scenarios["client-http-expired"], tape, "new-session")
     assert got == (outcome, verdict)
 
@@ -360,8 +351,7 @@ def test_the_fallback_to_the_old_transport(
     tmp_path: Path, scenarios: dict[str, Scenario], case: str, outcome: str
 ) -> None:
     tape = HttpTape()
-    tape.note(event="http-post", carries=["initialize"], path="/mcp", accept=BOTH,
-              session=None, status=404, refused="unknown sessionId")  # fmt: skip
+    tape.init_post(status=404, refused="unknown sessionId", new_session=None)
     if case != "none":
         tape.note(event="http-get", path="/mcp", accept="text/event-stream", session=None,
                   status=200, stream="sse", new_session=SID)  # fmt: skip

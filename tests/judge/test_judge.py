@@ -73,17 +73,23 @@ class Tape:
         )
 
     def judge(
-        self, tmp: Path, scenario: Scenario, revision: str = "2025-11-25", **plan: Any
+        self,
+        tmp: Path,
+        scenario: Scenario,
+        revision: str = "2025-11-25",
+        process: dict[str, Any] | None = None,
+        **plan: Any,
     ) -> dict[str, Any]:
+        """Judge the tape as the harness would; ``process`` is the client's process facts
+        (by default it ended by itself, exit 0)."""
         (tmp / "transcript.jsonl").write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.records),
             encoding="utf-8",
         )
         full = {"revision": revision, "answer_revision": revision, "workspace": WS, **plan}
-        checks, facts = judge_checks(
-            scenario, tmp, full, KNOWN, {"ended_by": "self", "exit_code": 0, "ends": "self"}
-        )
-        verdict, reason = overall(checks, {"ended_by": "self"})
+        facts_in = process or {"ended_by": "self", "exit_code": 0, "ends": "self"}
+        checks, facts = judge_checks(scenario, tmp, full, KNOWN, facts_in)
+        verdict, reason = overall(checks, facts_in)
         return {
             "checks": {c["id"]: c for c in checks},
             "facts": facts,

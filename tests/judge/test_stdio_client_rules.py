@@ -5,16 +5,14 @@ each graded as the scenario grades it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from compare.exchange._scenarios import Scenario, load_scenarios
-from compare.judge._judge import judge_checks
 
-from .test_judge import KNOWN, WS, Tape
+from .test_judge import WS, Tape
 
 STRING_ID = "mcp-compare-ping-é"
 
@@ -32,13 +30,7 @@ def scenario() -> Scenario:
 def grade(
     tmp: Path, scenario: Scenario, tape: Tape, check: str, rev: str = "2025-11-25", **plan: Any
 ) -> tuple[str, str]:
-    (tmp / "transcript.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in tape.records), encoding="utf-8"
-    )
-    full = {"revision": rev, "answer_revision": rev, "workspace": WS, **plan}
-    process = {"ended_by": "self", "exit_code": 0, "ends": "self"}
-    checks, _ = judge_checks(scenario, tmp, full, KNOWN, process)
-    got = next(c for c in checks if c["id"] == check)
+    got = tape.judge(tmp, scenario, rev, **plan)["checks"][check]
     return got["outcome"], got["verdict"]
 
 
