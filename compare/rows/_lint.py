@@ -200,8 +200,10 @@ def _lint_can_fail(area: dict[str, Any], file: str, known: Known) -> list[Issue]
             said = ", ".join(f"{scenario}/{n}" for n in names)
             tip = (
                 "add a check whose outcomes can grade fail or non-strict to status.query.check,"
-                " or declare the row informational (status.informational: why the spec leaves"
-                " the behaviour open), so it reads observed"
+                " or, where the spec leaves the behaviour open, grade the check's outcomes"
+                " informational in the scenario and declare the row informational"
+                " (status.informational: why), so it reads observed over observed cells, never"
+                " over passes (rows --lint compares every state with its cells)"
             )
             msg = (
                 f"the query's checks ({said}) grade only {', '.join(sorted(grades))}: the row"

@@ -46,6 +46,31 @@ def _print_rows(console: Console, document: dict[str, Any]) -> None:
     console.print("wrote build/rows.json and build/citations.json", highlight=False)
 
 
+def _state_issues() -> tuple[list[Issue], str]:
+    """The row states of the last written ``build/rows.json`` against the cells they name
+    (``_consistency``), as lint issues, and the figures checked; nothing before a first
+    ``mcp-compare rows``."""
+    from compare._paths import build_dir, results_dir
+    from compare.rows import Issue
+    from compare.rows._consistency import check
+
+    path = build_dir() / "rows.json"
+    if not path.is_file():
+        return [], ""
+    report = check(path, results_dir())
+    tip = (
+        "a state is computed, never typed: run `mcp-compare rows` (rows.json may be older than"
+        " its cells) and lint again; if it stays, the state rule (compare/rows/_state.py) and"
+        " the cells disagree, so report it with the cells named, and do not edit the state"
+    )
+    issues = [
+        Issue(file="build/rows.json", where=f"{one.row} {one.implementation}", message=one.text,
+              tip=tip)
+        for one in report.found
+    ]  # fmt: skip
+    return issues, report.summary()
+
+
 def rows(
     area: list[Path] | None = None,
     *,
@@ -57,7 +82,8 @@ def rows(
 ) -> int:
     """``rows [--lint] [--json] [--strict]``: lint the area files (``area``, default the
     shipped ones), compute where/status, write build/rows.json and build/citations.json and
-    print them. Returns 1 on a lint error (``strict``: on a warning too), else 0. The
+    print them. ``lint`` also checks the states of an existing build/rows.json against their
+    cells. Returns 1 on a lint error (``strict``: on a warning too), else 0. The
     pipeline calls it as the command does."""
     from compare.rows import Issue, lint_all, write_rows
 
@@ -100,13 +126,18 @@ def rows(
         return 1 if hollow else 0
     if lint:
         issues = lint_all(area or None, write_citations=True)
+        states, summary = _state_issues()
         if as_json:
-            typer.echo(json.dumps([i.as_dict() for i in issues], indent=2, ensure_ascii=False))
+            found = issues + states
+            typer.echo(json.dumps([i.as_dict() for i in found], indent=2, ensure_ascii=False))
         else:
-            _print_issues(console, issues)
+            _print_issues(console, issues + states)
             if not issues:
                 console.print("[green]✓[/] area files are clean")
-        return 1 if issues else 0
+            if summary:
+                mark = "[red]✗[/]" if states else "[green]✓[/]"
+                console.print(f"{mark} build/rows.json: {escape(summary)}", highlight=False)
+        return 1 if issues or states else 0
     document = write_rows(area or None)
     if as_json:
         typer.echo(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
@@ -146,7 +177,9 @@ def register(app: typer.Typer) -> None:
         Exits 1 when any lint error fires (each message carries its fix), after writing
         rows.json; warnings fail only with --strict. --lint runs the schema and semantic
         lints only (among them: a where-column that contradicts its row's text, a note for a
-        version that is no longer pinned); the full run adds the warnings that need verdicts
+        version that is no longer pinned) and, once build/rows.json exists, re-reads every
+        cell it names to check that no row state contradicts its cells' checks (exit 1 with
+        one sentence per contradiction); the full run adds the warnings that need verdicts
         (a partial column without a note, a note written for another state or on a column
         not run, a column in error). Both verify every citation once (with the shipped
         areas, the scenarios' refs too) and write build/citations.json, which a following
