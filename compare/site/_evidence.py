@@ -50,7 +50,7 @@ SHELL_SOURCE = (
     f'---\ntitle: "{TITLE}"\nsearch:\n  exclude: true\n---\n# {TITLE}\n\n## {TOC}\n\n{BODY}\n'
 )
 #: Bump when pages made by an older version of this module must be made again.
-FORMAT = 1
+FORMAT = 2
 #: Below this many pages to convert, one process does it (starting workers costs more).
 POOL_FROM = 40
 
@@ -141,6 +141,9 @@ class Shell:
             raise CompareError("the evidence shell's body markers are not where expected", "")
         text = text[:start] + "\x00BODY\x00" + text[end + len(f"<p>{BODY}</p>") :]
         text = _replace_toc(text, toc)
+        # The theme's "skip to content" link points at the shell's heading: the page's own.
+        heading = re.search(r'<h1 id="([^"]+)"', body)
+        text = text.replace(f'href="#{TITLE.lower()}"', f'href="#{heading[1] if heading else ""}"')
         text = text.replace("_shell.html", f"{slug}.html")
         text = text.replace(TITLE, html.escape(title, quote=False))
         return text.replace("\x00BODY\x00", body)

@@ -17,6 +17,7 @@ from compare.site._cells import Cell
 from compare.site._escape import Md, esc, slug
 from compare.site._inputs import Area, Row, RowStatus
 from compare.site._links import Links
+from compare.site._strip import marks, outside_window
 from compare.site._words import word
 
 
@@ -48,29 +49,30 @@ def entries(links: Links, status: RowStatus | None, revision: str) -> list[Entry
     return out
 
 
-def square(links: Links, status: RowStatus | None, revision: str, anchor: str) -> Md:
-    """One grid square: each entry's verdict symbol linking to its cell page (its word, and
-    the variant, as the hover title and for screen readers), the first carrying the square's
-    anchor; with no cell, a dash that links to itself so the square is shareable."""
-    found = entries(links, status, revision)
-    if not found:
-        mark = (
-            links.symbols.compact("verdict", "not-run", f"{revision}: not run")
-            if status
-            else Md("—")
+def square(links: Links, row: Row, impl: str, revision: str, anchor: str) -> Md:
+    """One grid square, one mark: the worst verdict of the row's cells at ``revision`` (its
+    variants' words in the hover title), linking to that cell; with no cell, ``–`` when the
+    row's check is not played at that revision (n/a) and ``∅`` when it could have been (not
+    run), each linking to itself so the square is shareable."""
+    status = row.status.get(impl)
+    if status is None:
+        return Md("—")
+    mark = marks(links, row, impl, [revision])[0]
+    if mark.cell is None:
+        gone = outside_window(links.data, row, revision)
+        shown = (
+            links.symbols.compact("status", "n-a", f"{revision}: n/a ({gone})")
+            if gone
+            else links.symbols.compact("verdict", "not-run", f"{revision}: not run")
         )
-        return Md(f"[{mark}](#{anchor}){{ #{anchor} .{state_class('verdict', 'none')} }}")
-    parts = []
-    for i, entry in enumerate(found):
-        variant = entry.key.split("~", 1)[1] if "~" in entry.key else ""
-        said = f"{revision}: {word('verdict', entry.verdict)}" + (
-            f", variant ~{variant}" if variant else ""
-        )
-        shown = links.symbols.compact("verdict", entry.verdict, said)
-        href = links.cell_href(entry.cell) if entry.cell else f"#{anchor}"
-        ident = f"#{anchor} " if i == 0 else ""
-        parts.append(f"[{shown}]({href}){{ {ident}.{state_class('verdict', entry.verdict)} }}")
-    return Md(" ".join(parts))
+        return Md(f"[{shown}](#{anchor}){{ #{anchor} .{state_class('verdict', 'none')} }}")
+    variants = [e.key.split("~", 1)[1] for e in entries(links, status, revision) if "~" in e.key]
+    said = f"{revision}: {word('verdict', mark.verdict)}" + (
+        f" (worst of the variants {', '.join(variants)})" if len(variants) > 1 else ""
+    )
+    shown = links.symbols.compact("verdict", mark.verdict, said)
+    href = links.cell_href(mark.cell)
+    return Md(f"[{shown}]({href}){{ #{anchor} .{state_class('verdict', mark.verdict)} }}")
 
 
 def row_state(links: Links, row: Row, impl: str) -> Md:
@@ -200,11 +202,10 @@ class Grid:
     links: Links
 
     def impl_square(self, row: Row, impl: str, revision: str) -> Md:
-        return square(self.links, row.status.get(impl), revision, impl_anchor(row, revision))
+        return square(self.links, row, impl, revision, impl_anchor(row, revision))
 
     def area_square(self, row: Row, impl: str, revision: str) -> Md:
-        status = row.status.get(impl)
-        return square(self.links, status, revision, area_anchor(row, impl, revision))
+        return square(self.links, row, impl, revision, area_anchor(row, impl, revision))
 
     def has_cells(self, row: Row) -> bool:
         """Whether any implementation has a cell behind the row (else a grid says nothing)."""

@@ -16,7 +16,7 @@ from compare.site._grid import entries, impl_anchor, state_class
 from compare.site._inputs import Row
 from compare.site._links import Links
 from compare.site._matrix_html import href
-from compare.site._strip import applies, outside_window
+from compare.site._strip import applies, marks, outside_window
 from compare.site._symbols import SYMBOLS
 from compare.site._words import word
 
@@ -28,28 +28,36 @@ def _rev_head(L: Links, rev: str) -> str:
 
 
 def _square(L: Links, row: Row, impl: str, rev: str) -> str:
+    """One square, one mark: the worst verdict at ``rev`` (variants named in its title);
+    with no cell, ``–`` n/a where the check is not played at ``rev``, else ``∅`` not run."""
     anchor = impl_anchor(row, rev)
-    found = entries(L, row.status.get(impl), rev)
-    if not found:
+    mark = marks(L, row, impl, [rev])[0]
+    if mark.cell is None:
         gone = outside_window(L.data, row, rev)
-        state, mark, said = ("n-a", "–", "n/a") if gone else ("none", "·", "not run")
+        if gone:
+            state, sym, said = "n-a", "–", "n/a"
+        else:
+            state, sym, said = "none", SYMBOLS["verdict"]["not-run"][0], "not run"
+            L.sym("verdict", "not-run")
         title = esc(f"{rev}: {said}" + (f" ({gone})" if gone else ""))
         return (
             f'<td data-rev="{esc(rev)}"><a id="{anchor}" href="#{anchor}" title="{title}" '
             f'class="mc-b mc-verdict-{state} {state_class("verdict", "none")}">'
-            f'<span aria-hidden="true">{mark}</span>'
+            f'<span aria-hidden="true">{sym}</span>'
             f'<span class="mc-sr">{title}</span></a></td>'
         )
-    parts = []
-    for i, entry in enumerate(found):
-        variant = entry.key.split("~", 1)[1] if "~" in entry.key else ""
-        said = f"{rev}: {word('verdict', entry.verdict)}" + (f", ~{variant}" if variant else "")
-        shown = L.symbols.compact("verdict", entry.verdict, said)
-        target = href(L.cell_href(entry.cell)) if entry.cell else f"#{anchor}"
-        ident = f' id="{anchor}"' if i == 0 else ""
-        cls = state_class("verdict", entry.verdict)
-        parts.append(f'<a{ident} class="{cls}" href="{target}">{shown}</a>')
-    return f'<td data-rev="{esc(rev)}">{"".join(parts)}</td>'
+    variants = [
+        e.key.split("~", 1)[1] for e in entries(L, row.status.get(impl), rev) if "~" in e.key
+    ]
+    said = f"{rev}: {word('verdict', mark.verdict)}" + (
+        f" (worst of the variants {', '.join(variants)})" if len(variants) > 1 else ""
+    )
+    shown = L.symbols.compact("verdict", mark.verdict, said)
+    cls = state_class("verdict", mark.verdict)
+    return (
+        f'<td data-rev="{esc(rev)}"><a id="{anchor}" class="{cls}" '
+        f'href="{href(L.cell_href(mark.cell))}">{shown}</a></td>'
+    )
 
 
 def impl_grid(L: Links, rows: list[Row], impl: str, revisions: list[str]) -> Md:

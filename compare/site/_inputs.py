@@ -8,6 +8,7 @@ built from half-read data would be a page with bare claims.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from compare.exchange._targets import load_targets
 from compare.models import module_path
 from compare.pin import load_pins, pins_file
 from compare.site._cells import Cell, Problem, load_cells
+from compare.site._escape import slug
 from compare.site._models_view import diff_sections, model_classes, model_names
 
 
@@ -124,6 +126,29 @@ class SiteData:
             if c.current and isinstance(c.data.get("started_at"), str)
         )
         return (times[0], times[-1]) if times else None
+
+    @cached_property
+    def impl_pages(self) -> dict[str, str]:
+        """Implementation id → its page's name under ``implementations/`` (no suffix). Two ids
+        that slug alike (``ts-sdk`` and a results folder ``ts_sdk``) would share one page and
+        one would overwrite the other; the second and later get a short hash of their id."""
+        names = sorted(
+            {c.target for c in self.cells} | set(self.targets) | set(self.impl_info),
+            key=lambda n: (n != slug(n), n),  # an id that is its own slug keeps the plain name
+        )
+        out: dict[str, str] = {}
+        taken: set[str] = set()
+        for name in names:
+            page = slug(name)
+            if page in taken:
+                page = f"{page}--{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+            taken.add(page)
+            out[name] = page
+        return out
+
+    def impl_page(self, name: str) -> str:
+        """``implementations/<page>.md`` of an implementation (see ``impl_pages``)."""
+        return f"implementations/{self.impl_pages.get(name) or slug(name)}.md"
 
     @cached_property
     def cells_by_rel(self) -> dict[str, Cell]:

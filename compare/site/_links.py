@@ -54,7 +54,7 @@ class Links:
         """An implementation by the name a reader knows it by; its id is the hover title."""
         info = self.data.impl_info.get(name) or self.data.targets.get(name) or {}
         shown = str(info.get("name") or name)
-        page = f"{self.root}implementations/{slug(name)}.md"
+        page = self.root + self.data.impl_page(name)
         if shown == name:
             return link(code(name), page)
         return Md(f'[{esc(shown)}]({page} "{slug(name)}")')

@@ -1,8 +1,10 @@
-"""The matrix tables of the home and area pages, written as HTML.
+"""An area page's HTML pieces beside its answer tables: the rows and where each exists, the
+filters, a row's states in one line; and the checked link and badge helpers they share with
+the answer tables (``compare.site._answer_html``) and the grids.
 
-A Markdown table cannot carry what these grids need: a class per state (colour beside the
-symbol), ``title``/``aria-label`` for abbreviated headers, ``data-kind``/``data-rev`` for the
-filters, group rows and ``scope`` on header cells. Every piece of text from data still goes
+A Markdown table cannot carry what these need: a class per state (colour beside the symbol),
+``title``/``aria-label`` for abbreviated headers, ``data-kind``/``data-rev`` for the filters
+and ``scope`` on header cells. Every piece of text from data still goes
 through ``esc`` (numeric character references are valid in HTML text and in quoted
 attributes), and every link target is one of our own page paths, checked like ``link`` does.
 Links are written to the built ``.html`` pages directly, because mkdocs rewrites ``.md`` links
@@ -12,7 +14,6 @@ only in Markdown, never inside raw HTML.
 from __future__ import annotations
 
 import re
-from itertools import groupby
 
 from compare.rows._implementations import shipped_kinds
 from compare.site._escape import Md, _page_target, esc, slug
@@ -23,13 +24,9 @@ from compare.site._strip import (
     applies,
     display_name,
     marks,
-    na_reason,
     newest,
-    outside_window,
-    side_tables,
 )
 from compare.site._symbols import SYMBOLS
-from compare.site._text import reader_text
 from compare.site._words import term, word
 
 
@@ -75,179 +72,6 @@ def _row_link(L: Links, row: Row) -> str:
 def _a(target: str, inner: str, label: str = "") -> str:
     extra = f' title="{label}" aria-label="{label}"' if label else ""
     return f'<a href="{href(target)}"{extra}>{inner}</a>'
-
-
-def _area_header(L: Links, rows: list[Row]) -> str:
-    """A header row naming the area above each run of its rows, when a table holds rows of
-    more than one area: the short column headers (``01``) repeat from area to area, so the
-    area is what tells ``LIFE-01`` from ``ROOT-01``. One area: no such row."""
-    runs = [(area, len(list(run))) for area, run in groupby(rows, key=lambda r: r.area)]
-    if len({area for area, _ in runs}) < 2:
-        return ""
-    titles = {a.id: a.title for a in L.data.areas}
-    cells = ['<td aria-hidden="true"></td>']
-    for area, width in runs:
-        link = _a(L.area_href(area), esc(titles.get(area, area)))
-        cells.append(f'<th scope="colgroup" colspan="{width}">{link}</th>')
-    return f"<tr>{''.join(cells)}</tr>"
-
-
-def _listed_ids(rows: list[Row]) -> str:
-    """The ids a side's table shows, short when they are of one area, whole when of several."""
-    whole = len({row.area for row in rows}) > 1
-    return ", ".join(row.id if whole else short_id(row) for row in rows)
-
-
-def short_id(row: Row) -> str:
-    """``ROOT-07`` → ``07`` (the column header); an id without a number stays whole."""
-    match = re.search(r"(\d+)$", row.id)
-    return match.group(1) if match else row.id
-
-
-def _label(text: str) -> str:
-    """Text for a ``title``/``aria-label`` attribute (escaped like any text)."""
-    return esc(text)
-
-
-def _strip(L: Links, row: Row, impl: str, revisions: list[str]) -> str:
-    """One square: a mark per revision, the newest with a cell highlighted and linked."""
-    data = L.data
-    st = row.status.get(impl)
-    who = f"{row.id} · {display_name(data, impl)}"
-    section = f"{L.area_href(row.area)}#{L.row_anchor(row)}"
-    if st is None:
-        inner = badge(L, "status", "unknown", "", True)
-        return f'<td class="mc-sq">{_a(section, inner, _label(who + ": no data"))}</td>'
-    if not applies(data, row, impl):
-        L.sym("status", "n-a")
-        why = na_reason(data, row, impl)
-        return (
-            f'<td class="mc-sq mc-na" title="{_label(why)}"><span class="mc-b mc-status-n-a">'
-            f'<span aria-hidden="true">n/a</span><span class="mc-sr">{_label(who + ": " + why)}'
-            "</span></span></td>"
-        )
-    found = marks(L, row, impl, revisions)
-    top = newest(found)
-    if top is None:  # cited, or not run: one word for the whole square, with its reason
-        inner = badge(L, "status", st.state, "", True)
-        if st.cited_state and st.cited_state != "unknown":
-            inner += badge(L, "status", st.cited_state, "", True)
-        what = word("status", st.state)
-        if st.cited_state:
-            what += f" (cited state: {word('status', st.cited_state)})"
-        why = f"{who}: {what}" + (f"; {st.reason}" if st.reason else "")
-        return f'<td class="mc-sq">{_a(section, inner, _label(reader_text(why)))}</td>'
-    parts, said = [], []
-    for m in found:
-        attrs = f'data-rev="{esc(m.revision)}"'
-        if m.cell is None:
-            gone = outside_window(data, row, m.revision)
-            state, mark = ("n-a", "–") if gone else ("none", "·")
-            said.append(f"{m.revision} {'n/a' if gone else 'not run'}")
-            parts.append(f'<span class="mc-m mc-verdict-{state}" {attrs}>{mark}</span>')
-            continue
-        L.sym("verdict", m.verdict)
-        sym = SYMBOLS["verdict"].get(m.verdict, ("•", ""))[0]
-        new = " mc-new" if m is top else ""
-        said.append(f"{m.revision} {word('verdict', m.verdict)}")
-        attrs += f' data-href="{href(L.cell_href(m.cell))}"'
-        attrs += " data-judged" if m.verdict != "not-run" else ""
-        parts.append(f'<span class="mc-m mc-verdict-{slug(m.verdict)}{new}" {attrs}>{sym}</span>')
-    text = f"{who}: " + ", ".join(said) + f"; opens the {top.revision} cell"
-    inner = f'<span class="mc-strip" aria-hidden="true">{"".join(parts)}</span>'
-    inner += f'<span class="mc-sr">{_label(text)}</span>'
-    target = href(L.cell_href(top.cell)) if top.cell else ""
-    return f'<td class="mc-sq"><a href="{target}" title="{_label(text)}">{inner}</a></td>'
-
-
-def status_matrix(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> Md:
-    """Implementations × rows, one table per side an implementation plays (clients, servers,
-    proxies, cited), each with only the rows that can apply to that side; each square a strip
-    of per-revision marks. One key line above them all."""
-    parts = [_key(L, rows, columns, revisions)]
-    for title, mine, names in side_tables(L.data, rows, columns):
-        if not mine:
-            continue
-        parts.append(
-            f'<p class="mc-side"><strong>{esc(title)}</strong> · rows that apply: '
-            f"{esc(_listed_ids(mine))}</p>"
-        )
-        parts.append(_side_table(L, title, mine, names, revisions))
-    return Md("\n".join(parts))
-
-
-def _side_table(
-    L: Links, title: str, rows: list[Row], names: list[str], revisions: list[str]
-) -> str:
-    head = ['<th scope="col">implementation</th>']
-    over = _area_header(L, rows)
-    for row in rows:
-        label = esc(f"{row.id}: {row.difference}")
-        target = f"{L.area_href(row.area)}#{L.row_anchor(row)}"
-        head.append(f'<th scope="col">{_a(target, esc(short_id(row)), label)}</th>')
-    body: list[str] = []
-    group = None
-    for impl in names:
-        kind = kind_group(L.data, impl)
-        key = kind_keys().get(kind, "other")
-        if kind != group:
-            group = kind
-            body.append(
-                f'<tr class="mc-group" data-kind="{key}">'
-                f'<th scope="colgroup" colspan="{len(rows) + 1}">{esc(kind)}</th></tr>'
-            )
-        shown = esc(display_name(L.data, impl))
-        page = href(f"{L.root}implementations/{slug(impl)}.md")
-        name = f'<a href="{page}" title="{esc(impl)}">{shown}</a>'
-        cells = "".join(_strip(L, row, impl, revisions) for row in rows)
-        body.append(f'<tr data-kind="{key}"><th scope="row">{name}</th>{cells}</tr>')
-    return _table("mc-status", f"{title}: the state of each for each row", head, body, over)
-
-
-def _key(L: Links, rows: list[Row], columns: list[str], revisions: list[str]) -> str:
-    """One line right above the grid: how to read a square, then every mark it can hold."""
-    used = {m.verdict for row in rows for impl in columns for m in marks(L, row, impl, revisions)}
-    used.discard("")
-    items = [badge(L, "verdict", v) for v in SYMBOLS["verdict"] if v in used]
-    items += [badge(L, "verdict", v) for v in sorted(used - set(SYMBOLS["verdict"]))]
-    extra = [
-        '<span class="mc-b mc-verdict-none"><span aria-hidden="true">·</span>&nbsp;not run'
-        " at that revision</span>",
-        '<span class="mc-b mc-status-n-a"><span aria-hidden="true">–</span>&nbsp;'
-        f"{term('n/a')} (cannot apply)</span>",
-    ]
-    states = {st.state for row in rows for impl, st in row.status.items() if impl in columns}
-    if "not-run" in states and "not-run" not in used:  # one word once, whichever table it is
-        items.append(badge(L, "status", "not-run"))
-    if "cited" in states:
-        items.append(badge(L, "status", "cited"))
-    first, last = (revisions[0], revisions[-1]) if revisions else ("", "")
-    return (
-        f'<p class="mc-key">Each square: one mark per revision, {esc(first)} → {esc(last)}; '
-        '<span class="mc-m mc-new mc-verdict-pass">✔</span> framed = the newest revision with a '
-        "judged cell, which the square opens. Key: " + " · ".join(items + extra) + "</p>"
-    )
-
-
-def where_matrix(L: Links, rows: list[Row], revisions: list[str]) -> Md:
-    """Rows × revisions: where each row's schema items exist, linked to the revision page."""
-    head = ['<th scope="col">row</th>', '<th scope="col">difference</th>']
-    for rev in revisions:
-        target = f"{L.root}revisions/{slug(rev)}.md"
-        head.append(f'<th scope="col" data-rev="{esc(rev)}">{_a(target, esc(rev))}</th>')
-    body = []
-    for row in rows:
-        cells = [
-            f'<th scope="row">{_row_link(L, row)}</th>',
-            f'<td class="mc-text">{esc(row.difference)}</td>',
-        ]
-        for rev in revisions:
-            cells.append(f'<td data-rev="{esc(rev)}">{_where_link(L, row, rev, False)}</td>')
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    key = where_key(L, rows, revisions)
-    return Md(
-        key + "\n" + _table("mc-where", "Where each row exists, per spec revision", head, body)
-    )
 
 
 def where_key(L: Links, rows: list[Row], revisions: list[str]) -> str:
@@ -350,11 +174,7 @@ def state_summary(L: Links, row: Row, columns: list[str]) -> Md:
             na.setdefault(kind_group(L.data, impl).lower(), None)
             continue
         top = newest(marks(L, row, impl, L.data.revisions))
-        page = (
-            L.cell_href(top.cell)
-            if top and top.cell
-            else f"{L.root}implementations/{slug(impl)}.md"
-        )
+        page = L.cell_href(top.cell) if top and top.cell else L.root + L.data.impl_page(impl)
         shown = esc(display_name(L.data, impl))
         groups.setdefault(st.state, []).append(f"[{shown}]({page})")
     order = list(SYMBOLS["status"])

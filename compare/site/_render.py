@@ -20,14 +20,26 @@ from compare import __version__, _atomic, _paths
 from compare._areas import load_area_specs
 from compare._errors import CompareError
 from compare.pin import release_order
-from compare.site import _grid_html, _maintainers, _matrix_html, _reuse, _splice
+from compare.site import _answer_html, _grid_html, _maintainers, _matrix_html, _reuse, _splice
+from compare.site._cell_view import (
+    Cite,
+    Fact,
+    Summary,
+    Title,
+    cell_title,
+    citing_rows,
+    run_facts,
+    side_facts,
+    summary,
+    variant_words,
+)
 from compare.site._cells import Cell, WireLine, initialize_sent, read_transcript
 from compare.site._changes import compare_runs
 from compare.site._enforcement import enforcement_matrices
 from compare.site._escape import Md, code, esc, fence, link, slug
-from compare.site._glance import glance
 from compare.site._grid import Grid, badge_files, changes
 from compare.site._inputs import Area, SiteData, load_site_data
+from compare.site._interop import interop_html, interop_view
 from compare.site._links import Links
 from compare.site._matrix import (
     dumps,
@@ -91,6 +103,7 @@ def _environment() -> Environment:
         to_json=dump_json,
         pretty_json=pretty_json,
         mx=_matrix_html,
+        ax=_answer_html,
         gx=_grid_html,
         word=word,
         term=lambda name, shown=None: Md(term(name, shown)),
@@ -117,6 +130,18 @@ class CellView:
     plays: list[tuple[int, str, str | None]] = field(default_factory=list)
     #: Whose stderr ``stderr`` is: always the program under test's.
     stderr_of: str = "Client"
+    #: The side the cell is about (``client``, ``server``, ``proxy``: the scenario's side).
+    side: str = "client"
+    #: The page's title in words (``compare.site._cell_view``).
+    title: Title = field(default_factory=lambda: Title("", ""))
+    #: The check that decided the verdict and the sentence saying why.
+    summary: Summary = field(default_factory=lambda: Summary(None, ""))
+    #: The handshake facts of the cell's side, and when and how it was played.
+    facts: list[Fact] = field(default_factory=list)
+    #: The rows this cell is evidence for.
+    cites: list[Cite] = field(default_factory=list)
+    #: The variant in words ("" for a target's only way of running).
+    variant_words: str = ""
 
 
 #: side → the file the program under test wrote its stderr to, and what the page calls it.
@@ -129,32 +154,48 @@ STDERR_OF = {
 }
 
 
+#: A terminal's colour and cursor sequences (CSI ``ESC [ … letter``, OSC ``ESC ] … BEL``):
+#: a coloured stderr would otherwise show each as ``\u001b[0m`` text.
+_TERMINAL = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+
+
 def _tail(path: Path, limit: int = 60) -> list[str]:
+    """The first lines of a stderr file as a reader reads them in a terminal: colours
+    dropped, this machine's folders named (``compare.site._places``)."""
     try:
         with path.open("rb") as handle:
             data = handle.read(64 * 1024)
     except OSError:
         return []
-    lines = [unplace(line) for line in data.decode("utf-8", "replace").splitlines()]
+    text = _TERMINAL.sub("", data.decode("utf-8", "replace"))
+    lines = [unplace(line) for line in text.splitlines()]
     return lines[:limit] + ([f"… ({len(lines) - limit} more lines)"] if len(lines) > limit else [])
 
 
 def _wire_line(line: WireLine) -> str:
+    """One transcript entry as a wire-log line. A body that ended in a line break (an HTTP
+    body) shows without it; one with breaks inside goes on over several lines, indented
+    under its first, joined by ``\n`` here and split by the page (``fence`` would show a
+    break inside a line as ``\u000a``)."""
     arrow = {"in": "→", "out": "←", "note": "#"}.get(line.dir, "?")
     t = f"{line.t:8.4f}" if line.t is not None else "       ?"
     note = f"   [{line.note}]" if line.note else ""
     leg = f"{line.leg:<10} " if line.leg else ""  # proxy cells: host or upstream leg
     note = unplace(note)
-    return f"{line.n:>4} {t} {leg}{arrow} {unplace(line.raw)}{note}"
+    head = f"{line.n:>4} {t} {leg}{arrow} "
+    body = unplace(line.raw).rstrip("\r\n").replace("\r\n", "\n")
+    indent = "\n" + " " * len(head)
+    return head + indent.join(body.split("\n")) + note
+
+
+def _split_lines(items: list[str]) -> list[str]:
+    """Wire-log entries as the lines a fence holds (an entry may span several)."""
+    return [part for item in items for part in item.split("\n")]
 
 
 def _wire_lines(view: CellView) -> dict[int, str]:
     """Wire-log lines by their transcript number ``n`` (checks quote their evidence by it)."""
     return {line.n: _wire_line(line) for line in view.transcript.lines}
-
-
-#: Where the home page's legend goes until the page's symbols are known.
-LEGEND_MARK = "<!-- mc-home-legend -->"
 
 
 class Renderer:
@@ -265,8 +306,15 @@ class Renderer:
         names += [f"{cell.slug}.play-{p.number}.transcript.jsonl" for p in cell.plays]
         return sorted(f"cells/{n}" for n in names if f"cells/{n}" in self.files)
 
-    def _cell_page(self, cell: Cell, scenario: dict[str, Any], symbols: SymbolUse) -> bool:
-        """One cell's page (and its transcripts beside it); whether play 1's was copied."""
+    def _cell_page(
+        self,
+        cell: Cell,
+        scenario: dict[str, Any],
+        symbols: SymbolUse,
+        cites: list[Cite] | None = None,
+    ) -> bool:
+        """One cell's page (and its transcripts beside it); whether play 1's was copied.
+        ``cites``: the rows the cell is evidence for (``_cell_view.citing_rows``)."""
         transcript = read_transcript(cell)
         copied = None
         src = cell.folder / "transcript.jsonl"
@@ -274,7 +322,10 @@ class Renderer:
             copied = f"{cell.slug}.transcript.jsonl"
             self.files[f"cells/{copied}"] = src.read_bytes()
             self.copied.add(cell.slug)
-        stderr, whose = STDERR_OF.get(str(scenario.get("side") or "client"), STDERR_OF["client"])
+        side = str(scenario.get("side") or "client")
+        side = side if side in STDERR_OF else "client"
+        stderr, whose = STDERR_OF[side]
+        title = cell_title(self.data, cell, scenario)
         view = CellView(
             cell,
             scenario,
@@ -283,16 +334,22 @@ class Renderer:
             copied,
             self._plays(cell, copied),
             whose,
+            side=side,
+            title=title,
+            summary=summary(cell),
+            facts=side_facts(cell, side, transcript) + run_facts(cell, side),
+            cites=list(cites or []),
+            variant_words=variant_words(cell.variant),
         )
-        variant = f" ~{cell.variant}" if cell.variant else ""
         self.page(
             f"cells/{cell.slug}.md",
             "cell.md.j2",
             symbols=symbols,
-            title=f"{cell.target} {cell.version} · {cell.scenario} · {cell.revision}{variant}",
+            title=title.page,
             search="exclude",
             v=view,
             wire=_wire_lines(view),
+            lines=_split_lines,
         )
         return copied is not None
 
@@ -303,9 +360,11 @@ class Renderer:
         data = self.data
         shared = _reuse.shared_key(data, SITE_SOURCE / "templates")
         scenario_keys = {name: _reuse.scenario_key(sc) for name, sc in data.scenarios.items()}
+        citing = citing_rows(data)
         for cell in data.cells:
             scenario = data.scenarios.get(cell.scenario, {})
-            key = _reuse.cell_key(shared, cell, scenario_keys.get(cell.scenario, ""))
+            cites = citing.get(cell.rel, [])
+            key = _reuse.cell_key(shared, cell, scenario_keys.get(cell.scenario, ""), cites)
             page = reuse.keep(cell.slug, key, self.docs) if reuse is not None else None
             if page is not None:
                 self.kept.update(page.files)
@@ -313,7 +372,7 @@ class Renderer:
                     self.copied.add(cell.slug)
             else:
                 used = SymbolUse()
-                copied = self._cell_page(cell, scenario, used)
+                copied = self._cell_page(cell, scenario, used, cites)
                 symbols = {kind: sorted(seen) for kind, seen in used.used.items()}
                 page = _reuse.Kept(key, self._cell_files(cell), symbols, copied)
             for kind, states in page.symbols.items():
@@ -335,7 +394,7 @@ class Renderer:
             )
             init = initialize_sent(first) if first else None
             self.page(
-                f"implementations/{slug(name)}.md",
+                data.impl_page(name),
                 "implementation.md.j2",
                 title=str((data.impl_info.get(name) or {}).get("name") or name),
                 search="4",
@@ -382,6 +441,11 @@ class Renderer:
                 area=area, rows=rows, columns=columns, wide=True, search="3",
             )  # fmt: skip
         self.page("areas.md", "areas.md.j2", title="Areas", areas=areas)
+        view = interop_view(self.links, self.matrix, areas)  # the interop page and home
+        self.page(
+            "interop.md", "interop.md.j2", title="Interop", wide=True, search="2",
+            view=view,
+        )  # fmt: skip
         self.page(
             "spec-changes.md",
             "spec-changes.md.j2",
@@ -401,26 +465,16 @@ class Renderer:
         self.files["matrix.schema.json"] = json.dumps(
             matrix_schema(), indent=2, ensure_ascii=False
         ).encode("utf-8")
-        # The home page's legend lists the symbols the home page itself shows: the page is
-        # rendered with a mark where the legend goes, then the mark is replaced by the legend
-        # of what it showed. The legend page lists every page's.
         home = SymbolUse()
         home_context: dict[str, Any] = {
-            "glance": glance(data.rows or [], areas, columns),
+            "interop": interop_html(Links(data, home), view.tables, areas, compact=True),
             "columns": columns,
             "impls": impls,
             "areas": areas,
             "groups": self.groups(impls),
             "by_target": group_by(data.cells, "target"),
         }
-        self.page(
-            "index.md", "home.md.j2", symbols=home, legend_mark=Md(LEGEND_MARK), wide=True,
-            **home_context,
-        )  # fmt: skip
-        legend = self.env.get_template("_home_legend.md.j2").render(legend=home.legend())
-        self.files["index.md"] = self.files["index.md"].replace(
-            LEGEND_MARK.encode(), legend.strip("\n").encode("utf-8"), 1
-        )
+        self.page("index.md", "home.md.j2", symbols=home, wide=True, **home_context)
         for kind, shown in home.used.items():
             self.symbols.used.setdefault(kind, set()).update(shown)
         self.files.update(static_files())

@@ -4,9 +4,10 @@ change since the last render.
 A full render of every cell page reads every transcript and runs the cell template thousands
 of times; with four times the areas that is minutes for a run in which ten cells changed. So
 each cell page gets a key made of what the page shows: the cell's own files (its verdict's
-seal and the size and time of every file in its folder), the scenario it played, and what
-every cell page shares (the templates and site code, the spec commit its references link to,
-the implementations' names, the revisions). A render that finds a page's key unchanged and its
+seal and the size and time of every file in its folder), the scenario it played, the rows
+that cite it (the page links back to each, with its area and its sentence), and what every
+cell page shares (the templates and site code, the spec commit its references link to, the
+implementations' names, the revisions). A render that finds a page's key unchanged and its
 files still in place keeps them and renders nothing for that cell.
 
 The record (``site/.work/render.json``) also keeps which symbols each page printed, because
@@ -19,16 +20,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compare import _atomic, _paths
+from compare.site._cell_view import Cite, cites_key
 from compare.site._cells import Cell
 from compare.site._inputs import SiteData
 
 #: Bump when a kept record would no longer mean the same (its fields or the key's recipe).
-FORMAT = 1
+FORMAT = 2
 _SITE_CODE = Path(__file__).resolve().parent
 #: The site modules a cell page is made with (its template's helpers, links, words, symbols,
 #: escaping, the transcript reader): a change in another module (the build, the matrices)
@@ -36,7 +39,10 @@ _SITE_CODE = Path(__file__).resolve().parent
 CELL_PAGE_CODE = (
     "_reuse.py",
     "_render.py",
+    "_cell_view.py",
     "_cells.py",
+    "_places.py",
+    "_strip.py",
     "_links.py",
     "_escape.py",
     "_symbols.py",
@@ -90,10 +96,13 @@ def scenario_key(scenario: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(scenario, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def cell_key(shared: str, cell: Cell, scenario: str) -> str:
-    """The key of one cell page: the shared part, the scenario's key, the cell's own files."""
+def cell_key(shared: str, cell: Cell, scenario: str, cites: Iterable[Cite] = ()) -> str:
+    """The key of one cell page: the shared part, the scenario's key, the rows citing the
+    cell (a row renamed, moved or no longer citing it changes the page), the cell's own
+    files."""
     digest = hashlib.sha256(shared.encode())
     digest.update(json.dumps([cell.rel, cell.current, cell.suffix, scenario]).encode())
+    digest.update(json.dumps(cites_key(cites), ensure_ascii=False).encode())
     digest.update(str(cell.data.get("seal") or "").encode())
     digest.update(json.dumps(_folder_stat(cell.folder)).encode())
     return digest.hexdigest()

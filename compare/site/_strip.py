@@ -1,15 +1,14 @@
-"""What one implementation × row square of a matrix says: a strip of per-revision verdicts.
+"""An implementation's verdicts for a row, one per spec revision, and which rows can apply to
+which kind of implementation.
 
-A reader of the overview asks "does X do this right, and from which revision?". A single
-symbol per square cannot answer the second half, and linking it to the oldest cell sends the
-reader to the least interesting evidence. So each square is a strip with one mark per spec
-revision (the verdict recorded for the row's query there, as ``mcp-compare rows`` wrote it in
-``status.<impl>.revisions``), the newest revision with a cell highlighted, and the square
-links to that newest cell. Nothing is recomputed: the marks are the rows stage's verdicts.
+The answer in a square of an area's table (``compare.site._answer``), the interop numbers and
+the per-revision grids all read the same marks: the worst verdict of the row's cells at each
+revision, as ``mcp-compare rows`` recorded it in ``status.<impl>.revisions``, and the newest
+revision with a judged cell (the evidence a square opens). Nothing is recomputed here.
 
 A row whose check is played against another kind of implementation (a server-side scenario
-for a client) cannot apply to it: that square is ``n/a``, which is a different thing from
-"not run, because …" (could apply, was not measured).
+for a client) cannot apply to it: that is ``n/a``, which is a different thing from "not run,
+because …" (could apply, was not measured).
 """
 
 from __future__ import annotations

@@ -63,6 +63,24 @@ SYMBOLS["status"] = {
     "n-a": ("–", "cannot apply: the row's check is played against another kind of implementation"),
 }
 
+#: One answer per square of an area's table (compare.site._answer): one mark per meaning,
+#: the same marks as the row states they read from, "–" only for what cannot apply.
+SYMBOLS["answer"] = {
+    "yes": ("✔", "every graded check passed, from the revision named on"),
+    "non-strict": ("≈", "works, but a SHOULD of the spec is not kept"),
+    "partial": ("◐", "some checks or revisions pass and others fail"),
+    "no": ("✘", "every graded check failed: a MUST of the spec is broken"),
+    "observed": ("ℹ", "recorded, not graded: the spec leaves the behaviour open"),
+    "not-tested": (
+        "∅",
+        "no verdict: not run, or the feature was never used (hover for the reason)",
+    ),
+    "n-a": ("–", "cannot apply: the row does not exist at the revisions it was run at"),
+    "cited": ("§", "not run: what its source code or documentation says"),
+    "unstable": ("↯", "the outcome differed between plays, so nothing is claimed"),
+    "error": ("⚠", "our harness failed, so nothing is claimed"),
+}
+
 
 @dataclass
 class SymbolUse:
@@ -101,6 +119,7 @@ class SymbolUse:
             "where": "Where it exists",
             "citation": "Citation status",
             "probe": "Enforcement probe results",
+            "answer": "Answers in the tables",
         }
         for kind, table in SYMBOLS.items():
             used = self.used.get(kind, set())

@@ -38,6 +38,19 @@ WORDS: dict[str, dict[str, str]] = {
         "n-a": "n/a",
         "unstable": "unstable",
     },
+    # One square of an area's table: the answer a reader sees (compare.site._answer).
+    "answer": {
+        "yes": "yes",
+        "non-strict": "non-strict",
+        "partial": "partial",
+        "no": "no",
+        "observed": "observed",
+        "not-tested": "not tested",
+        "n-a": "n/a",
+        "cited": "cited",
+        "unstable": "unstable",
+        "error": "error",
+    },
     "probe": {
         "allowed": "allowed",
         "refused": "refused",

@@ -1,8 +1,7 @@
-// Filters of the matrix pages: checkboxes (data-mc-filter="kind"|"rev") hide the table rows
-// (data-kind) and the revision columns and strip marks (data-rev) that are unticked, on every
-// matrix and grid of the page. A square's link follows the filter: it opens the newest cell
-// among the revisions still shown, and that mark is the framed one. The state lives in the
-// address (?hide-kind=server&hide-rev=2024-11-05), so a filtered view can be shared.
+// Filters of the table pages: checkboxes (data-mc-filter="kind"|"rev") hide the tables of a
+// kind of program on an area page (data-kind) and the revision columns of an implementation's
+// grid (data-rev) that are unticked. The state lives in the address
+// (?hide-kind=server&hide-rev=2024-11-05), so a filtered view can be shared.
 // Without this script the filter boxes stay hidden and
 // everything shows; nothing is fetched, nothing is stored.
 (function () {
@@ -32,33 +31,12 @@
     window.history.replaceState(null, "", url);
   }
 
-  function relink(square) {
-    // The newest shown mark whose cell was judged is the one the square opens and frames
-    // (the newest shown cell at all when every shown one says "not run").
-    var marks = square.querySelectorAll(".mc-m[data-rev]");
-    var chosen = null;
-    var judged = null;
-    marks.forEach(function (m) {
-      m.classList.remove("mc-new");
-      if (!m.dataset.href || m.classList.contains("mc-off")) return;
-      chosen = m;
-      if (m.dataset.judged !== undefined) judged = m;
-    });
-    chosen = judged || chosen;
-    if (!chosen) return;
-    chosen.classList.add("mc-new");
-    square.setAttribute("href", chosen.dataset.href);
-  }
-
   function apply(off) {
     document.querySelectorAll("[data-kind]").forEach(function (el) {
       el.classList.toggle("mc-off", !!off.kind[el.dataset.kind]);
     });
     document.querySelectorAll("[data-rev]").forEach(function (el) {
       el.classList.toggle("mc-off", !!off.rev[el.dataset.rev]);
-    });
-    document.querySelectorAll("a .mc-strip").forEach(function (strip) {
-      relink(strip.parentNode);
     });
   }
 

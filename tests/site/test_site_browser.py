@@ -112,22 +112,34 @@ def _shot(page: Any, name: str, full: bool = True) -> Path:
 
 def test_home_page_loads_without_console_errors(page: Any, base_url: str) -> None:
     page.goto(f"{base_url}/index.html", wait_until="networkidle")
-    assert "MCP roots" in page.inner_text("h1")
+    assert "MCP, feature by feature" in page.inner_text("h1")
     assert page.locator("table").count() >= 2
     _shot(page, "home.png")
     assert page.problems == []
 
 
-def test_search_finds_roots_list(page: Any, base_url: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "expect"),
+    [
+        ("roots/list", "roots/list"),  # a method name
+        ("ROOT-02", "ROOT-02"),  # a row id
+        ("TypeScript SDK", "TypeScript SDK"),  # an implementation by the name readers know
+    ],
+)
+def test_search_finds_a_method_a_row_and_an_implementation(
+    page: Any, base_url: str, query: str, expect: str
+) -> None:
     page.goto(f"{base_url}/index.html", wait_until="networkidle")
     box = page.locator("input.md-search__input")
     box.click()
-    box.press_sequentially("roots/list", delay=20)
+    box.press_sequentially(query, delay=20)
     results = page.locator(".md-search-result__item")
     results.first.wait_for(timeout=15000)
     assert results.count() > 0
-    assert "roots/list" in page.inner_text(".md-search-result")
-    _shot(page, "search-roots-list.png", full=False)
+    assert expect.lower() in page.inner_text(".md-search-result").lower()
+    if query == "roots/list":
+        _shot(page, "search-roots-list.png", full=False)
+    page.keyboard.press("Escape")
     assert page.problems == []
 
 

@@ -85,11 +85,13 @@ def test_a_cell_page_has_the_look_of_the_site(site_env: Path) -> None:
     built = site_env / "site" / "build"
     page = (built / "cells" / f"{CELL}.html").read_text("utf-8")
     summary = (built / "legend.html").read_text("utf-8")
-    for shared in ('class="md-header ', 'class="md-footer"', "assets/mcp-compare.css"):
+    for shared in ('class="md-header', 'class="md-footer"', "assets/mcp-compare.css"):
         assert shared in page and shared in summary, shared
     assert "MCPCOMPARESHELL" not in page and "_shell" not in page
     title = re.search(r"<title>(.*?)</title>", page)
-    assert title and title.group(1).startswith("command 0 · roots-list · 2025-11-25"), title
+    # in words (issue 42): the implementation's name, what the scenario tests, the revision
+    assert title and title.group(1).startswith("Command template 0 (roots declared) · "), title
+    assert " · 2025-11-25 - " in title.group(1) and "roots-list" not in title.group(1), title
     toc = page[page.index('data-md-component="toc"') :]
     assert 'href="#wire-log"' in toc[: toc.index("</nav>")]  # its own headings, in the sidebar
     assert f"/cells/{CELL}.html" in page  # its own address, not the shell's
@@ -135,7 +137,7 @@ def test_serve_serves_the_built_site_on_localhost(site_env: Path) -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        assert b"MCP roots" in body
+        assert b"MCP, feature by feature" in body
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -155,7 +157,8 @@ def test_hostile_client_run_by_the_engine_is_text_in_the_built_html(
         assert tag not in body, tag
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in body
     assert "&lt;iframe src=javascript:window.__pwned=4&gt;" in body
-    assert "<title>command cmd-" in page and "<script>" not in page.split("<title>")[1][:200]
+    assert "<title>Command template cmd-" in page
+    assert "<script>" not in page.split("<title>")[1][:200]
 
 
 def test_a_changed_part_of_a_summary_page_needs_no_mkdocs_build(site_env: Path) -> None:

@@ -74,7 +74,7 @@ def test_each_area_row_has_a_grid_per_implementation(site_env: Path) -> None:
     page = _page(site_env, "roots.md")
     section = page[page.index("{ #root-01 }") : page.index("{ #root-02 }")]
     grid = section[
-        section.index("Compatibility grid:") : section.index(
+        section.index("Revision by revision:") : section.index(
             "Evidence and reasons per implementation"
         )
     ]
@@ -82,9 +82,11 @@ def test_each_area_row_has_a_grid_per_implementation(site_env: Path) -> None:
     cell = "cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.html"
     assert f"({cell}){{ #root-01-py-sdk-2025-11-25 .state-verdict-non-strict }}" in py
     assert ".state-status-non-strict }" in py
-    # A cited implementation gets its row too, with no cell behind any square.
+    # A cited implementation gets its row too, with no cell behind any square: not run,
+    # one mark each.
     mcpx = next(line for line in grid.splitlines() if "implementations/mcpx.md" in line)
     assert mcpx.count(".state-verdict-none }") == len(REVISIONS)
+    assert mcpx.count("∅") == len(REVISIONS)
     anchors = re.findall(r"\{ #(root-01-[a-z0-9.-]+)", grid)
     assert len(anchors) == len(set(anchors)) > len(REVISIONS)
 

@@ -133,24 +133,30 @@ def _open(chromium: Any, url: str, path: str, scheme: str = "light", js: bool = 
 @pytest.mark.parametrize("which", ["home", "area"])
 def test_matrix_pages_fit_the_window(chromium: Any, url: str, which: str, scheme: str) -> None:
     tab = _open(chromium, url, PAGES[which], scheme)
-    status = tab.locator("table.mc-status")
-    # One table per side: together they hold every implementation, and no table has a
-    # column for a row that cannot apply to any implementation in it.
-    assert status.locator("tbody tr:not(.mc-group)").count() == COLUMNS
-    heads = tab.evaluate(
-        "() => [...document.querySelectorAll('table.mc-status')].map("
-        "t => t.querySelectorAll('thead th').length - 1)"
-    )
-    assert max(heads) == ROWS, heads  # the cited table can apply to every row
+    if which == "area":
+        # One answer per square: every measured program is a column of exactly one table,
+        # and each table's columns are cut to fit, so none scrolls sideways at 1366 px.
+        heads = tab.evaluate(
+            "() => [...document.querySelectorAll('table.mc-answers')].map("
+            "t => [...t.querySelectorAll('thead th')].slice(1).map(th => th.textContent))"
+        )
+        names = [n for head in heads for n in head]
+        assert len(names) == len(set(names)) >= COLUMNS - 4, names
+        assert max(len(head) for head in heads) <= 9
+        squares = tab.evaluate(
+            "() => [...document.querySelectorAll('table.mc-answers td.mc-ans')].map("
+            "td => td.querySelectorAll('.mc-mark').length)"
+        )
+        assert squares and set(squares) == {1}
     box = tab.evaluate(
         """() => ({scroll: document.scrollingElement.scrollWidth,
                   client: document.scrollingElement.clientWidth, width: innerWidth,
-                  tables: [...document.querySelectorAll('table.mc-matrix')].map(t => {
-                    const r = t.getBoundingClientRect();
-                    return {cls: t.className, left: r.left, right: r.right}; })})"""
+                  tables: [...document.querySelectorAll('table.mc-answers, table.mc-interop')]
+                    .map(t => { const r = t.getBoundingClientRect();
+                                return {cls: t.className, left: r.left, right: r.right}; })})"""
     )
     assert box["scroll"] <= box["client"], box
-    assert len(box["tables"]) == len(heads) + 1, box["tables"]
+    assert box["tables"], "no table on the page"
     for table in box["tables"]:
         assert table["left"] >= 0 and table["right"] <= box["width"], table
     tab.screenshot(path=str(_shots() / f"{which}-{scheme}.png"))
@@ -166,14 +172,13 @@ def _shots() -> Path:
 # axe-core on these pages, light and dark: test_site_reader_browser.py, on every matrix page.
 
 
-def test_tab_reaches_every_link_of_the_status_matrix(chromium: Any, url: str) -> None:
-    tab = _open(chromium, url, PAGES["home"])
+def test_tab_reaches_every_link_of_the_answer_tables(chromium: Any, url: str) -> None:
+    tab = _open(chromium, url, PAGES["area"])
     count = tab.evaluate(
-        """() => { const a = [...document.querySelectorAll('table.mc-status a')];
+        """() => { const a = [...document.querySelectorAll('table.mc-answers a')];
                   a.forEach((x, i) => x.dataset.mcIdx = String(i)); return a.length; }"""
     )
-    n_a = tab.locator("table.mc-status td.mc-na").count()  # n/a: nothing to open
-    assert count + n_a >= COLUMNS * ROWS // 2  # every other square is a link to its evidence
+    assert count >= COLUMNS  # every square opens its evidence or its row
     seen: set[str] = set()
     for _ in range(count + 400):
         tab.keyboard.press("Tab")
@@ -182,29 +187,31 @@ def test_tab_reaches_every_link_of_the_status_matrix(chromium: Any, url: str) ->
             seen.add(idx)
         if len(seen) == count:
             break
-    assert len(seen) == count, f"Tab reached {len(seen)} of {count} matrix links"
+    assert len(seen) == count, f"Tab reached {len(seen)} of {count} table links"
     tab.context.close()
 
 
 def test_filters_hide_kinds_and_revisions_and_need_no_script(chromium: Any, url: str) -> None:
-    tab = _open(chromium, url, PAGES["home"])
-    sdk_rows = tab.locator("table.mc-status tbody tr[data-kind='sdk']")
-    assert sdk_rows.count() >= 2 and sdk_rows.first.is_visible()
+    tab = _open(chromium, url, PAGES["area"])
+    sdk = tab.locator(".mc-answers-wrap[data-kind='sdk']")
+    assert sdk.count() >= 1 and sdk.first.is_visible()
     tab.locator("input[data-mc-filter='kind'][value='sdk']").uncheck()
-    assert not sdk_rows.first.is_visible()
-    assert tab.locator("table.mc-status tbody tr[data-kind='server']").first.is_visible()
-    rev = tab.locator("table.mc-where thead th[data-rev]").first
-    name = rev.get_attribute("data-rev")
-    tab.locator(f"input[data-mc-filter='rev'][value='{name}']").uncheck()
-    assert not rev.is_visible()
-    assert not tab.locator(f"table.mc-where td[data-rev='{name}']").first.is_visible()
+    assert not sdk.first.is_visible()
+    assert tab.locator(".mc-answers-wrap[data-kind='server']").first.is_visible()
+    assert tab.locator("input[data-mc-filter='rev']").count() == 0  # one answer per square
     assert tab.problems == []
     tab.context.close()
-    # Without JavaScript: no filter boxes to click, and every row and column shows.
-    bare = _open(chromium, url, PAGES["home"], js=False)
+    impl = _open(chromium, url, PAGES["implementation"])
+    rev = impl.locator("table.mc-grid thead th[data-rev]").first
+    name = rev.get_attribute("data-rev")
+    impl.locator(f"input[data-mc-filter='rev'][value='{name}']").uncheck()
+    assert not rev.is_visible()
+    assert not impl.locator(f"table.mc-grid td[data-rev='{name}']").first.is_visible()
+    impl.context.close()
+    # Without JavaScript: no filter boxes to click, and every table shows.
+    bare = _open(chromium, url, PAGES["area"] + "?hide-kind=sdk", js=False)
     assert not bare.locator("[data-mc-filters]").is_visible()
-    assert bare.locator("table.mc-status tbody tr[data-kind='sdk']").first.is_visible()
-    assert bare.locator("table.mc-where thead th[data-rev]").count() >= 6
+    assert bare.locator(".mc-answers-wrap[data-kind='sdk']").first.is_visible()
     bare.context.close()
 
 
@@ -213,7 +220,8 @@ def test_every_matrix_link_opens_a_built_page(chromium: Any, url: str, wide_site
     for which in ("home", "area"):
         tab = _open(chromium, url, PAGES[which])
         hrefs = tab.evaluate(
-            "() => [...document.querySelectorAll('table.mc-matrix a')].map(a => a.href)"
+            "() => [...document.querySelectorAll("
+            "'table.mc-answers a, table.mc-interop a, table.mc-matrix a')].map(a => a.href)"
         )
         assert hrefs
         for href in set(hrefs):

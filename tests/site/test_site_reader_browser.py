@@ -20,6 +20,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +31,8 @@ from conftest import mc
 from site_data import write_dataset
 from test_site_browser import ARGS, CHROMIUM, SHOTS, _Quiet
 from test_site_matrix_browser import AXE, _widen
+
+from compare._paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -197,39 +200,40 @@ def test_no_page_scrolls_sideways_at_390(chromium: Any, url: str, site: Path) ->
     assert sideways == {}, f"pages that scroll sideways at 390 px (by px): {sideways}"
 
 
-_SQUARES = """() => [...document.querySelectorAll('table.mc-status a')]
-  .filter(a => a.querySelector('.mc-strip'))
-  .map(a => { const marks = [...a.querySelectorAll('.mc-m[data-rev]')];
-    const withCell = marks.filter(m => m.dataset.href);
-    const judged = withCell.filter(m => m.dataset.judged !== undefined);
-    return {href: a.getAttribute('href'), marks: marks.map(m => m.dataset.rev),
-            cells: (judged.length ? judged : withCell).map(m => [m.dataset.rev, m.dataset.href]),
-            framed: marks.filter(m => m.classList.contains('mc-new'))
-                         .map(m => m.dataset.rev)}; })"""
+_SQUARES = """() => [...document.querySelectorAll('table.mc-answers td.mc-ans')]
+  .map(td => { const a = td.querySelector('a');
+    return {marks: td.querySelectorAll('.mc-mark').length, href: a.getAttribute('href'),
+            title: a.getAttribute('title') || '',
+            words: td.querySelector('.mc-w').textContent}; })"""
 
 
-def test_each_square_opens_its_newest_judged_cell(chromium: Any, url: str, site: Path) -> None:
+def test_each_square_holds_one_answer_and_opens_its_newest_judged_cell(
+    chromium: Any, url: str, site: Path
+) -> None:
     context = _context(chromium, 1366)
     tab = context.new_page()
     seen = 0
     for path in [p for p in _pages(site) if not p.startswith("implementations/")]:
         _go(tab, url, path)
-        revisions = tab.evaluate(
-            "() => [...document.querySelectorAll('input[data-mc-filter=rev]')].map(i => i.value)"
-        )
         for square in tab.evaluate(_SQUARES):
-            assert square["marks"] == revisions, square  # one mark per revision, in order
-            newest_rev, newest_href = square["cells"][-1]
-            assert square["href"] == newest_href, square
-            assert square["framed"] == [newest_rev], square
-            assert f"--{newest_rev}" in newest_href, square  # the cell page of that revision
-            assert (site / newest_href).is_file(), newest_href
-            seen += 1
+            assert square["marks"] == 1, square
+            target = square["href"].split("#")[0] or path
+            assert (site / target).is_file(), square
+            # The title names each revision's verdict; the square opens the newest judged one.
+            strip = square["title"].rpartition(" (")[2].split(";")[0].rstrip(")")
+            judged = [
+                part.split(" ", 1)[0]
+                for part in strip.split(", ")
+                if " " in part and part.split(" ", 1)[1] not in ("not run", "n/a")
+            ]
+            if judged and "cells/" in square["href"]:
+                assert f"--{judged[-1]}--" in square["href"], square
+                seen += 1
     context.close()
-    assert seen > 0, "no matrix square with a cell was found"
+    assert seen > 0, "no square with a judged cell was found"
 
 
-def test_filters_act_on_every_matrix_and_live_in_the_address(
+def test_filters_act_on_every_page_that_has_them_and_live_in_the_address(
     chromium: Any, url: str, site: Path
 ) -> None:
     context = _context(chromium, 1366)
@@ -237,40 +241,27 @@ def test_filters_act_on_every_matrix_and_live_in_the_address(
     for path in _pages(site):
         _go(tab, url, path)
         boxes = tab.locator("input[data-mc-filter='rev']")
-        assert boxes.count() >= 2, f"{path}: no revision filter"
-        marks = tab.locator("table.mc-status .mc-m[data-rev], table.mc-grid td[data-rev]")
-        if marks.count() == 0:
-            continue  # an implementation with no row that applies to it
-        newest = boxes.nth(boxes.count() - 1).get_attribute("value")
-        boxes.nth(boxes.count() - 1).uncheck()
-        hidden = f"[data-rev='{newest}']"
-        assert tab.evaluate(
-            f'() => [...document.querySelectorAll("table {hidden}")].every('
-            "e => getComputedStyle(e).display === 'none')"
-        ), f"{path}: unticking {newest} left its marks or columns showing"
-        assert f"hide-rev={newest}" in tab.url, tab.url
-        # Every square now opens the newest cell among the revisions still shown.
-        for square in tab.evaluate(_SQUARES):
-            shown = [c for c in square["cells"] if c[0] != newest]
-            if shown:
-                assert square["href"] == shown[-1][1], (path, square)
+        grid = tab.locator("table.mc-grid td[data-rev]")
+        if boxes.count() and grid.count():
+            newest = boxes.nth(boxes.count() - 1).get_attribute("value")
+            boxes.nth(boxes.count() - 1).uncheck()
+            hidden = f"[data-rev='{newest}']"
+            assert tab.evaluate(
+                f'() => [...document.querySelectorAll("table {hidden}")].every('
+                "e => getComputedStyle(e).display === 'none')"
+            ), f"{path}: unticking {newest} left its columns showing"
+            assert f"hide-rev={newest}" in tab.url, tab.url
+            _go(tab, url, tab.url.removeprefix(url + "/"))
+            assert not tab.locator(f"input[data-mc-filter='rev'][value='{newest}']").is_checked()
+            assert not tab.locator(f"table {hidden}").first.is_visible()
         kinds = tab.locator("input[data-mc-filter='kind']")
         if kinds.count():
             kind = kinds.first.get_attribute("value")
             kinds.first.uncheck()
-            rows = tab.locator(f"table.mc-status tbody tr[data-kind='{kind}']")
-            assert not rows.first.is_visible(), f"{path}: kind {kind} still shows"
+            tables = tab.locator(f".mc-answers-wrap[data-kind='{kind}']")
+            assert tables.count() == 0 or not tables.first.is_visible(), path
             assert f"hide-kind={kind}" in tab.url
-        # The address alone restores the view: a shared link shows what its sender saw.
-        _go(tab, url, tab.url.removeprefix(url + "/"))
-        assert not tab.locator(f"input[data-mc-filter='rev'][value='{newest}']").is_checked()
-        assert not tab.locator(f"table {hidden}").first.is_visible()
     context.close()
-    bare = _context(chromium, 1366, js=False).new_page()
-    _go(bare, url, "index.html?hide-rev=draft")
-    assert not bare.locator("[data-mc-filters]").first.is_visible()
-    assert bare.locator("table.mc-status .mc-m[data-rev='draft']").first.is_visible()
-    bare.context.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -313,7 +304,7 @@ def test_tab_reaches_every_cell_link(chromium: Any, url: str, site: Path) -> Non
         _go(tab, url, path)
         count = tab.evaluate(
             """() => { const a = [...document.querySelectorAll(
-                  'table.mc-status a, table.mc-grid a[href*="cells/"]')];
+                  'table.mc-answers a, table.mc-grid a[href*="cells/"]')];
                   a.forEach((x, i) => x.dataset.mcIdx = String(i));
                   window.__mcSeen = new Set();
                   document.addEventListener('focusin', e => {
@@ -369,3 +360,172 @@ def test_screenshots_of_the_reader_pages(chromium: Any, url: str, site: Path) ->
             tab.screenshot(path=str(target))
             assert target.stat().st_size > 1000
         context.close()
+
+
+# Five questions a reader brings to the site (issue 42), each answered from the home page in
+# at most two clicks, with the answer on screen and no sideways scroll at 1366 px.
+
+
+def _on_screen(tab: Any, selector: str) -> dict[str, Any]:
+    """Scroll the element into view (downwards only is what a reader does) and say where it is."""
+    el = tab.locator(selector).first
+    el.scroll_into_view_if_needed()
+    return dict(
+        tab.evaluate(
+            """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+                return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+                        width: innerWidth, height: innerHeight,
+                        sideways: document.scrollingElement.scrollLeft}; }""",
+            selector,
+        )
+    )
+
+
+def _visible_without_sideways_scroll(box: dict[str, Any]) -> bool:
+    return (
+        box["sideways"] == 0
+        and box["left"] >= 0
+        and box["right"] <= box["width"]
+        and 0 <= box["top"] < box["height"]
+    )
+
+
+def test_q1_does_the_typescript_sdk_answer_roots_list_and_since_which_revision(
+    chromium: Any, url: str, site: Path
+) -> None:
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "index.html")
+    tab.locator("#areas ~ ul a", has_text="Roots").first.click()  # click 1
+    box = _on_screen(tab, "#root-01-ts-sdk")
+    assert _visible_without_sideways_scroll(box), box
+    square = tab.locator("td:has(> #root-01-ts-sdk)")
+    words = square.inner_text()
+    assert "yes" in words and "since 20" in words, words
+    assert len(square.locator(".mc-mark").all()) == 1
+    tab.context.close()
+
+
+def test_q2_what_does_the_recording_behind_that_answer_show(
+    chromium: Any, url: str, site: Path
+) -> None:
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "index.html")
+    tab.locator("#areas ~ ul a", has_text="Roots").first.click()  # click 1
+    tab.locator("#root-01-ts-sdk").click()  # click 2
+    assert "/cells/" in tab.url
+    title = tab.locator("h1").inner_text()
+    assert "TypeScript SDK" in title and "roots-list" not in title, title
+    verdict = tab.locator("article .admonition-title", has_text="Verdict").first
+    assert verdict.is_visible(), "no verdict on the evidence page"
+    # and the way back to the row it answers
+    assert tab.locator("article a[href$='roots.html#root-01']").first.is_visible()
+    tab.context.close()
+
+
+def test_q3_which_program_passes_the_most_rows_of_an_area(
+    chromium: Any, url: str, site: Path
+) -> None:
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "index.html")
+    tab.locator("nav.mc-toc a[href='#areas-at-a-glance']").click()  # click 1
+    box = _on_screen(tab, "table.mc-interop tbody tr")
+    assert _visible_without_sideways_scroll(box), box
+    # Each kind's table is sorted by its share: the first line is the answer.
+    shares = tab.evaluate(
+        """() => [...document.querySelector('table.mc-interop').querySelectorAll('tbody tr')]
+            .map(tr => tr.lastElementChild.textContent)"""
+    )
+    assert shares, "no line in the first interop table"
+    tab.context.close()
+
+
+def test_q4_when_were_these_results_measured_and_against_which_spec(
+    chromium: Any, url: str, site: Path
+) -> None:
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "index.html")
+    dated = tab.get_by_text("Results as of", exact=False).first
+    if not dated.count():
+        dated = tab.get_by_text("No results yet", exact=False).first
+    box = dated.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 768, box  # in the first screen
+    text = dated.locator("xpath=..").inner_text()
+    assert re.search(r"\d{4}-\d\d-\d\d", text) and "commit" in text, text
+    tab.context.close()
+
+
+def test_q5_what_changed_since_the_last_run_from_the_sites_navigation(
+    chromium: Any, url: str, site: Path
+) -> None:
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "index.html")
+    tab.get_by_role("link", name="What changed since the last run").first.click()  # click 1
+    assert tab.url.endswith("changes.html"), tab.url
+    assert tab.get_by_text("Results as of", exact=False).first.is_visible() or (
+        tab.get_by_text("No results yet", exact=False).first.is_visible()
+    )
+    tab.context.close()
+
+
+_MARKS_PER_SQUARE = """() => {
+  const out = [];
+  document.querySelectorAll('table.mc-answers td.mc-ans').forEach(td =>
+    out.push(['answer', td.querySelectorAll('.mc-mark').length, td.className,
+              (td.querySelector('.mc-mark') || {}).textContent]));
+  document.querySelectorAll('table.mc-grid td[data-rev]').forEach(td =>
+    out.push(['grid', td.querySelectorAll('[aria-hidden="true"]').length,
+              (td.querySelector('a') || {}).className || '',
+              (td.querySelector('[aria-hidden="true"]') || {}).textContent]));
+  document.querySelectorAll('table.mc-interop td').forEach(td =>
+    out.push(['interop', td.querySelectorAll('a').length <= 1 ? 1 : 2, '', '']));
+  return out; }"""
+
+
+def test_no_square_carries_more_than_one_mark_and_n_a_is_not_not_run(
+    chromium: Any, url: str, site: Path
+) -> None:
+    tab = _context(chromium, 1366).new_page()
+    marks: dict[str, set[str]] = {"n-a": set(), "not-run": set()}
+    pages = [*_pages(site), "interop.html"]
+    for path in pages:
+        _go(tab, url, path)
+        for kind, count, cls, mark in tab.evaluate(_MARKS_PER_SQUARE):
+            assert count == 1, (path, kind, cls)
+            if "mc-ans-n-a" in cls or "mc-verdict-n-a" in cls:
+                marks["n-a"].add(mark)
+            elif "mc-ans-not-tested" in cls or "mc-verdict-none" in cls:
+                marks["not-run"].add(mark)
+    tab.context.close()
+    assert marks["not-run"], "no not-run square on the pages looked at"
+    assert not marks["n-a"] & marks["not-run"], marks
+    # The legend beside the first table shows both, with their different marks.
+    legend = (site / "roots.html").read_text(encoding="utf-8")
+    assert "mc-ans-n-a mc-key-mark" in legend and "mc-ans-not-tested mc-key-mark" in legend
+
+
+def test_every_summary_page_is_dated(chromium: Any, url: str, site: Path) -> None:
+    tab = _context(chromium, 1366).new_page()
+    areas = [p for p in _pages(site) if "/" not in p and p != "index.html"]
+    for path in ["index.html", "interop.html", "changes.html", *areas]:
+        _go(tab, url, path)
+        text = tab.locator("article").inner_text()
+        assert re.search(r"(Results as of|No results yet).{0,400}\d{4}-\d\d-\d\d", text, re.S), path
+    tab.context.close()
+    matrix = json.loads((site / "matrix.json").read_text(encoding="utf-8"))
+    assert matrix.get("measured") is not None or matrix.get("tool"), sorted(matrix)
+
+
+def test_no_page_shows_a_path_of_the_machine_it_was_built_on(
+    chromium: Any, url: str, site: Path
+) -> None:
+    roots = {str(PROJECT_ROOT), str(site.parent.parent), "/tmp/pytest-of-"}
+    tab = _context(chromium, 1366).new_page()
+    for path in [*_pages(site), "interop.html", "legend.html", "changes.html"]:
+        _go(tab, url, path)
+        text = tab.locator("body").inner_text()
+        assert not [r for r in roots if r in text], path
+    tab.context.close()
+    # Every built page, not only those looked at: no folder of this machine in any text.
+    for page in site.rglob("*.html"):
+        body = page.read_text(encoding="utf-8", errors="replace")
+        assert not [r for r in roots if r in body], page

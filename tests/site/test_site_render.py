@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from conftest import mc
-from site_data import HOSTILE_NAME, write_cell
+from site_data import DATED, HOSTILE_NAME, write_cell
 
 from compare import __version__, _paths
 from compare._paths import PROJECT_ROOT
@@ -52,10 +52,10 @@ def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(site_env: 
     render()
     area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
     assert "{ #root-01 }" in area and "{ #root-02 }" in area
-    home = (_docs(site_env) / "index.md").read_text(encoding="utf-8")
-    # The matrices are HTML: links go to the built .html pages (mkdocs rewrites only Markdown).
-    assert 'href="cells/ts-sdk--1.32.2--roots-list--2024-11-05--roots.html"' in home
-    assert 'href="cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.html"' in home
+    # The tables are HTML: links go to the built .html pages (mkdocs rewrites only Markdown),
+    # each square to its newest judged cell.
+    assert f'href="cells/ts-sdk--1.32.2--roots-list--{DATED[-1]}--roots.html"' in area
+    assert 'href="cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.html"' in area
 
 
 def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -> None:
@@ -94,17 +94,12 @@ def test_a_verified_quote_is_not_marked_like_a_pass() -> None:
         assert SYMBOLS["citation"][state][0] not in judged, state
 
 
-def test_home_legend_shows_only_symbols_that_occur_on_it(site_env: Path) -> None:
+def test_home_legend_says_what_each_answer_of_the_tables_means(site_env: Path) -> None:
     render()
-    assert "mc-verdict-pass" in _home_legend(site_env)
-    assert "mc-verdict-informational" not in _home_legend(site_env)  # no square is observed
-    rows_path = site_env / "build" / "rows.json"
-    rows = json.loads(rows_path.read_text(encoding="utf-8"))
-    marks = rows["areas"][0]["rows"][0]["status"]["ts-sdk"]["revisions"]
-    next(iter(marks.values()))["verdict"] = "informational"
-    rows_path.write_text(json.dumps(rows), encoding="utf-8")
-    render()
-    assert "mc-verdict-informational" in _home_legend(site_env)
+    legend = html.unescape(_home_legend(site_env))
+    for kind in ("yes", "no", "partial", "not-tested", "n-a"):
+        assert f"mc-ans-{kind}" in legend, kind
+    assert "cannot apply" in legend and "no verdict" in legend
 
 
 def test_legend_page_lists_symbols_of_every_page(site_env: Path) -> None:
@@ -129,7 +124,8 @@ def test_hostile_client_info_is_escaped_in_markdown(site_env: Path) -> None:
     page = (_docs(site_env) / "cells/command--0--roots-list--2025-11-25--roots.md").read_text(
         encoding="utf-8"
     )
-    outside_fences = re.sub(r"(?ms)^ *(`{3,})text$.*?^ *\1$", "", page)
+    # fences are ```text, or ```{.text .mc-wire} for the wire log and stderr (they wrap)
+    outside_fences = re.sub(r"(?ms)^ *(`{3,})(?:text|\{\.text[^}\n]*\})$.*?^ *\1$", "", page)
     assert "<script>" not in outside_fences
     assert "javascript:" not in outside_fences
     assert "{{ 7*7 }}" not in outside_fences and "{% raw %}" not in outside_fences
