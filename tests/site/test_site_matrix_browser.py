@@ -148,6 +148,22 @@ def test_matrix_pages_fit_the_window(chromium: Any, url: str, which: str, scheme
             "td => td.querySelectorAll('.mc-mark').length)"
         )
         assert squares and set(squares) == {1}
+        # The header row stays put: scrolled into a long table, its names are still on screen,
+        # right under the site's header.
+        tab.evaluate(
+            "() => { const t = [...document.querySelectorAll('table.mc-answers')]"
+            ".sort((a, b) => b.rows.length - a.rows.length)[0];"
+            " window.scrollTo(0, t.getBoundingClientRect().top + scrollY + t.offsetHeight / 2); }"
+        )
+        stuck = tab.evaluate(
+            """() => { const h = document.querySelector('.md-header').getBoundingClientRect();
+                const t = [...document.querySelectorAll('table.mc-answers')]
+                  .sort((a, b) => b.rows.length - a.rows.length)[0];
+                const th = t.querySelector('thead th').getBoundingClientRect();
+                return {header: h.bottom, th: th.top}; }"""
+        )
+        assert abs(stuck["th"] - stuck["header"]) <= 4, stuck
+        tab.evaluate("() => window.scrollTo(0, 0)")
     box = tab.evaluate(
         """() => ({scroll: document.scrollingElement.scrollWidth,
                   client: document.scrollingElement.clientWidth, width: innerWidth,
