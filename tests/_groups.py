@@ -39,7 +39,7 @@ SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 #: it alone first.
 SLOW: dict[str, float] = {
     "tests/pipeline/test_pipeline.py": 75,
-    "tests/site/test_site_reader_browser.py": 125,
+    "tests/site/test_site_reader_browser.py": 150,
     "tests/site/test_site_render.py": 147,
     "tests/hosts/test_hosts.py": 133,
     "tests/site/test_site_maintainers_browser.py": 106,
@@ -54,6 +54,10 @@ SLOW: dict[str, float] = {
     "tests/play/clients/test_proxies_alone.py": 56,
     "tests/play/test_real_refresh.py": 10,
     "tests/play/test_repeat.py": 17,
+    # issue 42's site modules, each run alone on 2026-12-06
+    "tests/site/test_site_evidence_pages.py": 37,
+    "tests/site/test_site_interop.py": 25,
+    "tests/site/test_site_answers.py": 22,
 }
 
 

@@ -9,6 +9,7 @@ template-looking text in its clientInfo and root URI.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -358,3 +359,53 @@ def write_dataset(root: Path, *, hostile: bool = True) -> dict[str, Path]:
     }
     _write(build / "diff.json", diff)
     return {"results": results, "build": build, "cells": cells[0].parent}
+
+
+#: The real site's areas (titles as long as the real ones: they set the columns' width).
+AREAS = [
+    ("roots", "Roots"),
+    ("completion", "Completion"),
+    ("elicitation", "Elicitation"),
+    ("lifecycle", "Lifecycle and versioning"),
+    ("logging", "Logging"),
+    ("pagination", "Pagination and caching"),
+    ("prompts", "Prompts"),
+    ("resources", "Resources"),
+    ("sampling", "Sampling"),
+    ("tools", "Tools"),
+    ("transports", "Transports"),
+]
+VERDICTS = ["pass", "pass", "fail", "non-strict", "informational", "pass", "unstable"]
+
+
+def eleven_areas(rows_json: Path, implementations: list[str], rows_per_area: int = 12) -> None:
+    """Eleven areas of ``rows_per_area`` rows (the first area's rows kept first), every third of
+    ``implementations`` (each kind among them) with per-revision verdicts (the crafted cells
+    stand behind them), so interop squares hold two-digit shares as the real ones do."""
+    data = json.loads(rows_json.read_text(encoding="utf-8"))
+    template = data["areas"][0]["rows"][0]
+    cells = [f"results/ts-sdk/1.32.2/roots-list/{rev}~roots" for rev in DATED]
+    areas = []
+    for a, (area, title) in enumerate(AREAS):
+        rows = []
+        for r in range(rows_per_area):
+            row = copy.deepcopy(template)
+            row["id"] = f"{area[:4].upper()}-{r + 1:02d}"
+            row.pop("status_query", None)
+            row["status"] = {}  # only the implementations below: the pages stay light
+            for c, name in enumerate(implementations[::3]):
+                verdict = VERDICTS[(a + r + c) % len(VERDICTS)]
+                row["status"][name] = {
+                    "state": "supported",
+                    "label": "supported",
+                    "revisions": {
+                        rev: {"cell": cell, "verdict": verdict}
+                        for rev, cell in zip(DATED, cells, strict=True)
+                    },
+                    "evidence": cells,
+                }
+            rows.append(row)
+        areas.append({"area": area, "title": title, "summary": "s", "file": "f", "rows": rows})
+    first = data["areas"][0]
+    data["areas"] = [first, *[a for a in areas if a["area"] != first["area"]]]
+    rows_json.write_text(json.dumps(data), encoding="utf-8")

@@ -3,33 +3,23 @@ pass at the newest revision with a judged cell, per area and in all areas, how i
 the last run and since its previous version, and a link from every number to the rows behind
 it. Built from the small data set, with rows and a previous run crafted for each question.
 
-In the browser (Debian's Chromium, marked ``browser``), at the real site's width (eleven areas
-and the total, implementations of every kind): at 1366 px no table is wider than its column;
-at 390 px the page does not scroll sideways (the tables scroll inside their wrapper) and the
-names stay in view; axe-core finds no serious or critical violation in light and dark.
-``MCP_COMPARE_BROWSER_SITE=<built site folder>`` runs those on a real build.
+In the browser, at the real site's width (eleven areas and the total), the page is one of
+``test_site_reader_browser``'s: no table wider than its column at 1366 px, no sideways scroll
+at 390 px with the names in view, axe-core in light and dark.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 import html
-import http.server
 import json
-import os
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from conftest import mc
-from site_data import DATED, HOSTILE_NAME, write_dataset
-from test_site_browser import ARGS, CHROMIUM, _Quiet
-from test_site_matrix_browser import AXE, SHIPPED
+from site_data import DATED, HOSTILE_NAME
 
 from compare import _paths
 from compare._paths import PROJECT_ROOT
@@ -229,178 +219,3 @@ def test_the_page_is_in_the_nav_after_home(site_env: Path) -> None:
     assert "Results as of" in page  # dated
     assert "(mcpx) are left out" in page
     assert "No earlier run to compare with yet" in page
-
-
-# In the browser -------------------------------------------------------------------------
-
-REAL = os.environ.get("MCP_COMPARE_BROWSER_SITE", "")
-#: The real site's areas (titles as long as the real ones: they set the columns' width).
-AREAS = [
-    ("roots", "Roots"),
-    ("completion", "Completion"),
-    ("elicitation", "Elicitation"),
-    ("lifecycle", "Lifecycle and versioning"),
-    ("logging", "Logging"),
-    ("pagination", "Pagination and caching"),
-    ("prompts", "Prompts"),
-    ("resources", "Resources"),
-    ("sampling", "Sampling"),
-    ("tools", "Tools"),
-    ("transports", "Transports"),
-]
-VERDICTS = ["pass", "pass", "fail", "non-strict", "informational", "pass", "unstable"]
-
-
-def _eleven_areas(rows_json: Path) -> None:
-    """Eleven areas of twelve rows, every third shipped implementation (each kind among them)
-    with per-revision verdicts (the crafted cells stand behind them), so squares hold
-    two-digit shares as the real ones do."""
-    data = json.loads(rows_json.read_text(encoding="utf-8"))
-    template = data["areas"][0]["rows"][0]
-    cells = [f"results/ts-sdk/1.32.2/roots-list/{rev}~roots" for rev in DATED]
-    areas = []
-    for a, (area, title) in enumerate(AREAS):
-        rows = []
-        for r in range(12):
-            row = copy.deepcopy(template)
-            row["id"] = f"{area[:4].upper()}-{r + 1:02d}"
-            row.pop("status_query", None)
-            for c, name in enumerate(SHIPPED[::3]):
-                verdict = VERDICTS[(a + r + c) % len(VERDICTS)]
-                row["status"][name] = {
-                    "state": "supported",
-                    "label": "supported",
-                    "revisions": {
-                        rev: {"cell": cell, "verdict": verdict}
-                        for rev, cell in zip(DATED, cells, strict=True)
-                    },
-                    "evidence": cells,
-                }
-            rows.append(row)
-        areas.append({"area": area, "title": title, "summary": "s", "file": "f", "rows": rows})
-    data["areas"] = areas
-    rows_json.write_text(json.dumps(data), encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if REAL:
-        folder = Path(REAL)
-        assert (folder / "interop.html").is_file(), f"no built interop page in {folder}"
-        return folder
-    root = tmp_path_factory.mktemp("interop")
-    paths = write_dataset(root, hostile=False)
-    _eleven_areas(paths["build"] / "rows.json")
-    env = {
-        "MCP_COMPARE_RESULTS": str(root / "results"),
-        "MCP_COMPARE_BUILD": str(root / "build"),
-        "MCP_COMPARE_SITE": str(root / "site"),
-    }
-    for step in (["render"], ["site"]):
-        proc = mc(*step, env=env, timeout=900)
-        assert proc.returncode == 0, f"mcp-compare {step[0]} failed:\n{proc.stderr}"
-    return root / "site" / "build"
-
-
-@pytest.fixture(scope="module")
-def url(site: Path) -> Iterator[str]:
-    handler = functools.partial(_Quiet, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    if not CHROMIUM.is_file():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: run `make chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as play:
-        browser = play.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def _tab(chromium: Any, url: str, width: int, scheme: str = "light") -> Any:
-    context = chromium.new_context(
-        viewport={"width": width, "height": 768 if width > 600 else 844}, color_scheme=scheme
-    )
-    tab = context.new_page()
-    tab.goto(f"{url}/interop.html", wait_until="load")
-    return tab
-
-
-_SIDEWAYS = "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
-
-
-@pytest.mark.browser
-def test_in_the_browser_no_table_is_wider_than_its_column_at_1366(chromium: Any, url: str) -> None:
-    tab = _tab(chromium, url, 1366)
-    found = tab.evaluate(
-        """() => { const column = document.querySelector('article.md-content__inner');
-          const right = column.getBoundingClientRect().right + 1;
-          const tables = [...column.querySelectorAll('table.mc-interop')];
-          return {tables: tables.length,
-                  columns: tables.map(t => t.querySelectorAll('thead th').length),
-                  wide: tables.filter(t => t.getBoundingClientRect().right > right)
-                              .map(t => t.querySelector('caption').textContent),
-                  scrolled: [...column.querySelectorAll('.mc-wrap')]
-                              .filter(w => w.querySelector('table.mc-interop')
-                                           && w.scrollWidth > w.clientWidth).length}; }"""
-    )
-    assert found["tables"] >= 2 and min(found["columns"]) >= 13, found  # 11 areas, total, name
-    assert found["wide"] == [] and found["scrolled"] == 0, found
-    assert tab.evaluate(_SIDEWAYS) <= 0
-    # One number per square: "7/9" on one line, its bar under it.
-    lines = tab.evaluate(
-        """() => [...document.querySelectorAll('table.mc-interop .mc-top')]
-              .filter(t => t.getClientRects().length > 1 || t.offsetHeight > 24).length"""
-    )
-    assert lines == 0
-    tab.context.close()
-
-
-@pytest.mark.browser
-def test_in_the_browser_at_390_the_tables_scroll_inside_and_the_names_stay(
-    chromium: Any, url: str
-) -> None:
-    tab = _tab(chromium, url, 390)
-    assert tab.evaluate(_SIDEWAYS) <= 0
-    moved = tab.evaluate(
-        """() => { const wrap = document.querySelector('.mc-wrap:has(table.mc-interop)');
-          const name = wrap.querySelector('tbody th[scope=row]');
-          const before = name.getBoundingClientRect().left;
-          wrap.scrollLeft = 400;
-          return {scrolls: wrap.scrollWidth > wrap.clientWidth, scrolled: wrap.scrollLeft,
-                  shift: Math.round(name.getBoundingClientRect().left - before)}; }"""
-    )
-    assert moved["scrolls"] and moved["scrolled"] > 0, moved
-    assert moved["shift"] == 0, moved  # the first column is sticky
-    tab.context.close()
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_in_the_browser_axe_finds_no_serious_violation(
-    chromium: Any, url: str, scheme: str
-) -> None:
-    """On the page's own content: the site's header and tabs are checked on every page by
-    ``test_site_reader_browser``."""
-    assert AXE.is_file(), f"{AXE} missing: run `make testdeps`"
-    tab = _tab(chromium, url, 1366, scheme)
-    tab.add_script_tag(path=str(AXE))
-    bad = tab.evaluate(
-        """async () => (await axe.run('article.md-content__inner',
-                                     {resultTypes: ['violations']})).violations
-            .filter(v => v.impact === 'serious' || v.impact === 'critical')
-            .map(v => ({id: v.id, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))"""
-    )
-    assert bad == [], json.dumps(bad, indent=1)
-    tab.context.close()

@@ -28,9 +28,9 @@ from typing import Any
 
 import pytest
 from conftest import mc
-from site_data import write_dataset
+from site_data import eleven_areas, write_dataset
 from test_site_browser import ARGS, CHROMIUM, SHOTS, _Quiet
-from test_site_matrix_browser import AXE, _widen
+from test_site_matrix_browser import AXE, SHIPPED, _widen
 
 from compare._paths import PROJECT_ROOT
 
@@ -60,6 +60,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     paths = write_dataset(root, hostile=False)
     _widen(paths["build"] / "rows.json")
     _with_queries(paths["build"] / "rows.json")
+    # Ten more areas (two-digit shares) for the width of the home and interop tables.
+    eleven_areas(paths["build"] / "rows.json", SHIPPED, rows_per_area=10)
     env = {
         "MCP_COMPARE_RESULTS": str(root / "results"),
         "MCP_COMPARE_BUILD": str(root / "build"),
@@ -78,6 +80,8 @@ def _pages(site: Path) -> list[str]:
     37). On a real build named by ``MCP_COMPARE_BROWSER_SITE``, every implementation page."""
     html = (site / "areas.html").read_text(encoding="utf-8")
     areas = sorted({p for p in _hrefs(html) if "/" not in p and p not in _TOP})
+    if not REAL:  # the area pages share one template: the widened first stands for them
+        areas = ["roots.html"]
     if REAL:
         impls = sorted(
             f"implementations/{p.name}"
@@ -86,7 +90,7 @@ def _pages(site: Path) -> list[str]:
         )
     else:
         impls = sorted(_first_of_each_kind(site).values())
-    return ["index.html", *areas, *impls]
+    return ["index.html", "interop.html", *areas, *impls]
 
 
 def _first_of_each_kind(site: Path) -> dict[str, str]:
@@ -107,7 +111,14 @@ def _first_of_each_kind(site: Path) -> dict[str, str]:
     return out
 
 
-_TOP = {"index.html", "areas.html", "legend.html", "changes.html", "spec-changes.html"}
+_TOP = {
+    "index.html",
+    "interop.html",
+    "areas.html",
+    "legend.html",
+    "changes.html",
+    "spec-changes.html",
+}
 
 
 def _hrefs(html: str) -> list[str]:
@@ -272,7 +283,11 @@ def test_axe_finds_no_serious_violation_on_any_page(
     context = _context(chromium, 1366, scheme)
     tab = context.new_page()
     found = {}
-    for path in _pages(site):
+    pages = _pages(site)
+    if scheme == "dark" and not REAL:
+        # One page of each template: the dark palette is one stylesheet for all of them.
+        pages = [p for p in pages if not p.startswith("implementations/")][:3] + pages[-1:]
+    for path in pages:
         _go(tab, url, path)
         want = "slate" if scheme == "dark" else "default"
         assert tab.get_attribute("body", "data-md-color-scheme") == want, path
@@ -486,7 +501,7 @@ def test_no_square_carries_more_than_one_mark_and_n_a_is_not_not_run(
 ) -> None:
     tab = _context(chromium, 1366).new_page()
     marks: dict[str, set[str]] = {"n-a": set(), "not-run": set()}
-    pages = [*_pages(site), "interop.html"]
+    pages = _pages(site)
     for path in pages:
         _go(tab, url, path)
         for kind, count, cls, mark in tab.evaluate(_MARKS_PER_SQUARE):
@@ -506,7 +521,7 @@ def test_no_square_carries_more_than_one_mark_and_n_a_is_not_not_run(
 def test_every_summary_page_is_dated(chromium: Any, url: str, site: Path) -> None:
     tab = _context(chromium, 1366).new_page()
     areas = [p for p in _pages(site) if "/" not in p and p != "index.html"]
-    for path in ["index.html", "interop.html", "changes.html", *areas]:
+    for path in ["index.html", "changes.html", *areas]:
         _go(tab, url, path)
         text = tab.locator("article").inner_text()
         assert re.search(r"(Results as of|No results yet).{0,400}\d{4}-\d\d-\d\d", text, re.S), path
@@ -520,7 +535,7 @@ def test_no_page_shows_a_path_of_the_machine_it_was_built_on(
 ) -> None:
     roots = {str(PROJECT_ROOT), str(site.parent.parent), "/tmp/pytest-of-"}
     tab = _context(chromium, 1366).new_page()
-    for path in [*_pages(site), "interop.html", "legend.html", "changes.html"]:
+    for path in [*_pages(site), "legend.html", "changes.html"]:
         _go(tab, url, path)
         text = tab.locator("body").inner_text()
         assert not [r for r in roots if r in text], path
@@ -529,3 +544,35 @@ def test_no_page_shows_a_path_of_the_machine_it_was_built_on(
     for page in site.rglob("*.html"):
         body = page.read_text(encoding="utf-8", errors="replace")
         assert not [r for r in roots if r in body], page
+
+
+def test_interop_squares_hold_one_line_and_its_names_stay_at_390(
+    chromium: Any, url: str, site: Path
+) -> None:
+    """Eleven areas and the total: each number on one line at 1366 px; at 390 px the table
+    scrolls inside its wrapper and the implementation names stay in view (sticky)."""
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "interop.html")
+    columns = tab.evaluate(
+        "() => [...document.querySelectorAll('table.mc-interop')]"
+        ".map(t => t.querySelectorAll('thead th').length)"
+    )
+    assert columns and min(columns) >= 13, columns  # name, eleven areas, all areas
+    wrapped = tab.evaluate(
+        """() => [...document.querySelectorAll('table.mc-interop .mc-top')]
+              .filter(t => t.getClientRects().length > 1 || t.offsetHeight > 24).length"""
+    )
+    assert wrapped == 0
+    tab.context.close()
+    tab = _context(chromium, 390).new_page()
+    _go(tab, url, "interop.html")
+    moved = tab.evaluate(
+        """() => { const wrap = document.querySelector('.mc-wrap:has(table.mc-interop)');
+          const name = wrap.querySelector('tbody th[scope=row]');
+          const before = name.getBoundingClientRect().left;
+          wrap.scrollLeft = 400;
+          return {scrolls: wrap.scrollWidth > wrap.clientWidth, scrolled: wrap.scrollLeft,
+                  shift: Math.round(name.getBoundingClientRect().left - before)}; }"""
+    )
+    assert moved["scrolls"] and moved["scrolled"] > 0 and moved["shift"] == 0, moved
+    tab.context.close()

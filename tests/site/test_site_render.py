@@ -6,6 +6,7 @@ import html
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from conftest import mc
@@ -218,7 +219,9 @@ def test_cell_pages_name_this_machines_folders_and_the_download_keeps_them(
     )
     (folder / "client.stderr").write_text(
         f"spawn {tools}/venvs/x/bin/python {root}/compare/peer --plan p.json\n"
-        f"see {root}line for more\n",
+        f"see {root}line for more\n"
+        f'  File "{sys.base_prefix}/lib/python3.11/asyncio/streams.py", line 389\n'
+        f"cache at {Path.home()}/.cache/uv\n",
         encoding="utf-8",
     )
     note = {"n": 7, "t": 0.07, "dir": "note", "raw": json.dumps({"argv": [f"{root}/x"]})}
@@ -235,6 +238,9 @@ def test_cell_pages_name_this_machines_folders_and_the_download_keeps_them(
     assert "<mcp-compare>/x" in shown and "read <mcp-compare>/README.md" in shown
     assert f"{root}line" in shown  # not the checkout: another folder that starts alike
     assert f"{root}/" not in shown
+    # A traceback's Python and a cache in the home folder are this machine's too.
+    assert '"<python>/lib/python3.11/asyncio/streams.py"' in shown
+    assert "cache at ~/.cache/uv" in shown and f"{Path.home()}/" not in shown
     raw = (_docs(site_env) / f"cells/{slug}.transcript.jsonl").read_text(encoding="utf-8")
     assert f"{root}/x" in raw
 
