@@ -188,33 +188,8 @@ def _shots() -> Path:
 # axe-core on these pages, light and dark: test_site_reader_browser.py, on every matrix page.
 
 
-def test_tab_reaches_every_link_of_the_answer_tables(chromium: Any, url: str) -> None:
-    """Tab through the page's start (a focus trap shows there), then ask every square link the
-    walk did not reach to take focus and sit in the tab order: pressing Tab through every
-    square grew with each column (30 s at 103 columns)."""
-    tab = _open(chromium, url, PAGES["area"])
-    count = tab.evaluate(
-        """() => { const a = [...document.querySelectorAll('table.mc-answers a')];
-                  a.forEach((x, i) => x.dataset.mcIdx = String(i));
-                  window.__mcSeen = new Set();
-                  document.addEventListener('focusin', e => {
-                    if (e.target.dataset && e.target.dataset.mcIdx !== undefined)
-                      window.__mcSeen.add(e.target.dataset.mcIdx); });
-                  return a.length; }"""
-    )
-    assert count >= COLUMNS  # every square opens its evidence or its row
-    for _ in range(150):
-        tab.keyboard.press("Tab")
-    assert tab.evaluate("() => window.__mcSeen.size") > 0, "Tab never reached a square"
-    missed = tab.evaluate(
-        """() => [...document.querySelectorAll('[data-mc-idx]')]
-              .filter(x => !window.__mcSeen.has(x.dataset.mcIdx))
-              .filter(x => { x.focus(); return document.activeElement !== x
-                             || x.tabIndex < 0 || x.offsetParent === null; })
-              .map(x => x.getAttribute('href'))"""
-    )
-    assert missed == [], f"{len(missed)} of {count} table links take no focus"
-    tab.context.close()
+# Every link of the answer tables takes focus: test_site_reader_browser's Tab test, which reads
+# the area page's tables with the grids.
 
 
 def test_filters_hide_kinds_and_revisions_and_need_no_script(chromium: Any, url: str) -> None:

@@ -405,12 +405,18 @@ def _visible_without_sideways_scroll(box: dict[str, Any]) -> bool:
     )
 
 
+def _roots_from_home(chromium: Any, url: str) -> Any:
+    """A tab at 1366 px that opened the home page and clicked its Roots link (click 1)."""
+    tab = _context(chromium, 1366).new_page()
+    _go(tab, url, "index.html")
+    tab.locator("#areas ~ ul a", has_text="Roots").first.click()
+    return tab
+
+
 def test_q1_does_the_typescript_sdk_answer_roots_list_and_since_which_revision(
     chromium: Any, url: str, site: Path
 ) -> None:
-    tab = _context(chromium, 1366).new_page()
-    _go(tab, url, "index.html")
-    tab.locator("#areas ~ ul a", has_text="Roots").first.click()  # click 1
+    tab = _roots_from_home(chromium, url)
     box = _on_screen(tab, "#root-01-ts-sdk")
     assert _visible_without_sideways_scroll(box), box
     square = tab.locator("td:has(> #root-01-ts-sdk)")
@@ -423,9 +429,7 @@ def test_q1_does_the_typescript_sdk_answer_roots_list_and_since_which_revision(
 def test_q2_what_does_the_recording_behind_that_answer_show(
     chromium: Any, url: str, site: Path
 ) -> None:
-    tab = _context(chromium, 1366).new_page()
-    _go(tab, url, "index.html")
-    tab.locator("#areas ~ ul a", has_text="Roots").first.click()  # click 1
+    tab = _roots_from_home(chromium, url)
     tab.locator("#root-01-ts-sdk").click()  # click 2
     assert "/cells/" in tab.url
     title = tab.locator("h1").inner_text()
