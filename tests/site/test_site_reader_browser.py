@@ -405,10 +405,16 @@ def _visible_without_sideways_scroll(box: dict[str, Any]) -> bool:
     )
 
 
-def _roots_from_home(chromium: Any, url: str) -> Any:
-    """A tab at 1366 px that opened the home page and clicked its Roots link (click 1)."""
+def _home(chromium: Any, url: str) -> Any:
+    """A tab at 1366 px on the home page, where every reader question starts."""
     tab = _context(chromium, 1366).new_page()
     _go(tab, url, "index.html")
+    return tab
+
+
+def _roots_from_home(chromium: Any, url: str) -> Any:
+    """The home page's tab after a click on its Roots link (click 1)."""
+    tab = _home(chromium, url)
     tab.locator("#areas ~ ul a", has_text="Roots").first.click()
     return tab
 
@@ -444,8 +450,7 @@ def test_q2_what_does_the_recording_behind_that_answer_show(
 def test_q3_which_program_passes_the_most_rows_of_an_area(
     chromium: Any, url: str, site: Path
 ) -> None:
-    tab = _context(chromium, 1366).new_page()
-    _go(tab, url, "index.html")
+    tab = _home(chromium, url)
     tab.locator("nav.mc-toc a[href='#areas-at-a-glance']").click()  # click 1
     box = _on_screen(tab, "table.mc-interop tbody tr")
     assert _visible_without_sideways_scroll(box), box
@@ -461,8 +466,7 @@ def test_q3_which_program_passes_the_most_rows_of_an_area(
 def test_q4_when_were_these_results_measured_and_against_which_spec(
     chromium: Any, url: str, site: Path
 ) -> None:
-    tab = _context(chromium, 1366).new_page()
-    _go(tab, url, "index.html")
+    tab = _home(chromium, url)
     dated = tab.get_by_text("Results as of", exact=False).first
     if not dated.count():
         dated = tab.get_by_text("No results yet", exact=False).first
@@ -476,8 +480,7 @@ def test_q4_when_were_these_results_measured_and_against_which_spec(
 def test_q5_what_changed_since_the_last_run_from_the_sites_navigation(
     chromium: Any, url: str, site: Path
 ) -> None:
-    tab = _context(chromium, 1366).new_page()
-    _go(tab, url, "index.html")
+    tab = _home(chromium, url)
     tab.get_by_role("link", name="What changed since the last run").first.click()  # click 1
     assert tab.url.endswith("changes.html"), tab.url
     assert tab.get_by_text("Results as of", exact=False).first.is_visible() or (
