@@ -351,10 +351,15 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
     peer_key = {"client": "steps", "proxy": "upstream_steps"}.get(side)
     for key in ("steps", "upstream_steps"):
         labels: set[str] = set()
+        sent: set[str] = set()
         for i, step in enumerate(data.get(key, [])):
             _check_params_from(source, f"{key}.{i}", step, labels)
+            by_peer = key == peer_key
+            _check_scripted_only(source, f"{key}.{i}", step, by_peer, sent)
             if step.get("label"):
                 labels.add(str(step["label"]))
+                if "request" in step or "tool_call" in step:
+                    sent.add(str(step["label"]))
             if "request" not in step and "paginate" not in step:
                 continue
             method = step["request"] if "request" in step else step["paginate"]
@@ -363,17 +368,17 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
                     f"{source}: key {key}.{i}: the step names no method ({method!r})",
                     "write the JSON-RPC method it sends, e.g. tools/list",
                 )
-            by_peer = key == peer_key
             if "paginate" in step and by_peer:
                 raise CompareError(
                     f"{source}: key {key}.{i}.paginate: only the scripted client walks a list",
                     "move the step into a server scenario's steps",
                 )
-            if "meta" in step and (by_peer or side != "server"):
+            if "meta" in step and by_peer:
                 raise CompareError(
-                    f"{source}: key {key}.{i}.meta: only the scripted client's requests in a"
-                    " server scenario carry a _meta of ours",
-                    "drop meta, or move the step into a server scenario's steps",
+                    f"{source}: key {key}.{i}.meta: only the scripted client's requests carry"
+                    " a _meta of ours",
+                    "drop meta, or move the step into the scripted client's steps (a server"
+                    " scenario's steps, a proxy scenario's host steps)",
                 )
             if "embed" in step and not by_peer:
                 raise CompareError(
@@ -397,6 +402,45 @@ def _check_requests(data: dict[str, Any], side: str, source: Path) -> None:
                     f"use one of {', '.join(sorted(methods[kind]))} (scenario.schema.json "
                     f"$defs.{kind})",
                 )
+
+
+def _check_scripted_only(
+    source: Path | str, where: str, step: dict[str, Any], by_peer: bool, sent: set[str]
+) -> None:
+    """``wait: false`` and ``cancel`` are the scripted client's (the peer answers; it does
+    not leave its own requests open to cancel them), and a cancel names an earlier request
+    or tool_call step by its label, so a typo is refused here, not played as a cancel of
+    nothing."""
+    for name in ("wait", "cancel", "omit_id"):
+        if name in step and by_peer:
+            raise CompareError(
+                f"{source}: key {where}.{name}: only the scripted client's steps take {name}",
+                "move the step into a server or proxy scenario's steps",
+            )
+    if "wait" in step and "request" not in step and "tool_call" not in step:
+        raise CompareError(
+            f"{source}: key {where}.wait: only a request or tool_call step can be left open",
+            "put wait beside request or tool_call",
+        )
+    for name in ("reason", "omit_id"):
+        if name in step and "cancel" not in step:
+            raise CompareError(
+                f"{source}: key {where}.{name}: only a cancel step takes {name}",
+                "put it beside cancel",
+            )
+    if "cancel" in step and step["cancel"] not in sent:
+        raise CompareError(
+            f"{source}: key {where}.cancel: no earlier request or tool_call step is labelled"
+            f" {step['cancel']!r}",
+            "name the label of the request to cancel, sent before this step (wait: false)",
+        )
+    if "token_of" in step and not by_peer:
+        # the peer takes a token from a request it received; the scripted client is the one
+        # that chooses tokens, so it has none to take
+        raise CompareError(
+            f"{source}: key {where}.token_of: only the peer's notify steps take token_of",
+            "put it in the peer's steps (upstream_steps in a proxy scenario)",
+        )
 
 
 def _check_params_from(

@@ -98,6 +98,9 @@ class Line:
     obj: Any = None
     parse_error: str | None = None
     truncated: bool = False
+    #: A line of ours broken on purpose (a ``raw`` step): no revision describes it, so the
+    #: hygiene rules leave what answers it to the scenario's own checks.
+    fault: bool = False
     #: In a proxy cell: the leg the line travelled (``host`` | ``upstream``) and which
     #: upstream connection (1 for the first); None in every other cell.
     leg: str | None = None
@@ -173,6 +176,7 @@ def _unbatch(line: Line) -> list[Line]:
                 leg=line.leg,
                 conn=line.conn,
                 session=line.session,
+                fault=line.fault,
             )
             for item in line.obj
         ]
@@ -211,6 +215,7 @@ def read_transcript(path: Path) -> Transcript:
         if isinstance(rec.get("session"), int):
             line.session = rec["session"]
         line.truncated = bool(rec.get("truncated"))
+        line.fault = rec.get("fault") is True
         line.parse_error = rec.get("parse_error")
         if line.raw is not None and line.parse_error is None:
             try:

@@ -65,9 +65,14 @@ class Transcript:
         total: int,
         parse_error: str | None = None,
         keep: bool = False,
+        fault: bool = False,
     ) -> int:
-        """Record one wire line: ``data`` is its head when ``total`` exceeds the cap."""
+        """Record one wire line: ``data`` is its head when ``total`` exceeds the cap. A
+        ``fault`` is a line of ours broken on purpose (a scenario's ``raw`` step), so the judge
+        can tell what answers it from what answers a message."""
         record: dict[str, Any] = {"dir": direction}
+        if fault:
+            record["fault"] = True
         truncated = total > len(data)
         text = _decode(data, allow_cut=truncated)
         if text is None:

@@ -75,6 +75,9 @@ class Peer(StepWaits):
         self.rounds_left = 0
         #: What the peer serves (tools, resources, prompts, completions, their pages).
         self.catalogue = Catalogue(plan.get("serves") or {}, plan.get("tools"))
+        #: The params of the last request of each method received, for a ``notify`` step's
+        #: ``token_of`` (the progressToken that request asked progress under).
+        self.last_params: dict[str, dict[str, Any]] = {}
 
     # -- wire -----------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> int:
@@ -209,6 +212,8 @@ class Peer(StepWaits):
         method = msg.get("method")
         if isinstance(method, str):
             if "id" in msg:
+                params = msg.get("params")
+                self.last_params[method] = params if isinstance(params, dict) else {}
                 self.event(method, n)
                 self.answer(n, msg, method)
             else:
@@ -372,6 +377,25 @@ class Peer(StepWaits):
         session of the handshake era has no InputRequiredResult; it is asked plainly)."""
         return "embed" in step and self.modern and "initialize" not in self.events
 
+    def notify_with_token(self, step: dict[str, Any], record: dict[str, Any]) -> None:
+        """A ``notify`` step with ``token_of: METHOD``: the progressToken of the last METHOD
+        request received (its ``params._meta``) goes into the notification's params, over the
+        step's own. The token is the other end's to choose, so it cannot be written in the
+        scenario; a request that carried none (or none received) asked for no progress, so
+        nothing is sent and the step reads ``no-token``."""
+        method = str(step["token_of"])
+        params = self.last_params.get(method)
+        meta = params.get("_meta") if params is not None else None
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if token is None:
+            why = "no request of that method came" if params is None else "it carried none"
+            self.tx.note(event="no-token", method=method, why=why)
+            record.update(outcome="no-token", evidence=None)
+            return
+        merged = {**(step.get("params") or {}), "progressToken": token}
+        message = {"jsonrpc": "2.0", "method": step["notify"], "params": merged}
+        record.update(outcome="ok", evidence=self.send(message))
+
     # -- steps ----------------------------------------------------------------------------
 
     def play(self) -> str:
@@ -425,6 +449,8 @@ class Peer(StepWaits):
                 record.update(outcome="ok" if ok else "timeout", id=rid, evidence=got and got[0])
                 if "embed" in step:  # asked plainly: a handshake-era cell or session
                     record["embedded"] = False
+            elif "notify" in step and "token_of" in step:
+                self.notify_with_token(step, record)
             elif "notify" in step:
                 message: dict[str, Any] = {"jsonrpc": "2.0", "method": step["notify"]}
                 if step.get("params") is not None:

@@ -80,7 +80,13 @@ class _Client:
         self.tx = _Recorder()
         self.sent: list[tuple[str, dict[str, object]]] = []
 
-    def call(self, method: str, params: dict[str, object], timeout: float) -> tuple[int, object]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, object],
+        timeout: float,
+        meta: dict[str, object] | None = None,
+    ) -> tuple[int, object]:
         self.sent.append((method, params))
         result = ASKED if len(self.sent) == 1 else {"resultType": "complete", "content": []}
         return len(self.sent), (len(self.sent), {"id": len(self.sent), "result": result})

@@ -117,13 +117,18 @@ def answerable(result: dict[str, Any]) -> list[str]:
 
 
 def call_tool(
-    client: Any, params: dict[str, Any], timeout: float, label: str, record: dict[str, Any]
+    client: Any,
+    params: dict[str, Any],
+    timeout: float,
+    label: str,
+    record: dict[str, Any],
+    meta: dict[str, Any] | None = None,
 ) -> None:
     """``tools/call``; when the answer is an InputRequiredResult asking for input the plan's
     features answer, the retry with those answers as its input responses, recorded as its
     own step. Asked input whose feature is not declared is left out; with none left, no retry.
     """
-    rid, got = client.call("tools/call", params, timeout)
+    rid, got = client.call("tools/call", params, timeout, meta)
     record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
     result = got[1].get("result") if got else None
     if not isinstance(result, dict) or result.get("resultType") != "input_required":
@@ -146,7 +151,7 @@ def call_tool(
         again["requestState"] = result["requestState"]
     index = record["index"]
     client.tx.note(event="step", index=index, step={"retry": "tools/call", "label": retry})
-    rid2, got2 = client.call("tools/call", again, timeout)
+    rid2, got2 = client.call("tools/call", again, timeout, meta)
     client.tx.note(
         event="step-done", index=index, label=retry, outcome="ok" if got2 else "timeout",
         id=rid2, evidence=got2 and got2[0],

@@ -78,6 +78,8 @@ class Client(StepWaits):
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
         if self.modern:
             params = _modern.with_meta(params, self.plan, meta)
+        elif meta:
+            params = _with_step_meta(params, meta)
         if params is not None:
             message["params"] = params
         self.send(message)
@@ -89,18 +91,22 @@ class Client(StepWaits):
         params: dict[str, Any] | None,
         timeout: float,
         meta: dict[str, Any] | None = None,
+        wait: bool = True,
     ) -> tuple[int, Any]:
         """Send a request and wait (bounded) for its response: (id, (line, message) or None).
 
         The first tools/call of a cell waits at least the plan's ``first_call_s`` when it has
         one: a server that launches a browser on its first tool call answers that one late.
+        With ``wait`` false the request is only sent: its response is recorded whenever it
+        comes, while later steps go on (a request to cancel, or one left open on purpose).
         """
         if method == "tools/call":
             if not self.called_tool and self.plan.get("first_call_s"):
                 timeout = max(timeout, float(self.plan["first_call_s"]))
             self.called_tool = True
         rid = self.request(method, params, meta)
-        self.wait(lambda: rid in self.responses, timeout)
+        if wait:
+            self.wait(lambda: rid in self.responses, timeout)
         return rid, self.responses.get(rid)
 
     # -- dispatch -------------------------------------------------------------------------
@@ -233,7 +239,11 @@ class Client(StepWaits):
                 if params is None:
                     record.update(outcome="no-value", evidence=None, missing=missing)
                     return
-            rid, got = self.call(step["request"], params, timeout, step.get("meta"))
+            wait = step.get("wait", True) is not False
+            rid, got = self.call(step["request"], params, timeout, step.get("meta"), wait)
+            if not wait:
+                record.update(outcome="sent", id=rid, evidence=None)
+                return
             if step["request"] == "tools/list" and got is not None:
                 listed = (got[1].get("result") or {}).get("tools")
                 self.tools = [t for t in listed if isinstance(t, dict)] if listed else []
@@ -247,12 +257,21 @@ class Client(StepWaits):
             if params is None:
                 record.update(outcome="no-tool")
                 return
+            meta = step.get("meta")
+            if step.get("wait", True) is False:
+                rid, _ = self.call("tools/call", params, timeout, meta, wait=False)
+                record.update(outcome="sent", id=rid, evidence=None)
+                return
             if self.modern:
                 label = str(step.get("label") or f"#{record['index']}")
-                _modern.call_tool(self, params, timeout, label, record)
+                _modern.call_tool(self, params, timeout, label, record, meta)
                 return
-            rid, got = self.call("tools/call", params, timeout)
+            rid, got = self.call("tools/call", params, timeout, meta)
             record.update(outcome="ok" if got else "timeout", id=rid, evidence=got and got[0])
+        elif "cancel" in step:
+            self.cancel(step, record)
+        elif "raw" in step:
+            self.raw(str(step["raw"]), record)
         elif "set_roots" in step:
             self.roots = _features.named_roots(self.features, step["set_roots"])
             answer = step.get("answer")
@@ -281,6 +300,46 @@ class Client(StepWaits):
         else:
             record.update(outcome="unknown-step")
 
+    def cancel(self, step: dict[str, Any], record: dict[str, Any]) -> None:
+        """notifications/cancelled for the request of an earlier step (its label), with the
+        step's ``reason``; ``omit_id`` leaves requestId out (a cancel that names nothing,
+        optional at 2025-11-25 only). A label that sent no request reads ``no-request``."""
+        target = next(
+            (r for r in self.step_log if r["step"].get("label") == step["cancel"] and "id" in r),
+            None,
+        )
+        if target is None:
+            record.update(outcome="no-request", evidence=None)
+            return
+        params: dict[str, Any] = {}
+        if not step.get("omit_id"):
+            params["requestId"] = target["id"]
+        if step.get("reason"):
+            params["reason"] = step["reason"]
+        message = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+        record.update(outcome="ok", id=None, cancels=target["id"], evidence=self.send(message))
+
+    def raw(self, text: str, record: dict[str, Any]) -> None:
+        """Write one line as the scenario spells it, JSON or not: a fault on purpose (a line
+        that is no valid MCP message), recorded as ours with the fault mark. When it parses
+        to an object with an id, that id is the step's, so its answer is found as any
+        request's is."""
+        data = text.encode("utf-8")
+        with self.out_lock:
+            n = self.tx.line("out", data, total=len(data), fault=True)
+            try:
+                self.out.write(data + b"\n")
+                self.out.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.tx.note(event="write-failed", n=n)
+                self.closed = True
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        rid = parsed.get("id") if isinstance(parsed, dict) else None
+        record.update(outcome="ok", id=rid, evidence=n)
+
     def pick_tool(
         self, candidates: list[dict[str, Any]], fallback: bool = True
     ) -> dict[str, Any] | None:
@@ -294,3 +353,21 @@ class Client(StepWaits):
         if fallback and self.tools and isinstance(self.tools[0].get("name"), str):
             return {"name": self.tools[0]["name"], "arguments": {}}
         return None
+
+
+def _with_step_meta(params: dict[str, Any] | None, meta: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with a step's ``meta`` merged into ``params._meta`` (a handshake-era
+    request: the only ``_meta`` it carries is the step's; a null leaves a key out)."""
+    out = dict(params or {})
+    given = out.get("_meta")
+    merged = dict(given) if isinstance(given, dict) else {}
+    for key, value in meta.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    if merged:
+        out["_meta"] = merged
+    else:  # every key left out: no _meta at all
+        out.pop("_meta", None)
+    return out
