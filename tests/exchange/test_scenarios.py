@@ -139,6 +139,21 @@ ISSUE_SCENARIOS = {
     "relay-resource-read",
     "relay-tool-result",
     "relay-completion",
+    # issue 40: the protocol's utilities on a server (progress, cancellation, faulty lines,
+    # list changes, _meta keys, annotated content, subscriptions/listen), and whether a
+    # client asks for progress
+    "server-progress",
+    "server-cancel",
+    "server-bad-messages",
+    "server-list-changed",
+    "server-meta-keys",
+    "server-content-annotations",
+    "server-listen",
+    "client-progress",
+    # issue 40: the protocol's utilities through a proxy (progress, cancellation, _meta)
+    "relay-progress",
+    "relay-cancel",
+    "relay-meta",
 }
 
 
@@ -172,7 +187,8 @@ def test_check_ids_are_unique_per_scenario() -> None:
 
 
 def test_every_rule_is_used() -> None:
-    used = {c.rule for s in load_scenarios() for c in s.checks} | {c.rule for c in common_checks()}
+    common = common_checks() + common_checks("server") + common_checks("proxy")
+    used = {c.rule for s in load_scenarios() for c in s.checks} | {c.rule for c in common}
     assert used == set(RULES)
 
 

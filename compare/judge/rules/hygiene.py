@@ -64,6 +64,60 @@ def connections(ctx: Context) -> Iterator[list[Line]]:
     yield from groups.values()
 
 
+def fault_pairs(lines: list[Line]) -> dict[int, int]:
+    """The target's responses that answer a line of ours broken on purpose (a ``raw``
+    step's fault) on one connection, as {response line: fault line}.
+
+    A fault with a readable id is answered by a response with that id. A response with a null
+    id (JSON-RPC's answer to a message whose id it could not read) answers a fault of the
+    window it falls in: from the fault to the answer to our next request after it (a
+    scenario puts a ping after each fault, so that every window holds one fault). Within a
+    window a fault that may be answered (a line that is no message, or a request) comes before
+    one that is a notification, which no answer is owed; the oldest first. A null-id response
+    in no fault's window answers none. No revision's schema describes what answers a fault,
+    so the hygiene rules leave these to the scenario's own checks."""
+    faults: list[tuple[int, str | None, bool]] = []  # (line, id key, a notification)
+    for x in lines:
+        if x.dir == "out" and x.fault:
+            obj = x.obj if isinstance(x.obj, dict) else {}
+            rid = obj.get("id")
+            notification = isinstance(obj.get("method"), str) and "id" not in obj
+            faults.append((x.n, None if rid is None else _key(rid), notification))
+    if not faults:
+        return {}
+    ends: dict[int, int | None] = {}
+    for n, _, _ in faults:
+        after = next((x for x in lines if x.n > n and x.dir == "out" and x.is_request
+                      and _has_id(x) and not x.fault), None)  # fmt: skip
+        answer = None
+        if after is not None:
+            k = _key(after.obj["id"])
+            answer = next((x for x in lines if x.n > after.n and x.dir == "in" and x.is_response
+                           and _has_id(x) and _key(x.obj["id"]) == k), None)  # fmt: skip
+        ends[n] = answer.n if answer is not None else None
+    open_faults = list(faults)
+    pairs: dict[int, int] = {}
+    for x in lines:
+        if not (x.dir == "in" and x.is_response):
+            continue
+        if _has_id(x):
+            k = _key(x.obj["id"])
+            match = next((f for f in open_faults if f[1] == k and f[0] < x.n), None)
+        else:
+            window = [f for f in open_faults if f[0] < x.n and x.n < (ends[f[0]] or x.n + 1)]
+            window.sort(key=lambda f: (f[2], f[0]))
+            match = window[0] if window else None
+        if match is not None:
+            open_faults.remove(match)
+            pairs[x.n] = match[0]
+    return pairs
+
+
+def fault_answers(lines: list[Line]) -> set[int]:
+    """The line numbers of :func:`fault_pairs`' answers."""
+    return set(fault_pairs(lines))
+
+
 def _is_notification(line: Line) -> bool:
     return line.method is not None and not line.is_request
 
@@ -83,7 +137,10 @@ def _wire_ids(ctx: Context) -> Outcome:
     for lines in connections(ctx):
         pending: set[str] = set()
         answered: set[str] = set()
+        faults = fault_answers(lines)
         for x in lines:
+            if x.n in faults and x.dir == "in":
+                continue  # answers a fault of ours: the scenario's checks read it
             if x.dir == "out" and x.is_request and _has_id(x):
                 sent += 1
                 pending.add(_key(x.obj["id"]))
@@ -166,8 +223,11 @@ def _notification_reply(ctx: Context) -> Outcome:
     notified = 0
     for lines in connections(ctx):
         heard = False
+        faults = fault_answers(lines)
         for x in lines:
-            if x.dir == "out" and _is_notification(x):
+            if x.n in faults and x.dir == "in":
+                continue  # answers a fault of ours (a line without a readable id)
+            if x.dir == "out" and _is_notification(x) and not x.fault:
                 heard = True
                 notified += 1
             elif x.dir == "in" and x.is_response and not _has_id(x):

@@ -20,10 +20,11 @@
   notifications/initialized: a scenario's ``initialized_delay_s`` holds it back for a while.
 - ``server-answered``: how the server answered the scripted client's request of step
   ``step``: a result, an error (with the ``code`` the check names, or another), silence, or a
-  close. With ``capability`` and ``when``, only servers that declared it (``when: declared``)
-  or only those that did not (``when: undeclared``) are judged; the others read as the gate
-  says, so a rule about what a capability promises never lands on a server that promised
-  nothing, and a rule about servers without it never lands on one that has it.
+  close; with ``given``, only where that earlier step went as planned (``not-given`` else).
+  With ``capability`` and ``when``, only servers that declared it (``when: declared``) or only
+  those that did not (``when: undeclared``) are judged; the others read as the gate says, so
+  a rule about what a capability promises never lands on a server that promised nothing,
+  and a rule about servers without it never lands on one that has it.
 
 In a server cell the scripted client is ours: ``out`` lines are its, ``in`` lines the
 server's, and the server's capabilities are in its answer to our initialize (to our
@@ -96,6 +97,9 @@ _ANSWERS = ("result", "error", "silence", "closed")
 #: A request whose params come from an earlier answer (``params_from``) that held nothing to
 #: fill them with was never sent: graded in _gates.yaml, so no check has to name it.
 NO_VALUE = "no-value"
+#: A request read only where an earlier step did what it was for (``given``): a ping after a
+#: cancel says nothing when there was nothing to cancel.
+NOT_GIVEN = "not-given"
 #: ``when`` → the outcome of the servers it leaves out.
 _OTHER_SIDE: dict[str, tuple[str, ...]] = {"declared": ("undeclared",), "undeclared": ("declared",)}
 
@@ -103,7 +107,8 @@ _OTHER_SIDE: dict[str, tuple[str, ...]] = {"declared": ("undeclared",), "undecla
 def _answer_outcomes(params: Mapping[str, Any]) -> tuple[str, ...]:
     code = ("code",) if params.get("code") else ()
     gate = _OTHER_SIDE.get(str(params.get("when")), ())
-    return (*_ANSWERS, *code, NO_VALUE, *gate, *EITHER_GATE)
+    given = (NOT_GIVEN,) if params.get("given") else ()
+    return (*_ANSWERS, *code, NO_VALUE, *given, *gate, *EITHER_GATE)
 
 
 def _gate(ctx: Context) -> Outcome | None:
@@ -129,10 +134,11 @@ def _gate(ctx: Context) -> Outcome | None:
 
 @rule(
     "server-answered",
-    (*_ANSWERS, "code", NO_VALUE, "undeclared", "declared", *EITHER_GATE),
+    (*_ANSWERS, "code", NO_VALUE, NOT_GIVEN, "undeclared", "declared", *EITHER_GATE),
     gate=_gate,
     params={
         "step": Param("label", "the step whose request is read", required=True),
+        "given": Param("label", "read only where this earlier step went as planned (ok, or sent)"),
         "code": Param("code", "the JSON-RPC error code an error should carry"),
         "capability": _CAPABILITY,
         "when": Param(
@@ -151,6 +157,11 @@ def _gate(ctx: Context) -> Outcome | None:
 )
 def _server_answered(ctx: Context) -> Outcome:
     label = str(ctx.params["step"])
+    given = ctx.params.get("given")
+    before = ctx.tx.steps.get(str(given)) if given else None
+    if given and (before is None or before.outcome not in ("ok", "sent")):
+        why = before.outcome if before is not None else "never played"
+        return Outcome(NOT_GIVEN, f"step {given} did not go as planned ({why}): nothing to follow")
     trace = ctx.tx.steps.get(label)
     if trace is not None and trace.outcome == NO_VALUE:
         return Outcome(NO_VALUE, "not sent: the server's earlier answer held nothing to ask about")

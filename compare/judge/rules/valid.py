@@ -22,7 +22,7 @@ from compare.judge._transcript import Line
 from compare.judge._validate import validate_as, validate_line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, _ev, rule
-from compare.judge.rules.hygiene import _has_id, _key, connections, where
+from compare.judge.rules.hygiene import _has_id, _key, connections, fault_answers, where
 
 #: How many invalid lines a reason names (the evidence keeps five).
 SHOWN = 3
@@ -92,7 +92,10 @@ def _wire_valid(ctx: Context) -> Outcome:
     checked = 0
     for lines in connections(ctx):
         pending: dict[str, str | None] = {}
+        faults = fault_answers(lines)
         for x in lines:
+            if x.dir == "in" and x.n in faults:
+                continue  # answers a fault of ours, which no schema describes: see its checks
             if x.dir == "out":
                 if x.is_request and _has_id(x):
                     pending[_key(x.obj["id"])] = x.method
