@@ -4,9 +4,11 @@ Evidence like the client hosts beside it: this file registers only what fastmcp'
 documentation shows — ``@mcp.tool`` functions (one returning a typed object, so fastmcp
 derives an output schema and sends ``structuredContent``), a static ``@mcp.resource``, a
 resource template, a ``@mcp.prompt`` with an argument and an ``@mcp.completion`` handler
-for it — and runs over stdio. What reaches the wire (the capabilities declared, how lists,
-unknown names, missing arguments and cursors are answered) is fastmcp's doing, so the
-column is fastmcp's server side. The scenarios name no tool of ours.
+for it, and ``count_steps``, which counts up in steps and reports each through
+``ctx.report_progress`` — and runs over stdio. What reaches the wire (the capabilities
+declared, how lists, unknown names, missing arguments and cursors are answered) is fastmcp's
+doing, so the column is fastmcp's server side. The scenarios name no tool of ours but
+``count_steps``, which the progress and cancel scenarios call where a server lists it.
 
 Run with the interpreter of ``tools/venvs/fastmcp-server`` (``mcp-compare tools install``):
 
@@ -16,11 +18,12 @@ Run with the interpreter of ``tools/venvs/fastmcp-server`` (``mcp-compare tools 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from dataclasses import dataclass
 from typing import Any
 
-from fastmcp import FastMCP
+from fastmcp import Context, FastMCP
 from mcp_types import PromptReference, ResourceTemplateReference
 
 mcp = FastMCP("mcp-compare-fastmcp-server")
@@ -42,6 +45,23 @@ def echo(message: str) -> str:
 def add(a: float, b: float) -> Sum:
     """Add two numbers."""
     return Sum(a + b)
+
+
+@mcp.tool
+async def count_steps(steps: int, delay_ms: int, ctx: Context) -> str:
+    """Counts up in steps, reporting its progress."""
+    # Progress as fastmcp's documentation shows (https://gofastmcp.com/servers/progress:
+    # ``await ctx.report_progress(progress=, total=)``; fastmcp 4.2.3 in
+    # tools/venvs/fastmcp-server/lib/python3.11/site-packages/: fastmcp/server/context.py:466),
+    # which sends notifications/progress only when the request carried a progressToken
+    # (:480-496). fastmcp documents no way for a tool to learn of a cancel, so nothing here
+    # looks for one: the mcp 2.3.0 dispatcher beneath it cancels the handler's scope on
+    # notifications/cancelled by default (mcp/shared/jsonrpc_dispatcher.py:85-89, :640-645),
+    # which stops this coroutine at its next await; the cell shows what that does.
+    for i in range(1, steps + 1):
+        await asyncio.sleep(delay_ms / 1000)
+        await ctx.report_progress(progress=i, total=steps, message=f"step {i} of {steps}")
+    return f"counted {steps}"
 
 
 @mcp.resource("mcp-compare://readme", mime_type="text/plain")

@@ -15,9 +15,11 @@ over, so the scenario can tell whether the client's answer reached the tool byte
 Beside it, the server features the other SDK server hosts register, each through the
 decorator the SDK's README shows: a tool with a required argument, a tool whose typed result
 the SDK turns into structuredContent with an output schema, a static text resource, a
-resource template, a prompt with an argument and a completion handler for both. What the
-wire shows of them (the capabilities declared, how lists, unknown names, missing arguments
-and cursors are answered) is the SDK's doing.
+resource template, a prompt with an argument and a completion handler for both, and
+``count_steps``, which counts up in steps and reports each through the ``Context``'s progress
+call (the progress and cancel scenarios call it). What the wire shows of them (the
+capabilities declared, how lists, unknown names, missing arguments and cursors are answered)
+is the SDK's doing.
 
 Run with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install``):
 
@@ -27,11 +29,12 @@ Run with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install`
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Annotated, Any, TypedDict
 
 from mcp.server import MCPServer
-from mcp.server.mcpserver import ListRoots, Resolve
+from mcp.server.mcpserver import Context, ListRoots, Resolve
 from mcp_types import Completion, ListRootsResult, PromptReference, ResourceTemplateReference
 
 server = MCPServer("mcp-compare-py-sdk-server")
@@ -65,6 +68,23 @@ class Sum(TypedDict):
 def add(a: float, b: float) -> Sum:
     """Add two numbers."""
     return Sum(sum=a + b)
+
+
+@server.tool()
+async def count_steps(steps: int, delay_ms: int, ctx: Context) -> str:
+    """Counts up in steps, reporting its progress."""
+    # Progress through the Context, as the SDK's docstrings show (mcp 2.3.0 in
+    # tools/venvs/py-sdk-server/lib/python3.11/site-packages/:
+    # mcp/server/mcpserver/server.py:712-715, mcp/server/mcpserver/context.py:120); the SDK
+    # sends notifications/progress only when the request carried a progressToken
+    # (mcp/server/session.py:426, mcp/shared/jsonrpc_dispatcher.py:177-185). A cancel needs
+    # nothing here: on notifications/cancelled the SDK cancels the handler's scope by default
+    # ("interrupt", mcp/shared/jsonrpc_dispatcher.py:85-89, applied at :640-645), so the
+    # handler stops at its next await and the SDK writes no answer for it.
+    for i in range(1, steps + 1):
+        await asyncio.sleep(delay_ms / 1000)
+        await ctx.report_progress(i, steps, f"step {i} of {steps}")
+    return f"counted {steps}"
 
 
 @server.resource("mcp-compare://readme", mime_type="text/plain")

@@ -2,10 +2,11 @@
 // @modelcontextprotocol/sdk): McpServer over StdioServerTransport. It is evidence like the
 // hosts beside it: it registers what the SDK's server documentation shows (a tool with
 // input and output schemas, a tool that reports a failure, a static resource, a resource
-// template with completion, a prompt with a completable argument) and nothing else, so what
-// reaches the wire — which capabilities are declared, how lists, unknown names, missing
-// arguments and cursors are answered — is the SDK's doing. The scenarios name no tool of
-// ours: the scripted client asks what any client asks.
+// template with completion, a prompt with a completable argument, a tool that reports its
+// progress and stops on a cancel) and nothing else, so what reaches the wire — which
+// capabilities are declared, how lists, unknown names, missing arguments and cursors are
+// answered — is the SDK's doing. The scenarios name no tool of ours but count_steps, which
+// the progress and cancel scenarios call where a server lists it.
 //
 // The SDK is loaded from the project's tools folder ($MCP_COMPARE_TOOLS, default
 // ../../tools beside this file's checkout), through the loader the client host uses.
@@ -56,6 +57,38 @@ server.registerTool(
   async ({ a, b }) => {
     const output = { sum: a + b };
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+  },
+);
+
+// A tool that counts up in steps, reporting each as progress and stopping on a cancel, the
+// way the SDK's own progress example does (in tools/node_modules/@modelcontextprotocol/sdk/
+// dist/esm/ at 1.32.2: examples/server/progressExample.js:18-33): notifications/progress
+// through extra.sendNotification, only when the request's _meta carried a progressToken, and
+// extra.signal (aborted by the SDK on notifications/cancelled, shared/protocol.js:173-179)
+// looked at before each step. The SDK itself drops the answer of a cancelled request
+// (shared/protocol.js:397) and any notification sent for it (:346-347).
+server.registerTool(
+  'count_steps',
+  {
+    title: 'Count steps',
+    description: 'Counts up in steps, reporting its progress.',
+    inputSchema: { steps: z.number().int(), delay_ms: z.number().int() },
+  },
+  async ({ steps, delay_ms }, extra) => {
+    for (let i = 1; i <= steps; i++) {
+      await new Promise((resolve) => setTimeout(resolve, delay_ms));
+      if (extra.signal.aborted) {
+        return { content: [{ type: 'text', text: `cancelled at step ${i}` }], isError: true };
+      }
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken !== undefined) {
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: i, total: steps, message: `step ${i} of ${steps}` },
+        });
+      }
+    }
+    return { content: [{ type: 'text', text: `counted ${steps}` }] };
   },
 );
 

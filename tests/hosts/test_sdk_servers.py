@@ -25,7 +25,7 @@ from compare.play._harness import RunSettings, run_cells
 pytestmark = pytest.mark.clients
 
 REVISION = "2025-11-25"
-#: Each SDK server host registers the same set: tools echo and add, the resource readme, the
+#: Each SDK server host registers the same set: the tools of TOOLS, the resource readme, the
 #: template notes/{name} and the prompt greet (OWN_TOOLS: beside them); each names itself
 #: mcp-compare-<target id>.
 SERVERS = (
@@ -38,6 +38,9 @@ SERVERS = (
     "java-sdk-server",
     "kotlin-sdk-server",
 )
+#: The tools every SDK server host registers: echo and add, and count_steps, which reports its
+#: steps through the SDK's progress API for server-progress and server-cancel.
+TOOLS = ["add", "count_steps", "echo"]
 #: Findings the SDK itself shows in every cell, which the smoke test lets through: Kotlin SDK
 #: 0.16.0 pulls in kotlin-logging, which prints its start-up line on stdout (LIFE-20).
 OWN_FINDINGS = {"kotlin-sdk-server": {"wire-json"}}
@@ -90,7 +93,7 @@ def test_the_sdk_server_declares_and_lists_what_its_host_registered(
     for answer in answers:
         for member, key in LISTS.items():
             items[member] += [i.get(key) for i in answer.get(member) or []]
-    assert sorted(items["tools"]) == sorted(["add", "echo", *OWN_TOOLS.get(target, [])])
+    assert sorted(items["tools"]) == sorted([*TOOLS, *OWN_TOOLS.get(target, [])])
     assert items["resources"] == ["mcp-compare://readme"]
     assert items["resourceTemplates"] == ["mcp-compare://notes/{name}"]
     assert items["prompts"] == ["greet"]

@@ -3,12 +3,14 @@
 // with --http PORT, the same server behind the SDK's mcp.StreamableHTTPHandler.
 //
 // It is evidence, like the client hosts beside it: it registers the features the SDK's server
-// documentation shows (docs/server.md) — a tool with an input schema, a tool whose typed
-// result gives it an output schema, a static resource, a resource template, a prompt with a
-// required argument and a completion handler — and nothing else. Capabilities are left to
+// documentation shows (docs/server.md, docs/protocol.md) — a tool with an input schema, a
+// tool whose typed result gives it an output schema, a tool that counts in steps (reporting
+// its progress, stopping on a cancel), a static resource, a resource template, a prompt with
+// a required argument and a completion handler — and nothing else. Capabilities are left to
 // the SDK's own inference, so what reaches the wire (what is declared, how lists, unknown
-// names, missing arguments and cursors are answered) is the SDK's doing; the scenarios name
-// no tool of ours. Source references below are into the pinned module,
+// names, missing arguments and cursors are answered) is the SDK's doing. The scenarios name
+// no tool of ours but count_steps, which the progress and cancel scenarios call where a
+// server lists it. Source references below are into the pinned module,
 // go:github.com/modelcontextprotocol/go-sdk@v1.8.0/.
 //
 // `mcp-compare tools install` builds it into tools/hosts/go-sdk-server/bin/host from the
@@ -26,6 +28,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,6 +68,48 @@ func echo(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallTool
 // left unset, its JSON text in a text block (docs/server.md:672-675).
 func add(_ context.Context, _ *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, sum, error) {
 	return nil, sum{Sum: in.A + in.B}, nil
+}
+
+// count_steps' arguments: both ints without omitempty, so the inferred schema has two
+// required integers.
+type countArgs struct {
+	Steps   int `json:"steps"`
+	DelayMS int `json:"delay_ms"`
+}
+
+// countSteps counts to in.Steps, one step every in.DelayMS, so the scenarios have a request
+// that runs long enough to show progress and to be cancelled while it runs.
+//
+// Progress goes the way the SDK documents it (docs/protocol.md:798-857, Example_progress): the
+// handler reads the token with req.Params.GetProgressToken() (mcp/protocol.go:411) and, only
+// when the request carried one, calls req.Session.NotifyProgress (mcp/server.go:1520); its
+// error is ignored, as in the example.
+//
+// A cancel reaches the handler as its context's cancellation (docs/protocol.md:705-773,
+// Example_cancellation: the SDK's canceller turns notifications/cancelled into the request
+// context's cancel, mcp/transport.go:252-271), so each wait selects on ctx.Done() as the
+// example's slow tool does. The handler then returns ctx.Err(), an ordinary error the SDK
+// packs into an IsError result (docs/server.md:566-567); whether that answer reaches the
+// wire is the SDK's doing.
+func countSteps(ctx context.Context, req *mcp.CallToolRequest, in countArgs) (*mcp.CallToolResult, any, error) {
+	token := req.Params.GetProgressToken()
+	for i := 1; i <= in.Steps; i++ {
+		select {
+		case <-time.After(time.Duration(in.DelayMS) * time.Millisecond):
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		if token != nil {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token,
+				Progress:      float64(i),
+				Total:         float64(in.Steps),
+				Message:       fmt.Sprintf("step %d of %d", i, in.Steps),
+			}) // error ignored, as in the SDK's example
+		}
+	}
+	text := fmt.Sprintf("counted %d", in.Steps)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 }
 
 func readme(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -126,6 +171,9 @@ func main() {
 	)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Answer with the message it was given."}, echo)
 	mcp.AddTool(server, &mcp.Tool{Name: "add", Description: "Add two numbers."}, add)
+	mcp.AddTool(server, &mcp.Tool{
+		Name: "count_steps", Description: "Counts up in steps, reporting its progress.",
+	}, countSteps)
 	server.AddResource(&mcp.Resource{
 		Name: "readme", Description: "A short text.", MIMEType: "text/plain", URI: readmeURI,
 	}, readme)

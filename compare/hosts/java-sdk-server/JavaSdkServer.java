@@ -4,11 +4,13 @@
 //
 // It is evidence like the hosts beside it: it registers the same small set as the TypeScript
 // and fastmcp server hosts (two tools, one with an output schema, a static resource, a resource
-// template, a prompt, completion for the prompt's argument and the template's variable) with
-// the specifications the SDK's server documentation shows, and nothing else. What reaches the
-// wire (the protocol version agreed, how lists, unknown names, bad arguments, cursors and
-// malformed input are answered, which output the tool result carries) is the SDK's doing, so
-// the column is the SDK's server side. The scenarios name no tool of ours.
+// template, a prompt, completion for the prompt's argument and the template's variable, and a
+// tool that counts up in steps reporting its progress) with the specifications the SDK's server
+// documentation shows, and nothing else. What reaches the wire (the protocol version agreed,
+// how lists, unknown names, bad arguments, cursors and malformed input are answered, which
+// output the tool result carries, what happens on a cancel) is the SDK's doing, so the column
+// is the SDK's server side. The scenarios name no tool of ours but count_steps, which the
+// progress and cancel scenarios call where a server lists it.
 //
 //   java -cp classes:lib/* JavaSdkServer              # stdio, until stdin closes
 //   java -cp classes:lib/* JavaSdkServer --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
@@ -42,7 +44,25 @@
 //   (...).required(true)...)), server.md:566-581; PromptMessage.builder(role, content),
 //   server.md:611-632;
 // - completion: SyncCompletionSpecification(PromptReference / ResourceReference, handler),
-//   server.md:654-704.
+//   server.md:654-704;
+// - progress: McpSyncServerExchange.progressNotification(ProgressNotification), the exchange's
+//   documented "current progress status has changed for long-running operations" call
+//   (McpSyncServerExchange.java:129-136 at 305e4cbd; 2.2.0 line table :153-154), with
+//   ProgressNotification.builder(token, progress).total(...).message(...) (MIGRATION-2.0.md:70).
+//   The SDK sends whatever it is handed (McpAsyncServerExchange.java:258-262), so the handler
+//   looks for the request's token itself, as the SDK's own progress tool does
+//   (conformance-tests/server-servlet/.../ConformanceServlet.java:282-283), through
+//   Request.progressToken(), the token from _meta (McpSchema.java:180-185; 2.2.0 :181-184);
+// - cancellation: none. The SDK's docs say it "does not currently send or process the MCP
+//   notifications/cancelled message" (docs/client.md:442), and the server's exchange offers a
+//   handler no signal of one (McpSyncServerExchange above: no such member in 2.2.0, checked
+//   with javap); the server session finds no handler for the notification, logs "No handler
+//   registered for notification method" at warn and drops it (McpServerSession.java:341-344
+//   in the 2.2.0 line table). So count_steps runs to its end whatever the client sends, and
+//   the cancel cells show what the SDK then does with the answer and the progress. A sync
+//   handler may block: the SDK runs it off the transport's threads unless immediateExecution
+//   is set (McpServer.java:1407-1418 at 305e4cbd, 2.2.0 :1523; McpServerFeatures.java:247),
+//   which it is not here;
 // - Streamable HTTP (--http PORT): HttpServletStreamableServerTransportProvider.builder()
 //   .jsonMapper(...).mcpEndpoint("/mcp").build(), server.md:126-137, handed to the same
 //   McpServer.sync(...) chain (server.md:94-96; McpServer.java:185, the overload for a
@@ -80,6 +100,7 @@ import io.modelcontextprotocol.spec.McpSchema.CompleteRequest;
 import io.modelcontextprotocol.spec.McpSchema.CompleteResult;
 import io.modelcontextprotocol.spec.McpSchema.CompleteResult.CompleteCompletion;
 import io.modelcontextprotocol.spec.McpSchema.GetPromptResult;
+import io.modelcontextprotocol.spec.McpSchema.ProgressNotification;
 import io.modelcontextprotocol.spec.McpSchema.Prompt;
 import io.modelcontextprotocol.spec.McpSchema.PromptArgument;
 import io.modelcontextprotocol.spec.McpSchema.PromptMessage;
@@ -96,6 +117,7 @@ import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import org.apache.catalina.Context;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
@@ -147,6 +169,34 @@ public final class JavaSdkServer {
                 double a = ((Number) request.arguments().get("a")).doubleValue();
                 double b = ((Number) request.arguments().get("b")).doubleValue();
                 return CallToolResult.builder().structuredContent(Map.of("sum", a + b)).build();
+            })
+            .build();
+
+        // A tool that counts up in steps, reporting each step as progress when the request
+        // carried a token (see the header: progress and cancellation).
+        Map<String, Object> integer = Map.of("type", "integer");
+        SyncToolSpecification countSteps = SyncToolSpecification.builder()
+            .tool(Tool.builder("count_steps",
+                    objectSchema(Map.of("steps", integer, "delay_ms", integer), List.of("steps", "delay_ms")))
+                .title("Count steps")
+                .description("Counts up in steps, reporting its progress.")
+                .build())
+            .callHandler((exchange, request) -> {
+                int steps = ((Number) request.arguments().get("steps")).intValue();
+                long delayMs = ((Number) request.arguments().get("delay_ms")).longValue();
+                Object token = request.progressToken();
+                for (int i = 1; i <= steps; i++) {
+                    pause(delayMs);
+                    if (token != null) {
+                        exchange.progressNotification(ProgressNotification.builder(token, i)
+                            .total((double) steps)
+                            .message("step " + i + " of " + steps)
+                            .build());
+                    }
+                }
+                return CallToolResult.builder()
+                    .content(List.of(TextContent.builder("counted " + steps).build()))
+                    .build();
             })
             .build();
 
@@ -209,7 +259,7 @@ public final class JavaSdkServer {
                 .prompts(true)
                 .completions()
                 .build())
-            .tools(echo, add)
+            .tools(echo, add, countSteps)
             .resources(readme)
             .resourceTemplates(note)
             .prompts(greet)
@@ -223,6 +273,18 @@ public final class JavaSdkServer {
         }
         // The transport reads stdin on the SDK's own (non-daemon) threads; main returns and the
         // process lives until they end, when stdin closes.
+    }
+
+    // One step's wait. An interrupt can only come from the SDK tearing the work down (nothing
+    // of ours interrupts), so it ends the call as an error rather than counting on.
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("count_steps interrupted");
+        }
     }
 
     private static int portArgument(String[] argv, int at) {

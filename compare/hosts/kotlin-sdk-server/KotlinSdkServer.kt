@@ -4,10 +4,12 @@
 //
 // It is evidence like the hosts beside it: it registers the same small set as the TypeScript
 // and fastmcp server hosts (two tools, one with an output schema, a static resource, a resource
-// template, a prompt, completion for the prompt's argument and the template's variable) with
-// the calls the SDK's README shows, and nothing else. What reaches the wire (the protocol
-// version agreed, how lists, unknown names, cursors and malformed input are answered) is the
-// SDK's doing, so the column is the SDK's server side. The scenarios name no tool of ours.
+// template, a prompt, completion for the prompt's argument and the template's variable, and a
+// tool that counts up in steps reporting its progress and stops on a cancel) with the calls the
+// SDK's README shows, and nothing else. What reaches the wire (the protocol version agreed, how
+// lists, unknown names, cursors and malformed input are answered, what a cancel stops) is the
+// SDK's doing, so the column is the SDK's server side. The scenarios name no tool of ours but
+// count_steps, which the progress and cancel scenarios call where a server lists it.
 //
 //   java -cp classes:lib/* KotlinSdkServerKt              # stdio, until stdin closes
 //   java -cp classes:lib/* KotlinSdkServerKt --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
@@ -42,6 +44,23 @@
 //   after createSession, and routes every completion/complete to that one handler with no check
 //   of its own (ServerSession.kt:313-365 asserts no capability for it). So which references get
 //   values, and the empty answer for any other, is this handler's choice, not the SDK's;
+// - progress: README.md:461 says a long-running tool "can report progress via the request
+//   context": the RequestHandlerExtra the SDK installs in every handler's coroutine context,
+//   reached through currentRequestHandlerExtra(), whose sendNotification tags the notification
+//   with the request's id so a transport can route it with the request (Protocol.kt:167-193,
+//   215-216 of the 0.16.0 core sources; with the JSON responses of the HTTP mode below, the
+//   SDK sends such notifications on the GET stream instead, StreamableHttpServerTransport.kt:
+//   283-290, and drops them when none is open). The notification is ProgressNotification(
+//   ProgressNotificationParams(token, progress, total, message)) (notification.kt:207-242).
+//   The SDK sends whatever it is handed, so the handler looks for the request's token itself,
+//   request.meta?.progressToken (tools.kt:212-216, request.kt:30-39), as the SDK's own
+//   progress tool does (conformance-test/.../ConformanceTools.kt:116-117 at a06d699d);
+// - cancellation: the SDK cancels the handler's coroutine job on notifications/cancelled and
+//   suppresses its response (Protocol.kt:544-553, 610-637); handlers "are cancelled
+//   cooperatively, so always re-throw CancellationException" (the setRequestHandler KDoc,
+//   Protocol.kt:924-927; :988-992: the built-in notifications/cancelled handler "is what cancels
+//   the running job"). So count_steps waits with the cancellable delay() and lets the
+//   CancellationException through, as Server.kt:660-661 does around every tool handler;
 // - stdio: createSession(StdioServerTransport(input = System.in..., output = System.out...)),
 //   README.md:562-567 (the 0.16.0 constructor's names, StdioServerTransport.kt:91-95), then
 //   wait for the session's onClose (samples/weather-stdio-server McpWeatherServer.kt:55-62),
@@ -77,12 +96,15 @@ import io.modelcontextprotocol.kotlin.sdk.server.ServerOptions
 import io.modelcontextprotocol.kotlin.sdk.server.ServerSession
 import io.modelcontextprotocol.kotlin.sdk.server.StdioServerTransport
 import io.modelcontextprotocol.kotlin.sdk.server.mcpStreamableHttp
+import io.modelcontextprotocol.kotlin.sdk.shared.currentRequestHandlerExtra
 import io.modelcontextprotocol.kotlin.sdk.types.CallToolResult
 import io.modelcontextprotocol.kotlin.sdk.types.CompleteRequest
 import io.modelcontextprotocol.kotlin.sdk.types.CompleteResult
 import io.modelcontextprotocol.kotlin.sdk.types.GetPromptResult
 import io.modelcontextprotocol.kotlin.sdk.types.Implementation
 import io.modelcontextprotocol.kotlin.sdk.types.Method
+import io.modelcontextprotocol.kotlin.sdk.types.ProgressNotification
+import io.modelcontextprotocol.kotlin.sdk.types.ProgressNotificationParams
 import io.modelcontextprotocol.kotlin.sdk.types.PromptArgument
 import io.modelcontextprotocol.kotlin.sdk.types.PromptMessage
 import io.modelcontextprotocol.kotlin.sdk.types.PromptReference
@@ -94,6 +116,7 @@ import io.modelcontextprotocol.kotlin.sdk.types.TextContent
 import io.modelcontextprotocol.kotlin.sdk.types.TextResourceContents
 import io.modelcontextprotocol.kotlin.sdk.types.ToolSchema
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.io.asSink
 import kotlinx.io.asSource
@@ -101,7 +124,9 @@ import kotlinx.io.buffered
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.double
+import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonPrimitive
+import kotlinx.serialization.json.long
 import kotlinx.serialization.json.put
 import kotlinx.serialization.json.putJsonObject
 import java.io.FilterInputStream
@@ -172,6 +197,32 @@ fun main(args: Array<String>) {
         val sum = args.getValue("a").jsonPrimitive.double + args.getValue("b").jsonPrimitive.double
         val output = buildJsonObject { put("sum", sum) }
         CallToolResult(content = listOf(TextContent(text = output.toString())), structuredContent = output)
+    }
+
+    // A tool that counts up in steps, reporting each as progress when the request carried a
+    // token, and stopping on a cancel (see the header: progress and cancellation).
+    server.addTool(
+        name = "count_steps",
+        title = "Count steps",
+        description = "Counts up in steps, reporting its progress.",
+        inputSchema = ToolSchema(
+            properties = properties("steps" to "integer", "delay_ms" to "integer"),
+            required = listOf("steps", "delay_ms"),
+        ),
+    ) { request ->
+        val args = request.arguments ?: JsonObject(emptyMap())
+        val steps = args.getValue("steps").jsonPrimitive.int
+        val delayMs = args.getValue("delay_ms").jsonPrimitive.long
+        val token = request.meta?.progressToken
+        val context = checkNotNull(currentRequestHandlerExtra()) { "count_steps outside a request" }
+        for (i in 1..steps) {
+            delay(delayMs)
+            if (token != null) {
+                val params = ProgressNotificationParams(token, i.toDouble(), steps.toDouble(), "step $i of $steps")
+                context.sendNotification(ProgressNotification(params))
+            }
+        }
+        CallToolResult(content = listOf(TextContent(text = "counted $steps")))
     }
 
     // A static text resource.

@@ -4,13 +4,15 @@
 //
 // It is evidence, like the client hosts beside it: it registers the features the library's
 // README and docs (www/docs/pages/servers/) show — a tool built with mcp.NewTool and a
-// required string, a tool with an output schema and a structured handler, a static resource,
+// required string, a tool with an output schema and a structured handler, a tool that counts
+// in steps (reporting its progress, stopping on a cancel), a static resource,
 // a resource template, a prompt with a required argument and the two completion providers —
 // and nothing else. The only capability option passed is server.WithCompletions, which the
 // library needs before it declares completions; tools, resources and prompts are declared by
 // the library itself when they are added. So what reaches the wire (what is declared, how
-// lists, unknown names, missing arguments and cursors are answered) is the library's doing;
-// the scenarios name no tool of ours. Source references below are into the pinned module,
+// lists, unknown names, missing arguments and cursors are answered) is the library's doing.
+// The scenarios name no tool of ours but count_steps, which the progress and cancel scenarios
+// call where a server lists it. Source references below are into the pinned module,
 // go:github.com/mark3labs/mcp-go@v1.2.1/.
 //
 // `mcp-compare tools install` builds it into tools/hosts/mcp-go-server/bin/host from the
@@ -27,6 +29,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -77,6 +80,57 @@ type sum struct {
 
 func add(_ context.Context, _ mcp.CallToolRequest, args addArgs) (sum, error) {
 	return sum{Sum: args.A + args.B}, nil
+}
+
+// countSteps counts to steps, one step every delay_ms, so the scenarios have a request that
+// runs long enough to show progress and to be cancelled while it runs.
+//
+// The library has no progress call of its own: its documented way is the one its everything
+// example's long-running tool takes (examples/everything/main.go:421-449), which reads the
+// token from request.Params.Meta.ProgressToken and, only when there is one, sends
+// notifications/progress through server.ServerFromContext(ctx).SendNotificationToClient
+// (server/session.go:398-418). Unlike the example, it checks Meta for nil first: a request
+// without _meta has none.
+//
+// A cancel reaches the handler as its context's cancellation: the library keeps a cancel
+// function per request in flight (server/request_handler.go:111-121) and calls it on
+// notifications/cancelled (server/server.go:2548-2562). The docs' long-running tool checks
+// ctx.Done() and returns ctx.Err() (www/docs/pages/servers/tools.mdx:1120-1150); each wait here
+// selects on it, so the handler stops at once rather than after the step. Whether an answer
+// then reaches the wire is the library's doing.
+func countSteps(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	steps, err := request.RequireInt("steps")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	delay, err := request.RequireInt("delay_ms")
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	var token mcp.ProgressToken
+	if request.Params.Meta != nil {
+		token = request.Params.Meta.ProgressToken
+	}
+	s := server.ServerFromContext(ctx)
+	for i := 1; i <= steps; i++ {
+		select {
+		case <-time.After(time.Duration(delay) * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if token != nil {
+			err := s.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), map[string]any{
+				"progressToken": token,
+				"progress":      i,
+				"total":         steps,
+				"message":       fmt.Sprintf("step %d of %d", i, steps),
+			})
+			if err != nil {
+				return nil, fmt.Errorf("failed to send notification: %w", err)
+			}
+		}
+	}
+	return mcp.NewToolResultText(fmt.Sprintf("counted %d", steps)), nil
 }
 
 func readme(_ context.Context, request mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
@@ -152,6 +206,11 @@ func main() {
 		mcp.WithInputSchema[addArgs](),
 		mcp.WithOutputSchema[sum](),
 	), mcp.NewStructuredToolHandler(add))
+	s.AddTool(mcp.NewTool("count_steps",
+		mcp.WithDescription("Counts up in steps, reporting its progress."),
+		mcp.WithInteger("steps", mcp.Required()),
+		mcp.WithInteger("delay_ms", mcp.Required()),
+	), countSteps)
 
 	// Resources and templates as README.md:249-298 shows.
 	s.AddResource(mcp.NewResource(readmeURI, "readme",

@@ -2,7 +2,8 @@
 //!
 //! It is evidence like the client hosts: it registers the same small set as the TypeScript
 //! and fastmcp server hosts (tools `echo` and `add`, the latter with a typed result so rmcp
-//! derives an output schema and sends `structuredContent`; a static resource; a resource
+//! derives an output schema and sends `structuredContent`, and `count_steps`, which counts in
+//! steps reporting its progress and stops on a cancel; a static resource; a resource
 //! template; a prompt; completion for the prompt's argument and the template's variable) in
 //! the ways rmcp's documentation shows, and nothing else. So what reaches the wire (the
 //! capabilities declared, how lists, unknown names, missing arguments and cursors are
@@ -29,9 +30,10 @@
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference, Resource,
-    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
+    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
+    ProgressNotificationParam, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::stdio;
@@ -67,6 +69,12 @@ struct Sum {
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
+struct CountArgs {
+    steps: u32,
+    delay_ms: u64,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
 struct GreetArgs {
     name: String,
 }
@@ -84,6 +92,51 @@ impl Server {
     #[tool(description = "Add two numbers.")]
     fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Json<Sum> {
         Json(Sum { sum: a + b })
+    }
+
+    /// Counts to `steps`, one step every `delay_ms`, so the scenarios have a request that runs
+    /// long enough to show progress and to be cancelled while it runs.
+    ///
+    /// Progress goes as rmcp's progress example sends it (examples/servers/src/common/
+    /// progress_demo.rs of gh:modelcontextprotocol/rust-sdk, and its README's "Progress
+    /// notifications"): the handler takes the request's `RequestContext` and calls
+    /// `context.peer.notify_progress(ProgressNotificationParam::new(token, i).with_total(..)
+    /// .with_message(..))` (rmcp-3.11.0 src/service/server.rs:947, src/model.rs:1816-1838).
+    /// rmcp leaves the token to the handler; unlike the example, which refuses a call without
+    /// one, this reads it with `RequestMetaObject::get_progress_token` (src/model/meta.rs:438-441)
+    /// and sends nothing when there is none.
+    ///
+    /// A cancel reaches the handler through `RequestContext::ct`, which rmcp documents as
+    /// "cancelled when the CancelledNotification is received" (src/service.rs:1274-1275; the
+    /// serve loop does it at :1716-1724). Each wait races that token, so the handler stops at
+    /// once. rmcp then drops whatever the handler returns for a cancelled request (:1568-1571):
+    /// the error below never reaches the wire through rmcp's own doing.
+    #[tool(description = "Counts up in steps, reporting its progress.")]
+    async fn count_steps(
+        &self,
+        Parameters(CountArgs { steps, delay_ms }): Parameters<CountArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<String, ErrorData> {
+        let token = context.meta.get_progress_token();
+        for i in 1..=steps {
+            tokio::select! {
+                _ = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => {}
+                _ = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error("cancelled", None));
+                }
+            }
+            if let Some(token) = &token {
+                let progress = ProgressNotificationParam::new(token.clone(), f64::from(i))
+                    .with_total(f64::from(steps))
+                    .with_message(format!("step {i} of {steps}"));
+                context
+                    .peer
+                    .notify_progress(progress)
+                    .await
+                    .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            }
+        }
+        Ok(format!("counted {steps}"))
     }
 }
 
