@@ -150,10 +150,12 @@ ISSUE_SCENARIOS = {
     "server-content-annotations",
     "server-listen",
     "client-progress",
-    # issue 40: the protocol's utilities through a proxy (progress, cancellation, _meta)
+    # issue 40: the protocol's utilities through a proxy (progress, cancellation, _meta, an
+    # upstream's error)
     "relay-progress",
     "relay-cancel",
     "relay-meta",
+    "relay-errors",
 }
 
 

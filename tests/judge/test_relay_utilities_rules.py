@@ -114,7 +114,31 @@ def _bridged(legs: Legs) -> Legs:
     return legs
 
 
+UP_ERROR = {"code": -32603, "message": "upstream failed", "data": {"marker": "m"}}
+
+
+def _refused(host_reply: dict[str, Any] | None, up: bool = True) -> Legs:
+    """The host's call, forwarded (``up``) and refused upstream with :data:`UP_ERROR`; the
+    host gets ``host_reply`` (an error or a result member), or nothing."""
+    legs = _forwarded(None, None) if up else _not_forwarded({})
+    if up:
+        legs.line(1, 1.0, "out", {"jsonrpc": "2.0", "id": 21, "error": UP_ERROR})
+    if host_reply is not None:
+        legs.line(None, 1.1, "in", {"jsonrpc": "2.0", "id": 11, **host_reply})
+    return legs
+
+
 CASES: dict[tuple[str, str], Build] = {
+    # relay-error
+    ("relay-error", "unchanged"): lambda: _refused({"error": dict(UP_ERROR)}),
+    ("relay-error", "changed"): lambda: _refused({"error": {**UP_ERROR, "data": None}}),
+    ("relay-error", "result-instead"): lambda: _refused(
+        {"result": {"content": [{"type": "text", "text": "upstream failed"}], "isError": True}}
+    ),
+    ("relay-error", "not-answered"): lambda: _refused(None),
+    ("relay-error", "not-forwarded"): lambda: _refused({"error": dict(UP_ERROR)}, up=False),
+    ("relay-error", "not-sent"): lambda: Legs().handshake().upstream(1, 0.2),
+    ("relay-error", "no-initialize"): lambda: Legs().handshake(ok=False),
     # relay-progress-token
     ("relay-progress-token", "same-token"): lambda: _forwarded(
         {"progressToken": TOKEN}, {"progressToken": TOKEN}
@@ -164,8 +188,14 @@ CASES: dict[tuple[str, str], Build] = {
 }
 
 
+#: The ``with:`` of the shipped check, for the rules that take one.
+PARAMS: dict[str, dict[str, Any]] = {"relay-error": {"method": "tools/call"}}
+
+
 def _judge(tmp_path: Path, rule: str, build: Build) -> Outcome:
-    return RULES[rule].fn(build().context(tmp_path))
+    ctx = build().context(tmp_path)
+    ctx.params = PARAMS.get(rule, {})
+    return RULES[rule].fn(ctx)
 
 
 @pytest.mark.parametrize(("rule", "outcome"), list(CASES), ids=lambda x: str(x))

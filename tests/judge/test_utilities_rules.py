@@ -930,3 +930,45 @@ def test_list_changed_is_read_in_every_server_scenario_until_2025_11_25(
     tape = progressed([progress(1), LIST_CHANGED], revision=MODERN)
     modern = tape.judge(tmp_path, scenarios["server-progress"], MODERN)["checks"]
     assert not {"wire-list-changed", "wire-list-changed-early"} & set(modern)
+
+
+# -- a server's own cancellations (wire-server-cancels) -------------------------------------
+
+ROOTS_ASKED = {"jsonrpc": "2.0", "id": 7, "method": "roots/list"}
+
+
+@pytest.mark.parametrize(
+    ("named", "answered_first", "want"),
+    [
+        (7, False, ("own-pending", "pass")),
+        (7, True, ("not-pending", "fail")),
+        (8, False, ("not-pending", "fail")),
+        (None, False, ("not-pending", "fail")),
+    ],
+)
+def test_a_server_cancels_only_its_own_pending_request(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    named: Any,
+    answered_first: bool,
+    want: tuple[str, str],
+) -> None:
+    """The server asks roots/list and gives up on it: its cancellation must name that
+    request while it still waits; one naming an answered or never-sent id fails."""
+    scenario = scenarios["server-meta-keys"]
+    tape = begin()
+    tape.add("in", ROOTS_ASKED)
+    if answered_first:
+        tape.add("out", {"jsonrpc": "2.0", "id": 7, "result": {"roots": []}})
+    params = {} if named is None else {"requestId": named}
+    tape.add("in", message(method="notifications/cancelled", params=params))
+    assert judged(tmp_path, scenario, tape, LEGACY, "wire-server-cancels") == {
+        "wire-server-cancels": want
+    }
+
+
+def test_a_server_that_cancels_nothing_is_not_tested(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    got = judged(tmp_path, scenarios["server-meta-keys"], begin(), LEGACY, "wire-server-cancels")
+    assert got == {"wire-server-cancels": ("none", "not-exercised")}

@@ -1,4 +1,5 @@
-"""A host's request through a proxy and back: ``relay-forward``.
+"""A host's request through a proxy and back: ``relay-forward``, and ``relay-error`` for a
+request the upstream refuses with a JSON-RPC error.
 
 The other relay rules follow what the upstream asks of the host. A host's own requests go the
 other way: the proxy forwards a ``prompts/get``, a ``resources/read`` or a
@@ -139,3 +140,53 @@ def _relay_forward(ctx: Context) -> Outcome:
         each.append(_one(ctx, host, up))
     worst = min(each, key=lambda o: _ORDER.index(o.name))
     return Outcome(worst.name, "; ".join(o.observed for o in each), worst.evidence)
+
+
+@rule(
+    "relay-error",
+    ("unchanged", "changed", "result-instead", "not-answered", "not-forwarded", "not-sent",
+     "no-initialize"),
+    gate=handshake_failed,
+    params={"method": Param("method", "the host's request the upstream refuses", required=True)},
+)  # fmt: skip
+def _relay_error(ctx: Context) -> Outcome:
+    """The upstream answers the host's request with a JSON-RPC error: whether the host gets
+    that error as the upstream wrote it (code, message and data), one the proxy rewrote or
+    made itself, or a result in its place. A local error of the proxy and the peer's error
+    should not be mistaken for each other, which only an unchanged error guarantees."""
+    method = str(ctx.params["method"])
+    host = next(
+        (x for x in on_leg(ctx, "host") if x.dir == "out" and x.is_request and x.method == method),
+        None,
+    )
+    if host is None:
+        return Outcome("not-sent", f"the host sent no {method} (a step before it did not play)")
+    up = next(
+        (x for x in on_leg(ctx, "upstream") if x.dir == "in" and x.is_request
+         and x.method == method and x.t >= host.t),
+        None,
+    )  # fmt: skip
+    sent = response_on(ctx, up, "upstream", "out") if up is not None else None
+    got = response_on(ctx, host, "host", "in")
+    if up is None or sent is None or "error" not in sent.obj:
+        return Outcome("not-forwarded", f"the upstream got no {method} to refuse", _ev(host))
+    if got is None:
+        return Outcome("not-answered", "the host got no reply to its request", _ev(host, sent))
+    if "error" not in got.obj:
+        said = f"the host got a result for the upstream's error: {(got.raw or '')[:200]}"
+        return Outcome("result-instead", said, _ev(sent, got))
+    mine, theirs = got.obj["error"], sent.obj["error"]
+    if mine == theirs:
+        return Outcome("unchanged", f"the upstream's error as written: {(got.raw or '')[:200]}",
+                       _ev(sent, got))  # fmt: skip
+    members = (
+        sorted(
+            k
+            for k in {*mine, *theirs}
+            if not isinstance(mine, dict) or mine.get(k) != theirs.get(k)
+        )
+        if isinstance(mine, dict) and isinstance(theirs, dict)
+        else ["error"]
+    )
+    said = f"the error reached the host with {', '.join(members)} changed: {(got.raw or '')[:200]}"
+    return Outcome("changed", said[:400], _ev(sent, got))
