@@ -972,3 +972,19 @@ def test_a_server_that_cancels_nothing_is_not_tested(
 ) -> None:
     got = judged(tmp_path, scenarios["server-meta-keys"], begin(), LEGACY, "wire-server-cancels")
     assert got == {"wire-server-cancels": ("none", "not-exercised")}
+
+
+def test_a_null_id_answer_after_the_next_pings_answer_is_no_faults(
+    tmp_path: Path, scenarios: dict[str, Scenario]
+) -> None:
+    """The ping after each faulty line bounds the window its null-id answer is read in: a
+    parse error the server answers only after the ping's answer (with every later line
+    answered by its own id) is paired with no line of ours, so it reads as a response
+    without an id after our notification."""
+    scenario = scenarios["server-bad-messages"]
+    tape = bad(scenario, {"broken-json": None}, notified=error(None, -32700, "Parse error"))
+    got = judged(tmp_path, scenario, tape, LEGACY, "parse-error", "wire-notification-reply")
+    assert got == {
+        "parse-error": ("silence", "informational"),
+        "wire-notification-reply": ("replied", "fail"),
+    }
