@@ -988,3 +988,36 @@ def test_a_null_id_answer_after_the_next_pings_answer_is_no_faults(
         "parse-error": ("silence", "informational"),
         "wire-notification-reply": ("replied", "fail"),
     }
+
+
+# -- block types of tool results (server-tool-content block-types) ------------------------
+
+LINK = {"type": "resource_link", "uri": "demo://a", "name": "a"}
+AUDIO = {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}
+TEXT = {"type": "text", "text": "t"}
+
+
+@pytest.mark.parametrize(
+    ("revision", "blocks", "want"),
+    [
+        (LEGACY, [TEXT, LINK], ("known", "pass")),
+        ("2024-11-05", [TEXT], ("known", "pass")),
+        ("2024-11-05", [TEXT, LINK], ("newer-type", "fail")),
+        ("2024-11-05", [AUDIO], ("newer-type", "fail")),
+        ("2025-03-26", [AUDIO], ("known", "pass")),
+        ("2025-03-26", [LINK], ("newer-type", "fail")),
+        (LEGACY, [], ("no-blocks", "not-exercised")),
+    ],
+)
+def test_tool_result_blocks_are_held_to_the_revisions_types(
+    tmp_path: Path,
+    scenarios: dict[str, Scenario],
+    revision: str,
+    blocks: list[dict[str, Any]],
+    want: tuple[str, str],
+) -> None:
+    scenario = scenarios["server-tool-content"]
+    tape = begin(TOOLS, revision)
+    call = {"id": 3, "method": "tools/call", "params": {"name": "get-resource-links"}}
+    tape.step("call-links", 1, call, {"result": {"content": blocks}})
+    assert judged(tmp_path, scenario, tape, revision, "block-types") == {"block-types": want}
