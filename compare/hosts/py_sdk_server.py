@@ -17,9 +17,11 @@ decorator the SDK's README shows: a tool with a required argument, a tool whose 
 the SDK turns into structuredContent with an output schema, a static text resource, a
 resource template, a prompt with an argument and a completion handler for both, and
 ``count_steps``, which counts up in steps and reports each through the ``Context``'s progress
-call (the progress and cancel scenarios call it). What the wire shows of them (the
-capabilities declared, how lists, unknown names, missing arguments and cursors are answered)
-is the SDK's doing.
+call (the progress and cancel scenarios call it). Only here, since only this SDK's server
+takes ``subscriptions/listen`` so far: ``add_tool_later``, which registers one more tool at
+run time and announces it to listen streams (the listen scenario calls it). What the wire
+shows of them (the capabilities declared, how lists, unknown names, missing arguments and
+cursors are answered) is the SDK's doing.
 
 Run with the interpreter of ``tools/venvs/py-sdk`` (``mcp-compare tools install``):
 
@@ -85,6 +87,24 @@ async def count_steps(steps: int, delay_ms: int, ctx: Context) -> str:
         await asyncio.sleep(delay_ms / 1000)
         await ctx.report_progress(i, steps, f"step {i} of {steps}")
     return f"counted {steps}"
+
+
+def added_later(message: str) -> str:
+    """Echoes a message back (registered by add_tool_later)."""
+    return message
+
+
+@server.tool()
+async def add_tool_later(ctx: Context) -> str:
+    """Registers one more tool, then tells subscribers the tool list changed."""
+    # A tool added at run time with MCPServer.add_tool (mcp 2.3.0,
+    # mcp/server/mcpserver/server.py:618-655), announced with the Context's
+    # notify_tools_changed(), which publishes to subscriptions/listen streams
+    # (mcp/server/mcpserver/context.py:136-138); at 2026-07-28 change notifications reach a
+    # client only through a listen stream that asked for them (mcp/server/connection.py:166-180).
+    server.add_tool(added_later)
+    await ctx.notify_tools_changed()
+    return "added added_later"
 
 
 @server.resource("mcp-compare://readme", mime_type="text/plain")

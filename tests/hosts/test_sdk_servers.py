@@ -46,7 +46,7 @@ TOOLS = ["add", "count_steps", "echo"]
 OWN_FINDINGS = {"kotlin-sdk-server": {"wire-json"}}
 #: Tools a host registers beyond the common set: the Python SDK's server is also the roots
 #: areas' server, whose show_roots tool asks the client for its roots.
-OWN_TOOLS = {"py-sdk-server": ["show_roots"]}
+OWN_TOOLS = {"py-sdk-server": ["add_tool_later", "show_roots"]}
 LISTS = {
     "tools": "name",
     "resources": "uri",

@@ -179,3 +179,98 @@ def _listen_ended(ctx: Context) -> Outcome:
         return Outcome("error", f"an error answered the listen: {(early.raw or '')[:200]}",
                        _ev(early))  # fmt: skip
     return Outcome("nothing", "the server said nothing about the open listen as its input closed")
+
+
+#: The list_changed notifications a listen filter asks for, by the filter's flag.
+FLAGS = {
+    "toolsListChanged": "notifications/tools/list_changed",
+    "promptsListChanged": "notifications/prompts/list_changed",
+    "resourcesListChanged": "notifications/resources/list_changed",
+}
+
+
+def _changes_after(ctx: Context, label: str) -> tuple[Line | None, list[Line]]:
+    """The step ``label``'s tools/call, and the server's list_changed notifications after it."""
+    trace = ctx.tx.steps.get(label)
+    if trace is None or trace.outcome in ("no-tool", "no-value"):
+        return None, []
+    call = next(
+        (x for x in ctx.tx.lines if x.dir == "out" and x.is_request and x.n > trace.start_n),
+        None,
+    )
+    if call is None:
+        return None, []
+    sent = [
+        x for x in ctx.tx.incoming()
+        if x.n > call.n and x.method in FLAGS.values() and not x.is_request
+    ]  # fmt: skip
+    return call, sent
+
+
+def _open(ctx: Context, listen: Line) -> bool:
+    acked = [x for x in _tagged(ctx, listen) if x.method == ACKNOWLEDGED]
+    answer = ctx.tx.response_to(listen.obj["id"], listen.n)
+    return bool(acked) and (answer is None or answer.n > acked[0].n)
+
+
+_CHANGE = Param("label", "the tools/call step that changes a list", required=True)
+
+
+@rule(
+    "listen-notified",
+    ("tagged", "untagged", "none", "not-open", "no-tool", *EITHER_GATE),
+    gate=either_gate,
+    params={"step": _STEP, "change": _CHANGE},
+)
+def _listen_notified(ctx: Context) -> Outcome:
+    """After a change the listen asked to hear of, the notification: carrying the listen's
+    id in ``_meta`` (every message of a listen stream must), or without it."""
+    listen = _listen(ctx)
+    if listen is None or not _open(ctx, listen):
+        return Outcome("not-open", "the listen was not open (refused, ended or not acknowledged)")
+    call, sent = _changes_after(ctx, str(ctx.params["change"]))
+    if call is None:
+        return Outcome("no-tool", "the server lists no tool that changes a list at run time")
+    asked = {FLAGS[k] for k, v in _asked(listen).items() if k in FLAGS and v is True}
+    wanted = [x for x in sent if x.method in asked]
+    if not wanted:
+        return Outcome("none", "no list_changed the listen asked for came after the change",
+                       _ev(call))  # fmt: skip
+    mine = _key(listen.obj["id"])
+    tagged = [x for x in wanted if _tag(x) is not None and _key(_tag(x)) == mine]
+    if tagged:
+        return Outcome("tagged", f"{tagged[0].method} with the listen's id {listen.obj['id']!r}",
+                       _ev(call, tagged[0]))  # fmt: skip
+    said = f"{wanted[0].method} without the listen's id: {(wanted[0].raw or '')[:200]}"
+    return Outcome("untagged", said, _ev(call, wanted[0]))
+
+
+@rule(
+    "listen-only-requested",
+    ("only-requested", "unrequested", "nothing-sent", "not-open", "no-tool", *EITHER_GATE),
+    gate=either_gate,
+    params={"step": _STEP, "change": _CHANGE},
+)
+def _listen_only_requested(ctx: Context) -> Outcome:
+    """After a change this listen did not ask to hear of (another listen did), whether a
+    notification of that type still came on this listen's stream (carrying its id)."""
+    listen = _listen(ctx)
+    if listen is None or not _open(ctx, listen):
+        return Outcome("not-open", "the listen was not open (refused, ended or not acknowledged)")
+    call, sent = _changes_after(ctx, str(ctx.params["change"]))
+    if call is None:
+        return Outcome("no-tool", "the server lists no tool that changes a list at run time")
+    if not sent:
+        return Outcome("nothing-sent", "no list_changed at all after the change: nothing shows"
+                       " what the server would send this listen", _ev(call))  # fmt: skip
+    asked = {FLAGS[k] for k, v in _asked(listen).items() if k in FLAGS and v is True}
+    mine = _key(listen.obj["id"])
+    stray = [
+        x for x in sent
+        if x.method not in asked and _tag(x) is not None and _key(_tag(x)) == mine
+    ]  # fmt: skip
+    if stray:
+        said = f"{stray[0].method} on this listen, which asked only for {sorted(asked)}"
+        return Outcome("unrequested", said, _ev(call, stray[0]))
+    return Outcome("only-requested", f"{len(sent)} list_changed after the change, none on this"
+                   " listen of a type it did not ask for", _ev(call, *sent[:3]))  # fmt: skip
