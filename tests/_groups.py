@@ -30,6 +30,15 @@ from xdist.scheduler import LoadScopeScheduling
 #: the target is the whole id between the brackets of the test's node id.
 SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 
+#: Modules that read one costly session fixture run as one group (named for the module that
+#: holds what they share), so one worker sets it up once for all of them: the matrix browser
+#: modules share the widened site (``tests/site/wide_site.py``), half a minute to a minute to
+#: build, which each of them built on its own before.
+TOGETHER: dict[str, str] = {
+    "tests/site/test_site_matrix_browser.py": "tests/site/wide_site.py",
+    "tests/site/test_site_reader_browser.py": "tests/site/wide_site.py",
+}
+
 #: Seconds one worker spent on each slow group (``-n 3`` on a loaded 2-core machine,
 #: 2026-12-03, from ``--junitxml``; the groups issue 37 cut to a smoke set re-estimated on
 #: 2026-12-05 from their own runs; the groups narrowed again later scaled by their own
@@ -39,12 +48,13 @@ SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 #: it alone first.
 SLOW: dict[str, float] = {
     "tests/pipeline/test_pipeline.py": 75,
-    "tests/site/test_site_reader_browser.py": 150,
+    # the two matrix browser modules (TOGETHER), sharing one build since 2026-12-06: their
+    # 150 + 92 s less the build one of them no longer makes
+    "tests/site/wide_site.py": 200,
     "tests/site/test_site_render.py": 147,
     "tests/hosts/test_hosts.py": 133,
     "tests/site/test_site_maintainers_browser.py": 106,
     "tests/fuzz/test_fuzz_judge.py": 97,
-    "tests/site/test_site_matrix_browser.py": 92,
     "tests/play/test_real_proxies.py": 85,
     "tests/pipeline/test_kill_compare.py": 40,
     "tests/hosts/test_host_contract.py": 78,
@@ -57,17 +67,17 @@ SLOW: dict[str, float] = {
     # issue 42's site modules, each run alone on 2026-12-06
     "tests/site/test_site_evidence_pages.py": 37,
     "tests/site/test_site_interop.py": 25,
-    "tests/site/test_site_answers.py": 22,
+    "tests/site/test_site_answers.py": 10,  # one render since 2026-12-06 (was 22)
 }
 
 
 def group_of(nodeid: str) -> str:
-    """The group of a test: its module, or its module and its parameter where the module
-    splits (``SPLIT``)."""
+    """The group of a test: its module, its module and its parameter where the module splits
+    (``SPLIT``), or the group its module shares with others (``TOGETHER``)."""
     module = nodeid.split("::", 1)[0]
     if module in SPLIT and nodeid.endswith("]") and "[" in nodeid:
         return f"{module}:{nodeid[nodeid.index('[') + 1 : -1]}"
-    return module
+    return TOGETHER.get(module, module)
 
 
 def sort_items(items: list[pytest.Item]) -> None:

@@ -1,4 +1,5 @@
-"""Fixtures of the site tests: a temp data set in the contract formats, a hostile real run."""
+"""Fixtures of the site tests: a temp data set in the contract formats, a hostile real run, and
+the widened site the matrix browser modules share (``wide_site.py``)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,13 @@ def hostile_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     verdicts = list(results.glob("command/*/roots-list/2025-11-25*/verdict.json"))
     assert verdicts, f"no verdict written under {results}:\n{proc.stdout}\n{proc.stderr}"
     return results
+
+
+@pytest.fixture(scope="session")
+def wide_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The widened site, built once per test process for both matrix browser modules (it is
+    the longest setup of the site tests; ``wide_site.py`` says what it holds)."""
+    # Imported here, not at the top: wide_site imports this module (for mc).
+    from wide_site import build_wide_site
+
+    return build_wide_site(tmp_path_factory.mktemp("wide"))

@@ -1,93 +1,36 @@
 """The matrix pages in Debian's Chromium at 1366 × 768: layout, contrast, keyboard, filters.
 
-The site is built from the small data set widened to the size of the real one: 27
-implementation columns (every real target but the ``command`` template, plus cited ones) and
-17 rows, with every row state present, so the width check measures the real worst case.
+The site is the widened one ``wide_site.py`` describes (shared with
+``test_site_reader_browser``, built once): at least 27 implementation columns (every real
+target but the ``command`` template, plus cited ones) and 17 rows in Roots, with every row
+state present, so the width check measures the real worst case.
 axe-core comes from ``tests/site/npm`` (pinned, installed by ``make testdeps``).
 Screenshots go to ``artifacts/screenshots/``.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 import http.server
-import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import mc
-from site_data import write_dataset
 from test_site_browser import ARGS, CHROMIUM, SHOTS, _Quiet
+from wide_site import COLUMNS
 
 from compare._paths import PROJECT_ROOT
-from compare.exchange._targets import load_targets
 
 pytestmark = pytest.mark.browser
 
 AXE = PROJECT_ROOT / "tests" / "site" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
-STATES = ["supported", "non-strict", "partial", "not-supported", "observed", "error", "not-run"]
-#: The ``command`` templates (a client or server named on the command line) are no column.
-SHIPPED = [t.id for t in load_targets() if "command" not in (t.id, t.kind, t.id[-7:])]
-#: Every shipped target is a column (each has a page with its matrix), plus a few cited ones,
-#: and never fewer than the 27 the real roots matrix had when this layout was measured.
-COLUMNS, ROWS = max(27, len(SHIPPED) + 4), 17
 PAGES = {
     "home": "index.html",
     "area": "roots.html",
     "implementation": "implementations/ts-sdk.html",
 }
-
-
-def _widen(rows_json: Path) -> None:
-    """Fill rows.json to COLUMNS implementation columns (every shipped target among them) and
-    17 rows, every state used."""
-    data = json.loads(rows_json.read_text(encoding="utf-8"))
-    area = data["areas"][0]
-    names = SHIPPED
-    cited = [f"cited-{n}" for n in range(COLUMNS)]
-    first = area["rows"][0]["status"]
-    extra = [n for n in names + cited if n not in first][: COLUMNS - len(first)]
-    for name in extra:
-        if name.startswith("cited-"):
-            data["implementations"].append(
-                {"id": name, "name": name, "kind": "cited", "version": None}
-            )
-    template = area["rows"][1]
-    while len(area["rows"]) < ROWS:
-        row = copy.deepcopy(template)
-        row["id"] = f"ROOT-{len(area['rows']) + 1:02d}"
-        row["difference"] = f"layout row {row['id']} with a difference of ordinary length"
-        area["rows"].append(row)
-    for r, row in enumerate(area["rows"]):
-        for c, name in enumerate(extra):
-            state = "cited" if name.startswith("cited-") else STATES[(r + c) % len(STATES)]
-            row["status"][name] = {
-                "state": state,
-                "label": state,
-                "reason": "not run, because this layout test has no cell for it",
-                **({"cited_state": "supported"} if state == "cited" else {}),
-            }
-    rows_json.write_text(json.dumps(data), encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def wide_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("matrix")
-    paths = write_dataset(root, hostile=False)
-    _widen(paths["build"] / "rows.json")
-    env = {
-        "MCP_COMPARE_RESULTS": str(root / "results"),
-        "MCP_COMPARE_BUILD": str(root / "build"),
-        "MCP_COMPARE_SITE": str(root / "site"),
-    }
-    for step in (["render"], ["site"]):
-        proc = mc(*step, env=env)
-        assert proc.returncode == 0, f"mcp-compare {step[0]} failed:\n{proc.stderr}"
-    return root / "site" / "build"
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,12 @@ violation in the light and the dark scheme (the dark one chosen by the system pr
 which the site honours), every cell link reachable with Tab, each matrix square linking to
 its newest cell, and the filters acting on every matrix with their state in the address.
 
-By default the site is built from the small data set widened to the real one's size (as
-``test_site_matrix_browser`` does). ``MCP_COMPARE_BROWSER_SITE=<built site folder>`` runs
-the same checks on a real build instead (every page of it); the screenshots of the reader
-pages are then ``artifacts/screenshots/reader-*.png``, the committed ones; from the small
-data set they are ``layout-*.png`` (not committed).
+By default the site is the small data set widened to the real one's size (``wide_site.py``),
+built once for this module and ``test_site_matrix_browser``.
+``MCP_COMPARE_BROWSER_SITE=<built site folder>`` runs the same checks on a real build instead
+(every page of it); the screenshots of the reader pages are then
+``artifacts/screenshots/reader-*.png``, the committed ones; from the small data set they are
+``layout-*.png`` (not committed).
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import mc
-from site_data import eleven_areas, write_dataset
 from test_site_browser import ARGS, CHROMIUM, SHOTS, _Quiet
-from test_site_matrix_browser import AXE, SHIPPED, _widen
+from test_site_matrix_browser import AXE
 
 from compare._paths import PROJECT_ROOT
 
@@ -41,36 +40,14 @@ REAL = os.environ.get("MCP_COMPARE_BROWSER_SITE", "")
 SHOT_KINDS = {"sdk": "SDKs", "cli": "CLI clients", "server": "Servers", "proxy": "Proxies"}
 
 
-def _with_queries(rows_json: Path) -> None:
-    """Give the widened rows the status queries real rows have (a client-side scenario for
-    most, a server-side one for one), so n/a and the revision windows show."""
-    data = json.loads(rows_json.read_text(encoding="utf-8"))
-    for i, row in enumerate(data["areas"][0]["rows"]):
-        row["status_query"] = {"scenario": "server-asks" if i == 2 else "roots-list"}
-    rows_json.write_text(json.dumps(data), encoding="utf-8")
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site(request: pytest.FixtureRequest) -> Path:
     if REAL:
         folder = Path(REAL)
         assert (folder / "index.html").is_file(), f"no built site in {folder}"
         return folder
-    root = tmp_path_factory.mktemp("reader")
-    paths = write_dataset(root, hostile=False)
-    _widen(paths["build"] / "rows.json")
-    _with_queries(paths["build"] / "rows.json")
-    # Ten more areas (two-digit shares) for the width of the home and interop tables.
-    eleven_areas(paths["build"] / "rows.json", SHIPPED, rows_per_area=10)
-    env = {
-        "MCP_COMPARE_RESULTS": str(root / "results"),
-        "MCP_COMPARE_BUILD": str(root / "build"),
-        "MCP_COMPARE_SITE": str(root / "site"),
-    }
-    for step in (["render"], ["site"]):
-        proc = mc(*step, env=env)
-        assert proc.returncode == 0, f"mcp-compare {step[0]} failed:\n{proc.stderr}"
-    return root / "site" / "build"
+    built: Path = request.getfixturevalue("wide_site")  # asked for here: a real build needs none
+    return built
 
 
 def _pages(site: Path) -> list[str]:
