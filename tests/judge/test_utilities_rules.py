@@ -263,9 +263,9 @@ def cancelled(
     closed: bool = False,
 ) -> Clocked:
     """server-cancel's steps: the call left open (wait: false) at 0.5 s, the server's lines
-    ``before`` our cancel at 3 s and ``after`` it (each at its second), the ping at 9.5 s.
+    ``before`` our cancel at 3 s and ``after`` it (each at its second), the tools/list at 9.5 s.
     ``sent`` false: the cancel step found no request to cancel; ``listed`` false: no tool was
-    called; ``closed``: the server closed its output before the ping."""
+    called; ``closed``: the server closed its output before the tools/list."""
     tape = begin(TOOLS, revision)
     tools = [LONG] if listed else []
     tape.step("list-tools", 0, {"id": 2, "method": "tools/list"}, {"result": {"tools": tools}})
@@ -291,7 +291,8 @@ def cancelled(
     tape.at(9.5)
     if closed:
         tape.note(event="server-closed")
-    tape.step("still-there", 5, {"id": 4, "method": "ping"}, None if closed else {"result": {}})
+    tape.step("still-there", 5, {"id": 4, "method": "tools/list"},
+              None if closed else {"result": {"tools": []}})  # fmt: skip
     return tape
 
 
@@ -417,8 +418,9 @@ def bad(
             later.append(answer)
         elif answer is not None:
             tape.add("in", message(**answer))
-        # the scenario's ping after each line: what answers the line comes before its answer
-        tape.step(f"sync-{index}", index, {"id": 10 + index, "method": "ping"}, {"result": {}})
+        # the scenario's tools/list after each line: what answers the line comes before its answer
+        listing = {"id": 10 + index, "method": "tools/list"}
+        tape.step(f"sync-{index}", index, listing, {"result": {"tools": []}})
     if closed:
         tape.note(event="server-closed")
         return tape
@@ -428,7 +430,8 @@ def bad(
         tape.add("in", message(**answer))
     if notified is not None:
         tape.add("in", message(**notified))
-    tape.step("still-there", 8, {"id": 2, "method": "ping"}, ping or {"result": {}})
+    listing = {"id": 2, "method": "tools/list"}
+    tape.step("still-there", 8, listing, ping or {"result": {"tools": []}})
     return tape
 
 
@@ -446,8 +449,8 @@ METHOD_NOT_FOUND = error(None, -32601, "Method not found")
 def test_a_server_that_follows_json_rpc_is_recorded_and_passes(
     tmp_path: Path, scenarios: dict[str, Scenario], at_end: bool
 ) -> None:
-    """Each answer right after its line, before the answer to the ping that follows it (the
-    scenario's sync pings bound the window a null-id answer is read in)."""
+    """Each answer right after its line, before the answer to the tools/list that follows it
+    (the scenario's sync requests bound the window a null-id answer is read in)."""
     scenario = scenarios["server-bad-messages"]
     got = judged(tmp_path, scenario, bad(scenario, at_end=at_end), LEGACY,
                  *FAULT_CHECKS, *ID_CHECKS, "still-there", *WIRE)  # fmt: skip
@@ -974,11 +977,11 @@ def test_a_server_that_cancels_nothing_is_not_tested(
     assert got == {"wire-server-cancels": ("none", "not-exercised")}
 
 
-def test_a_null_id_answer_after_the_next_pings_answer_is_no_faults(
+def test_a_null_id_answer_after_the_next_requests_answer_is_no_faults(
     tmp_path: Path, scenarios: dict[str, Scenario]
 ) -> None:
-    """The ping after each faulty line bounds the window its null-id answer is read in: a
-    parse error the server answers only after the ping's answer (with every later line
+    """The request after each faulty line bounds the window its null-id answer is read in: a
+    parse error the server answers only after that request's answer (with every later line
     answered by its own id) is paired with no line of ours, so it reads as a response
     without an id after our notification."""
     scenario = scenarios["server-bad-messages"]
