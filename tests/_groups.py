@@ -33,10 +33,13 @@ SPLIT = frozenset({"tests/hosts/test_sdk_runs.py"})
 #: Modules that read one costly session fixture run as one group (named for the module that
 #: holds what they share), so one worker sets it up once for all of them: the matrix browser
 #: modules share the widened site (``tests/site/wide_site.py``), half a minute to a minute to
-#: build, which each of them built on its own before.
+#: build, which each of them built on its own before; the browser module and the maintainers'
+#: browser module share the small site (``tests/site/small_site.py``), a quarter of a minute.
 TOGETHER: dict[str, str] = {
     "tests/site/test_site_matrix_browser.py": "tests/site/wide_site.py",
     "tests/site/test_site_reader_browser.py": "tests/site/wide_site.py",
+    "tests/site/test_site_browser.py": "tests/site/small_site.py",
+    "tests/site/test_site_maintainers_browser.py": "tests/site/small_site.py",
 }
 
 #: Seconds one worker spent on each slow group (``-n 3`` on a loaded 2-core machine,
@@ -53,7 +56,9 @@ SLOW: dict[str, float] = {
     "tests/site/wide_site.py": 200,
     "tests/site/test_site_render.py": 147,
     "tests/hosts/test_hosts.py": 133,
-    "tests/site/test_site_maintainers_browser.py": 106,
+    # the browser and the maintainers' browser modules (TOGETHER), sharing one build since
+    # 2026-12-06: their 106 + 45 s less the build the maintainers' one no longer makes
+    "tests/site/small_site.py": 130,
     "tests/fuzz/test_fuzz_judge.py": 97,
     "tests/play/test_real_proxies.py": 85,
     "tests/pipeline/test_kill_compare.py": 40,

@@ -1,5 +1,6 @@
-"""Fixtures of the site tests: a temp data set in the contract formats, a hostile real run, and
-the widened site the matrix browser modules share (``wide_site.py``)."""
+"""Fixtures of the site tests: a temp data set in the contract formats, a hostile real run, the
+widened site the matrix browser modules share (``wide_site.py``) and the small site the other
+two browser modules share (``small_site.py``)."""
 
 from __future__ import annotations
 
@@ -74,3 +75,13 @@ def wide_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from wide_site import build_wide_site
 
     return build_wide_site(tmp_path_factory.mktemp("wide"))
+
+
+@pytest.fixture(scope="session")
+def small_site(tmp_path_factory: pytest.TempPathFactory, hostile_results: Path) -> Path:
+    """The small data set and the hostile client's real cell, built once per test process for
+    ``test_site_browser`` and ``test_site_maintainers_browser`` (``small_site.py``)."""
+    # Imported here, not at the top: small_site imports this module (for mc).
+    from small_site import build_small_site
+
+    return build_small_site(tmp_path_factory.mktemp("small"), hostile_results)

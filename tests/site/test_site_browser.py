@@ -1,7 +1,8 @@
 """The built site in Debian's Chromium, driven by Playwright (no browser download).
 
 The site is built from the small data set plus one real cell: the engine's ``command`` target
-driving ``hostile_client.py``, so the cell page shows what a hostile client really sent.
+driving ``hostile_client.py``, so the cell page shows what a hostile client really sent (one
+build, shared with the maintainers' browser module: ``small_site.py``).
 Screenshots go to ``artifacts/screenshots/``.
 """
 
@@ -10,16 +11,13 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import mc
 from hostile_client import HOSTILE_NAME, HOSTILE_URI
-from site_data import write_dataset
 
 from compare._paths import PROJECT_ROOT
 
@@ -45,19 +43,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory, hostile_results: Path) -> Path:
-    root = tmp_path_factory.mktemp("browser")
-    write_dataset(root, hostile=False)
-    shutil.copytree(hostile_results, root / "results", dirs_exist_ok=True)
-    env = {
-        "MCP_COMPARE_RESULTS": str(root / "results"),
-        "MCP_COMPARE_BUILD": str(root / "build"),
-        "MCP_COMPARE_SITE": str(root / "site"),
-    }
-    for step in (["render"], ["site"]):
-        proc = mc(*step, env=env)
-        assert proc.returncode == 0, f"mcp-compare {step[0]} failed:\n{proc.stderr}"
-    return root / "site" / "build"
+def built_site(small_site: Path) -> Path:
+    """The small site with the hostile client's cell (``small_site.py``), which the
+    maintainers' browser module reads too."""
+    return small_site
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,10 @@ import functools
 import http.server
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import mc
-from site_data import write_dataset
 from test_site_browser import ARGS, CHROMIUM, _Quiet
 from test_site_matrix_browser import AXE
 
@@ -26,18 +25,11 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("maintainers")
-    write_dataset(root, hostile=False)
-    env = {
-        "MCP_COMPARE_RESULTS": str(root / "results"),
-        "MCP_COMPARE_BUILD": str(root / "build"),
-        "MCP_COMPARE_SITE": str(root / "site"),
-    }
-    for step in ("render", "site"):
-        proc = mc(step, env=env)
-        assert proc.returncode == 0, f"mcp-compare {step} failed:\n{proc.stderr}"
-    handler = functools.partial(_Quiet, directory=str(root / "site" / "build"))
+def url(small_site: Path) -> Iterator[str]:
+    """The maintainers' pages of the small site the browser module reads too
+    (``small_site.py``): they are read from the target, scenario and schema files, so any
+    data set shows them in full."""
+    handler = functools.partial(_Quiet, directory=str(small_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

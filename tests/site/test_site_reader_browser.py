@@ -154,21 +154,44 @@ _TOO_WIDE = """() => {
 }"""
 
 
-def test_no_table_is_wider_than_its_column_at_1366(chromium: Any, url: str, site: Path) -> None:
+_SIDEWAYS = "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
+
+
+@pytest.fixture(scope="module")
+def walk(chromium: Any, url: str, site: Path) -> dict[str, dict[str, Any]]:
+    """One walk at 1366 px (light) over every page looked at (``_pages``, the changes page and
+    the roots page), each loaded once for what several tests read of it, where each test
+    loaded them all again. Per page, first what is read of the page as it loads (squares,
+    marks, the article's and the body's text), then, every ``details`` opened, the tables
+    wider than their column and the sideways scroll."""
     context = _context(chromium, 1366)
     tab = context.new_page()
+    seen: dict[str, dict[str, Any]] = {}
+    for path in dict.fromkeys([*_pages(site), "changes.html", "roots.html"]):
+        _go(tab, url, path)
+        record = {
+            "squares": tab.evaluate(_SQUARES),
+            "marks": tab.evaluate(_MARKS_PER_SQUARE),
+            "article": tab.locator("article").inner_text(),
+            "body": tab.locator("body").inner_text(),
+        }
+        tab.evaluate(_OPEN_ALL)
+        record["too_wide"] = tab.evaluate(_TOO_WIDE)
+        record["sideways"] = tab.evaluate(_SIDEWAYS)
+        seen[path] = record
+    context.close()
+    return seen
+
+
+def test_no_table_is_wider_than_its_column_at_1366(
+    walk: dict[str, dict[str, Any]], site: Path
+) -> None:
     wide = {}
     for path in _pages(site):
-        _go(tab, url, path)
-        tab.evaluate(_OPEN_ALL)
-        found = tab.evaluate(_TOO_WIDE)
+        found, sideways = walk[path]["too_wide"], walk[path]["sideways"]
         if found:
             wide[path] = found
-        sideways = tab.evaluate(
-            "() => document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth"
-        )
         assert sideways <= 0, f"{path} scrolls sideways by {sideways} px at 1366"
-    context.close()
     assert wide == {}, json.dumps(wide, indent=1)
 
 
@@ -196,14 +219,11 @@ _SQUARES = """() => [...document.querySelectorAll('table.mc-answers td.mc-ans')]
 
 
 def test_each_square_holds_one_answer_and_opens_its_newest_judged_cell(
-    chromium: Any, url: str, site: Path
+    walk: dict[str, dict[str, Any]], site: Path
 ) -> None:
-    context = _context(chromium, 1366)
-    tab = context.new_page()
     seen = 0
     for path in [p for p in _pages(site) if not p.startswith("implementations/")]:
-        _go(tab, url, path)
-        for square in tab.evaluate(_SQUARES):
+        for square in walk[path]["squares"]:
             assert square["marks"] == 1, square
             target = square["href"].split("#")[0] or path
             assert (site / target).is_file(), square
@@ -217,7 +237,6 @@ def test_each_square_holds_one_answer_and_opens_its_newest_judged_cell(
             if judged and "cells/" in square["href"]:
                 assert f"--{judged[-1]}--" in square["href"], square
                 seen += 1
-    context.close()
     assert seen > 0, "no square with a judged cell was found"
 
 
@@ -481,20 +500,17 @@ _MARKS_PER_SQUARE = """() => {
 
 
 def test_no_square_carries_more_than_one_mark_and_n_a_is_not_not_run(
-    chromium: Any, url: str, site: Path
+    walk: dict[str, dict[str, Any]], site: Path
 ) -> None:
-    tab = _context(chromium, 1366).new_page()
     marks: dict[str, set[str]] = {"n-a": set(), "not-run": set()}
     pages = _pages(site)
     for path in pages:
-        _go(tab, url, path)
-        for kind, count, cls, mark in tab.evaluate(_MARKS_PER_SQUARE):
+        for kind, count, cls, mark in walk[path]["marks"]:
             assert count == 1, (path, kind, cls)
             if "mc-ans-n-a" in cls or "mc-verdict-n-a" in cls:
                 marks["n-a"].add(mark)
             elif "mc-ans-not-tested" in cls or "mc-verdict-none" in cls:
                 marks["not-run"].add(mark)
-    tab.context.close()
     assert marks["not-run"], "no not-run square on the pages looked at"
     assert not marks["n-a"] & marks["not-run"], marks
     # The legend beside the first table shows both, with their different marks.
@@ -502,28 +518,22 @@ def test_no_square_carries_more_than_one_mark_and_n_a_is_not_not_run(
     assert "mc-ans-n-a mc-key-mark" in legend and "mc-ans-not-tested mc-key-mark" in legend
 
 
-def test_every_summary_page_is_dated(chromium: Any, url: str, site: Path) -> None:
-    tab = _context(chromium, 1366).new_page()
+def test_every_summary_page_is_dated(walk: dict[str, dict[str, Any]], site: Path) -> None:
     areas = [p for p in _pages(site) if "/" not in p and p != "index.html"]
     for path in ["index.html", "changes.html", *areas]:
-        _go(tab, url, path)
-        text = tab.locator("article").inner_text()
+        text = walk[path]["article"]
         assert re.search(r"(Results as of|No results yet).{0,400}\d{4}-\d\d-\d\d", text, re.S), path
-    tab.context.close()
     matrix = json.loads((site / "matrix.json").read_text(encoding="utf-8"))
     assert matrix.get("measured") is not None or matrix.get("tool"), sorted(matrix)
 
 
 def test_no_page_shows_a_path_of_the_machine_it_was_built_on(
-    chromium: Any, url: str, site: Path
+    walk: dict[str, dict[str, Any]], site: Path
 ) -> None:
     roots = {str(PROJECT_ROOT), str(site.parent.parent), "/tmp/pytest-of-"}
-    tab = _context(chromium, 1366).new_page()
     for path in ("index.html", "roots.html"):  # what a reader sees, as the browser draws it
-        _go(tab, url, path)
-        text = tab.locator("body").inner_text()
+        text = walk[path]["body"]
         assert not [r for r in roots if r in text], path
-    tab.context.close()
     # Every built page, not only those looked at: no folder of this machine in any text.
     for page in site.rglob("*.html"):
         body = page.read_text(encoding="utf-8", errors="replace")
