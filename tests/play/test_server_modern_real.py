@@ -189,10 +189,12 @@ def test_a_modern_server_refuses_a_bad_meta_with_the_code_the_pages_name(
 ) -> None:
     """server-modern-meta's three requests carry what the step's meta says (an unknown
     version, no version, no capabilities, the rest of _meta as usual), and each outcome is
-    the error code on the server's own answer to that request's id."""
+    the error code on the server's own answer to that request's id; the fourth, a line with no
+    params at all, is written as it is and refused with -32602."""
     v = run["by"][("py-sdk-server", "server-modern-meta", BOUNDARY)]
     tx = _tx(run, "py-sdk-server", "server-modern-meta", BOUNDARY)
-    listed = [x for x in tx.lines if x.dir == "out" and x.method == "tools/list"]
+    listed = [x for x in tx.lines if x.dir == "out" and x.method == "tools/list" and not x.fault]
+    listed = listed[:3]  # the fourth, after the line without params, only closes its window
     metas = [x.params["_meta"] for x in listed]
     assert metas[0][META + "protocolVersion"] == "2099-01-01"
     assert META + "protocolVersion" not in metas[1] and META + "clientCapabilities" in metas[1]
@@ -209,3 +211,9 @@ def test_a_modern_server_refuses_a_bad_meta_with_the_code_the_pages_name(
         assert answer.obj["error"]["code"] == code
         assert _check(v, check)["outcome"] == "code"
         assert _check(v, check)["evidence"] == [answer.n]
+    # the request without params, written as it is, is refused with -32602 too
+    bare = next(x for x in tx.lines if x.dir == "out" and x.fault)
+    assert "params" not in bare.obj
+    refused = next(x for x in tx.incoming() if x.is_response and x.obj.get("id") == bare.obj["id"])
+    assert refused.obj["error"]["code"] == -32602
+    assert _check(v, "no-params")["outcome"] == "code"
