@@ -31,37 +31,30 @@ _MCP = frozenset({"mcp", "modelcontextprotocol"})
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\Z")
 
 
-def keys_in(value: Any, depth: int = 0) -> list[str]:
-    """Every key of every ``_meta`` object inside ``value``."""
-    if depth > 40:  # a hostile nesting: what is deeper is not read
+def metas(value: Any, depth: int = 0) -> list[dict[str, Any]]:
+    """Every ``_meta`` object inside ``value`` (a hostile nesting is read 40 levels deep)."""
+    if depth > 40:
         return []
-    out: list[str] = []
+    out: list[dict[str, Any]] = []
     if isinstance(value, dict):
         meta = value.get("_meta")
         if isinstance(meta, dict):
-            out += [str(k) for k in meta]
+            out.append(meta)
         for item in value.values():
-            out += keys_in(item, depth + 1)
+            out += metas(item, depth + 1)
     elif isinstance(value, list):
         for item in value:
-            out += keys_in(item, depth + 1)
+            out += metas(item, depth + 1)
     return out
 
 
-def _trace_values(value: Any, depth: int = 0) -> list[Any]:
-    if depth > 40:
-        return []
-    out: list[Any] = []
-    if isinstance(value, dict):
-        meta = value.get("_meta")
-        if isinstance(meta, dict) and "traceparent" in meta:
-            out.append(meta["traceparent"])
-        for item in value.values():
-            out += _trace_values(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            out += _trace_values(item, depth + 1)
-    return out
+def keys_in(value: Any) -> list[str]:
+    """Every key of every ``_meta`` object inside ``value``."""
+    return [str(k) for meta in metas(value) for k in meta]
+
+
+def _trace_values(value: Any) -> list[Any]:
+    return [meta["traceparent"] for meta in metas(value) if "traceparent" in meta]
 
 
 def malformed(key: str) -> bool:

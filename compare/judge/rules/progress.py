@@ -67,11 +67,16 @@ def _read(ctx: Context) -> tuple[Line, Line | None, list[Line]] | Outcome:
     return request, response, progress
 
 
-def _refused(response: Line | None, progress: list[Line]) -> Outcome | None:
+def _answered(ctx: Context) -> tuple[Line, Line | None, list[Line]] | Outcome:
+    """:func:`_read`, with a request refused before any progress read as ``refused``."""
+    read = _read(ctx)
+    if isinstance(read, Outcome):
+        return read
+    _, response, progress = read
     if response is not None and "error" in response.obj and not progress:
         said = f"refused with an error before any progress: {(response.raw or '')[:200]}"
         return Outcome("refused", said, _ev(response))
-    return None
+    return read
 
 
 @rule(
@@ -81,13 +86,10 @@ def _refused(response: Line | None, progress: list[Line]) -> Outcome | None:
     params={"step": _STEP},
 )
 def _progress_sent(ctx: Context) -> Outcome:
-    read = _read(ctx)
+    read = _answered(ctx)
     if isinstance(read, Outcome):
         return read
     request, response, progress = read
-    refused = _refused(response, progress)
-    if refused is not None:
-        return refused
     token = _token(request)
     if not progress:
         end = "before its response" if response is not None else "while it was pending"
@@ -107,13 +109,10 @@ def _progress_sent(ctx: Context) -> Outcome:
     params={"step": _STEP},
 )
 def _progress_increases(ctx: Context) -> Outcome:
-    read = _read(ctx)
+    read = _answered(ctx)
     if isinstance(read, Outcome):
         return read
-    request, response, progress = read
-    refused = _refused(response, progress)
-    if refused is not None:
-        return refused
+    request, _response, progress = read
     if not progress:
         return Outcome("none", "no progress for the request's token: nothing to compare")
     values: list[Any] = [x.params.get("progress") for x in progress]

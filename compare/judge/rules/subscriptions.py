@@ -216,6 +216,19 @@ def _open(ctx: Context, listen: Line) -> bool:
 _CHANGE = Param("label", "the tools/call step that changes a list", required=True)
 
 
+def _after_change(ctx: Context) -> tuple[Line, Line, list[Line], set[str]] | Outcome:
+    """The open listen of step ``step``, the change's call, the server's list_changed after
+    it, and the notifications the listen asked for; or why there is nothing to read."""
+    listen = _listen(ctx)
+    if listen is None or not _open(ctx, listen):
+        return Outcome("not-open", "the listen was not open (refused, ended or not acknowledged)")
+    call, sent = _changes_after(ctx, str(ctx.params["change"]))
+    if call is None:
+        return Outcome("no-tool", "the server lists no tool that changes a list at run time")
+    asked = {FLAGS[k] for k, v in _asked(listen).items() if k in FLAGS and v is True}
+    return listen, call, sent, asked
+
+
 @rule(
     "listen-notified",
     ("tagged", "untagged", "none", "not-open", "no-tool", *EITHER_GATE),
@@ -225,13 +238,10 @@ _CHANGE = Param("label", "the tools/call step that changes a list", required=Tru
 def _listen_notified(ctx: Context) -> Outcome:
     """After a change the listen asked to hear of, the notification: carrying the listen's
     id in ``_meta`` (every message of a listen stream must), or without it."""
-    listen = _listen(ctx)
-    if listen is None or not _open(ctx, listen):
-        return Outcome("not-open", "the listen was not open (refused, ended or not acknowledged)")
-    call, sent = _changes_after(ctx, str(ctx.params["change"]))
-    if call is None:
-        return Outcome("no-tool", "the server lists no tool that changes a list at run time")
-    asked = {FLAGS[k] for k, v in _asked(listen).items() if k in FLAGS and v is True}
+    read = _after_change(ctx)
+    if isinstance(read, Outcome):
+        return read
+    listen, call, sent, asked = read
     wanted = [x for x in sent if x.method in asked]
     if not wanted:
         return Outcome("none", "no list_changed the listen asked for came after the change",
@@ -254,16 +264,13 @@ def _listen_notified(ctx: Context) -> Outcome:
 def _listen_only_requested(ctx: Context) -> Outcome:
     """After a change this listen did not ask to hear of (another listen did), whether a
     notification of that type still came on this listen's stream (carrying its id)."""
-    listen = _listen(ctx)
-    if listen is None or not _open(ctx, listen):
-        return Outcome("not-open", "the listen was not open (refused, ended or not acknowledged)")
-    call, sent = _changes_after(ctx, str(ctx.params["change"]))
-    if call is None:
-        return Outcome("no-tool", "the server lists no tool that changes a list at run time")
+    read = _after_change(ctx)
+    if isinstance(read, Outcome):
+        return read
+    listen, call, sent, asked = read
     if not sent:
         return Outcome("nothing-sent", "no list_changed at all after the change: nothing shows"
                        " what the server would send this listen", _ev(call))  # fmt: skip
-    asked = {FLAGS[k] for k, v in _asked(listen).items() if k in FLAGS and v is True}
     mine = _key(listen.obj["id"])
     stray = [
         x for x in sent
