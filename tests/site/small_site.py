@@ -15,8 +15,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import mc
 from site_data import write_dataset
+from wide_site import render_and_build
 
 
 def build_small_site(root: Path, hostile_results: Path) -> Path:
@@ -24,12 +24,4 @@ def build_small_site(root: Path, hostile_results: Path) -> Path:
     build them; the built folder."""
     write_dataset(root, hostile=False)
     shutil.copytree(hostile_results, root / "results", dirs_exist_ok=True)
-    env = {
-        "MCP_COMPARE_RESULTS": str(root / "results"),
-        "MCP_COMPARE_BUILD": str(root / "build"),
-        "MCP_COMPARE_SITE": str(root / "site"),
-    }
-    for step in ("render", "site"):
-        proc = mc(step, env=env)
-        assert proc.returncode == 0, f"mcp-compare {step} failed:\n{proc.stderr}"
-    return root / "site" / "build"
+    return render_and_build(root)

@@ -85,6 +85,11 @@ def build_wide_site(root: Path) -> Path:
     widen(rows_json)
     with_queries(rows_json)
     eleven_areas(rows_json, SHIPPED, rows_per_area=10)
+    return render_and_build(root)
+
+
+def render_and_build(root: Path) -> Path:
+    """``mcp-compare render`` then ``site`` on the data set under ``root``; the built folder."""
     env = {
         "MCP_COMPARE_RESULTS": str(root / "results"),
         "MCP_COMPARE_BUILD": str(root / "build"),
