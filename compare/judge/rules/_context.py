@@ -107,6 +107,22 @@ class Context:
                 return n
         return None
 
+    def server_closed(self) -> int | None:
+        """The scripted client's note that the server's output ended (a server cell), if any."""
+        return next((n for n, note in self.tx.notes if note.get("event") == "server-closed"), None)
+
+    def last_step_end(self) -> int:
+        """The note that ended the cell's last step (0 when no step ended)."""
+        return max((t.done_n for t in self.tx.steps.values() if t.done_n is not None), default=0)
+
+    def sent_request(self, label: object) -> Line | None:
+        """The request our end sent in step ``label`` (None when it sent none)."""
+        trace = self.tx.steps.get(str(label))
+        if trace is None or trace.id is None:
+            return None
+        ours = (x for x in self.tx.lines if x.dir == "out" and x.is_request)
+        return next((x for x in ours if x.obj.get("id") == trace.id), None)
+
     def write_failed(self, n: int | None) -> bool:
         """Whether the peer's line ``n`` never reached the client (its write failed)."""
         return n is not None and any(

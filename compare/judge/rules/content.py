@@ -15,20 +15,14 @@ from typing import Any
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, _ev, rule
+from compare.judge.rules._revision import revision_definitions
 from compare.judge.rules.valid import _session_revision
 
 
 @cache
 def block_types(revision: str) -> frozenset[str]:
     """The ``type`` of each block a ``CallToolResult`` may hold at ``revision``."""
-    from compare.models import definitions
-    from compare.models._files import load_schema
-    from compare.pin import load_pins
-
-    rev = next((r for r in load_pins().revisions if r.name == revision), None)
-    if rev is None:
-        return frozenset()
-    _, defs = definitions(load_schema(rev))
+    defs = revision_definitions(revision)
 
     def leaves(node: Any, seen: frozenset[str]) -> list[dict[str, Any]]:
         if not isinstance(node, dict):

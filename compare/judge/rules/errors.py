@@ -22,6 +22,7 @@ from typing import Any
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, _ev, rule
+from compare.judge.rules._revision import revision_definitions
 from compare.judge.rules.hygiene import connections, fault_pairs
 from compare.judge.rules.server_modern import EITHER_GATE, either_gate
 
@@ -44,7 +45,7 @@ def _answer(ctx: Context, fault: Line) -> Line | None:
 
 
 def _no_answer(ctx: Context, fault: Line) -> Outcome:
-    closed = next((n for n, f in ctx.tx.notes if f.get("event") == "server-closed"), None)
+    closed = ctx.server_closed()
     if closed is not None:
         said = "no answer; the server closed its output after the line (it may have exited on it)"
         return Outcome("closed", said, [*_ev(fault), closed])
@@ -124,14 +125,7 @@ def _within(code: int, ranges: list[tuple[int, int]]) -> bool:
 def defined_codes(revision: str) -> frozenset[int]:
     """The error codes ``revision``'s schema defines (a ``code`` const of an error
     definition), beside JSON-RPC's own."""
-    from compare.models import definitions
-    from compare.models._files import load_schema
-    from compare.pin import load_pins
-
-    rev = next((r for r in load_pins().revisions if r.name == revision), None)
-    if rev is None:
-        return JSONRPC_CODES
-    _, defs = definitions(load_schema(rev))
+    defs = revision_definitions(revision)
     found: set[int] = set()
 
     def walk(value: Any) -> None:

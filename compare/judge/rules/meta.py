@@ -23,6 +23,7 @@ from typing import Any
 from compare.judge._transcript import Line
 from compare.judge.rules._context import Context
 from compare.judge.rules._registry import Outcome, Param, _ev, rule
+from compare.judge.rules._revision import revision_schema
 
 _LABEL = re.compile(r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\Z")
 _NAME = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)?\Z")
@@ -82,11 +83,8 @@ def reserved(key: str, how: str) -> bool:
 @cache
 def _schema_text(revision: str) -> str:
     """The revision's schema as text: a reserved key the schema names is the spec's own."""
-    from compare.models._files import load_schema
-    from compare.pin import load_pins
-
-    rev = next((r for r in load_pins().revisions if r.name == revision), None)
-    return json.dumps(load_schema(rev)) if rev is not None else ""
+    schema = revision_schema(revision)
+    return json.dumps(schema) if schema is not None else ""
 
 
 @rule(

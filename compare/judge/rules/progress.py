@@ -27,15 +27,6 @@ _STEP = Param("label", "the step whose request (with a progressToken) is read", 
 _CANCEL = Param("label", "the cancel step that cancelled it", required=True)
 
 
-def _request(ctx: Context, label: str) -> Line | None:
-    """The request our scripted client sent in step ``label``."""
-    trace = ctx.tx.steps.get(label)
-    if trace is None or trace.id is None:
-        return None
-    ours = (x for x in ctx.tx.lines if x.dir == "out" and x.is_request and x.n > trace.start_n)
-    return next((x for x in ours if x.obj.get("id") == trace.id), None)
-
-
 def _token(line: Line) -> Any:
     meta = line.params.get("_meta")
     return meta.get("progressToken") if isinstance(meta, dict) else None
@@ -57,7 +48,7 @@ def _read(ctx: Context) -> tuple[Line, Line | None, list[Line]] | Outcome:
     the outcome of a step that sent nothing to read."""
     label = str(ctx.params["step"])
     trace = ctx.tx.steps.get(label)
-    request = _request(ctx, label)
+    request = ctx.sent_request(label)
     if request is None or _token(request) is None:
         if trace is not None and trace.outcome == "no-tool":
             return Outcome("no-tool", "the server lists none of the tools the step would call")
@@ -171,8 +162,8 @@ def _cancel_honoured(ctx: Context) -> Outcome:
     if response is not None:
         said = f"a response after the cancel: {(response.raw or '')[:200]}"
         return Outcome("answered", said, _ev(cancel, response))
-    closed = _server_closed(ctx)
-    if closed is not None and closed < _last_step_end(ctx):
+    closed = ctx.server_closed()
+    if closed is not None and closed < ctx.last_step_end():
         return Outcome("closed", "the server closed before the cell's steps ended", [closed])
     return Outcome(
         "no-response", "no response to the cancelled request to the end of the cell",
@@ -210,12 +201,3 @@ def _cancel_progress(ctx: Context) -> Outcome:
         return Outcome("continued", said, _ev(cancel, *late[:4]))
     said = f"{len(before)} progress notification(s) before the cancel, none {grace:g} s after it"
     return Outcome("stopped", said, _ev(before[-1], cancel))
-
-
-def _server_closed(ctx: Context) -> int | None:
-    return next((n for n, f in ctx.tx.notes if f.get("event") == "server-closed"), None)
-
-
-def _last_step_end(ctx: Context) -> int:
-    ends = [t.done_n for t in ctx.tx.steps.values() if t.done_n is not None]
-    return max(ends) if ends else 0

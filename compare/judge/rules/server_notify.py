@@ -36,15 +36,6 @@ def _start(ctx: Context, label: Any) -> int | None:
     return trace.start_n if trace is not None else None
 
 
-def _request_of(ctx: Context, label: Any) -> Line | None:
-    """The request our scripted client sent in step ``label`` (None when it sent none)."""
-    trace = ctx.tx.steps.get(str(label))
-    if trace is None or trace.id is None:
-        return None
-    ours = (x for x in ctx.tx.lines if x.dir == "out" and x.is_request)
-    return next((x for x in ours if x.obj.get("id") == trace.id), None)
-
-
 def _uri(line: Line | None) -> Any:
     return line.params.get("uri") if line is not None else None
 
@@ -89,7 +80,7 @@ def _server_notified(ctx: Context) -> Outcome:
     window = f"after {after}" + (f", before {ctx.params['before']}" if end is not None else "")
     if not sent:
         return Outcome("missing", f"no {method} {window}")
-    wanted = _uri(_request_of(ctx, ctx.params["uri_of"])) if ctx.params.get("uri_of") else None
+    wanted = _uri(ctx.sent_request(ctx.params["uri_of"])) if ctx.params.get("uri_of") else None
     matching = [x for x in sent if wanted is None or _uri(x) == wanted]
     if not matching:
         said = f"{len(sent)} × {method} {window}, none about {wanted}: {_uri(sent[0])}"
@@ -109,7 +100,7 @@ LISTS = {
 def _list_answer(ctx: Context, label: str) -> list[Any] | None:
     """The items the server's answer to our list request of step ``label`` held (None when
     it gave no result holding them)."""
-    request = _request_of(ctx, label)
+    request = ctx.sent_request(label)
     reply = ctx.tx.response_to(request.obj["id"], request.n) if request is not None else None
     result = reply.obj.get("result") if reply is not None else None
     items = result.get(str(ctx.params["list"])) if isinstance(result, dict) else None

@@ -26,11 +26,8 @@ _STEP = Param("label", "the subscriptions/listen step (sent with wait: false)", 
 
 
 def _listen(ctx: Context) -> Line | None:
-    trace = ctx.tx.steps.get(str(ctx.params["step"]))
-    if trace is None or trace.id is None:
-        return None
-    ours = (x for x in ctx.tx.lines if x.dir == "out" and x.is_request)
-    return next((x for x in ours if x.obj.get("id") == trace.id), None)
+    """The subscriptions/listen request of the check's step."""
+    return ctx.sent_request(ctx.params["step"])
 
 
 def _tag(line: Line) -> Any:
@@ -151,8 +148,7 @@ def _listen_ended(ctx: Context) -> Outcome:
     listen = _listen(ctx)
     if listen is None:
         return Outcome("not-open", "no subscriptions/listen was sent")
-    ends = [t.done_n for t in ctx.tx.steps.values() if t.done_n is not None]
-    last = max(ends) if ends else listen.n
+    last = ctx.last_step_end() or listen.n
     early = ctx.tx.response_to(listen.obj["id"], listen.n)
     acked = [x for x in _tagged(ctx, listen) if x.method == ACKNOWLEDGED]
     if not acked or (early is not None and early.n < last):
