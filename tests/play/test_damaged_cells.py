@@ -123,8 +123,22 @@ def test_a_stored_cell_records_and_seals_what_it_wrote(
     assert again["cached"] is True and again["seal"] == first["seal"]
 
 
-@pytest.mark.parametrize("damage", sorted(DAMAGES))
-@pytest.mark.parametrize("name", CELL_FILES)
+#: Which damage each cell file gets: every damage on the transcript, and each other file one
+#: damage, every kind used (the client's output files are empty here, so they are not the
+#: ones truncated). A damage is told apart by the file's size and hash against the verdict's
+#: record whatever the file, so this covers each file and each damage without playing all
+#: 24 pairs (each plays the cell again).
+DAMAGED_FILES = [
+    *(("transcript.jsonl", kind) for kind in sorted(DAMAGES)),
+    ("plan.json", "wrong-shape"),
+    ("client.stdout", "byte-flipped"),
+    ("client.stderr", "deleted"),
+    ("done.json", "truncated"),
+    ("process.json", "wrong-shape"),
+]
+
+
+@pytest.mark.parametrize(("name", "damage"), DAMAGED_FILES)
 def test_a_damaged_cell_file_is_named_and_the_cell_played_again(
     played: tuple[Path, dict[str, Any]],
     tmp_path: Path,

@@ -3,18 +3,29 @@ engine's target and scenario files, and the offline spec for its citations."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
+from typing import Any
 
 from _revisions import first_after_initialize, latest_initialize_era
 
 from compare.rows import area_files, compute, gather, lint_all
 
 
+#: The real diff, built once per test process: it depends only on the pinned spec, the schemas
+#: and the shipped area files, which every test that writes it reads unchanged, and building
+#: it reads every revision's schema (seconds each time, more with every area).
+_BUILT: list[dict[str, Any]] = []
+
+
 def _real_diff() -> None:
+    """Write the real diff into this test's build folder."""
     from compare.diff import build_diff, write_diff
 
-    write_diff(build_diff())
+    if not _BUILT:
+        _BUILT.append(build_diff())
+    write_diff(copy.deepcopy(_BUILT[0]))
 
 
 def test_real_area_file_is_lint_clean(isolated: Path) -> None:
