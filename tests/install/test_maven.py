@@ -1,4 +1,5 @@
-"""The Maven host builder: what it refuses before running Maven, and a real build of java-sdk."""
+"""The Maven host builder: what it refuses before running Maven, and what it does with the
+java-sdk host ``make tools`` built for real."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from compare import _paths
 from compare._errors import CompareError
 from compare.install import _maven
 from compare.install._pins import Pin
@@ -70,15 +72,19 @@ def test_installed_version_reads_the_stamp(tmp_path: Path) -> None:
 
 @pytest.mark.clients
 def test_build_checks_the_lock_then_skips_when_nothing_changed(tmp_path: Path) -> None:
-    """A real build (Maven offline when the local repository is warm), then a no-op rebuild."""
+    """The host ``make tools`` built with Maven (a real build, which every test of the Java
+    host runs), copied into a private tools folder: it runs, an install with nothing changed
+    leaves it as it is, and a lock naming another jar hash is refused rather than rebuilt.
+    Copying instead of building again spares a JVM build of half a minute of CPU."""
     root, tools = copy_host(tmp_path), tmp_path / "tools"
-    first = _maven.install(PIN, tools, root)
-    assert first.startswith("java-sdk: built io.modelcontextprotocol.sdk:mcp@2.2.0")
+    built = _maven.host_dir(_paths.tools_dir(), "java-sdk")
+    shutil.copytree(built, _maven.host_dir(tools, "java-sdk"), symlinks=True)
     host = _maven.host_dir(tools, "java-sdk") / "bin" / "host"
     done = subprocess.run([str(host)], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0 and "SERVER_COMMAND" in done.stderr
     stamp = (_maven.host_dir(tools, "java-sdk") / "bin" / "host").stat().st_mtime_ns
-    assert _maven.install(PIN, tools, root).startswith("java-sdk: already installed")
+    again = _maven.install(PIN, tools, root)
+    assert again == f"java-sdk: already installed (host built with {PIN.name}@{PIN.version})"
     assert (_maven.host_dir(tools, "java-sdk") / "bin" / "host").stat().st_mtime_ns == stamp
     # A lock that names another jar hash is a mismatch, not a silent rebuild.
     lock = root / "java-sdk" / _maven.LOCK_NAME

@@ -12,7 +12,6 @@ from _revisions import first_after_initialize, latest_initialize_era
 
 from compare.rows import area_files, compute, gather, lint_all
 
-
 #: The real diff, built once per test process: it depends only on the pinned spec, the schemas
 #: and the shipped area files, which every test that writes it reads unchanged, and building
 #: it reads every revision's schema (seconds each time, more with every area).
