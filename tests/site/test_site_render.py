@@ -7,10 +7,12 @@ import json
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from conftest import mc
-from site_data import DATED, HOSTILE_NAME, write_cell
+from site_data import DATED, HOSTILE_NAME, write_cell, write_dataset
 
 from compare import __version__, _paths
 from compare._paths import PROJECT_ROOT
@@ -22,9 +24,26 @@ def _docs(root: Path) -> Path:
     return root / "site" / "docs"
 
 
-def test_every_page_is_stamped_generated(site_env: Path) -> None:
-    summary = render()
-    pages = sorted(_docs(site_env).rglob("*.md"))
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, pinned_spec: Path) -> Iterator[Path]:
+    """The small data set rendered once, for the tests that only read the pages: each render
+    takes seconds, and these tests change nothing before or after it (the others render
+    their own ``site_env``, changed as they need)."""
+    root = tmp_path_factory.mktemp("rendered")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("cache", "results", "build", "site"):
+            (root / name).mkdir()
+            patch.setenv(f"MCP_COMPARE_{name.upper()}", str(root / name))
+        shutil.copytree(pinned_spec / "spec", root / "cache" / "spec")
+        write_dataset(root)
+        summary = render()
+    (root / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    yield root
+
+
+def test_every_page_is_stamped_generated(rendered: Path) -> None:
+    summary = json.loads((rendered / "summary.json").read_text(encoding="utf-8"))
+    pages = sorted(_docs(rendered).rglob("*.md"))
     assert summary["pages"] == len(pages) > 10
     for page in pages:
         text = page.read_text(encoding="utf-8")
@@ -32,9 +51,8 @@ def test_every_page_is_stamped_generated(site_env: Path) -> None:
         assert body.startswith(STAMP), page
 
 
-def test_the_pages_an_implementer_needs_exist(site_env: Path) -> None:
-    render()
-    docs = _docs(site_env)
+def test_the_pages_an_implementer_needs_exist(rendered: Path) -> None:
+    docs = _docs(rendered)
     for rel in (
         "index.md",
         "roots.md",
@@ -49,9 +67,8 @@ def test_the_pages_an_implementer_needs_exist(site_env: Path) -> None:
         assert (docs / rel).is_file(), rel
 
 
-def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(site_env: Path) -> None:
-    render()
-    area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
+def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(rendered: Path) -> None:
+    area = (_docs(rendered) / "roots.md").read_text(encoding="utf-8")
     assert "{ #root-01 }" in area and "{ #root-02 }" in area
     # The tables are HTML: links go to the built .html pages (mkdocs rewrites only Markdown),
     # each square to its newest judged cell.
@@ -59,9 +76,8 @@ def test_rows_have_stable_anchors_and_status_cells_link_to_cell_pages(site_env: 
     assert 'href="cells/py-sdk--2.3.0--roots-list--2025-11-25--roots.html"' in area
 
 
-def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -> None:
-    render()
-    area = (_docs(site_env) / "roots.md").read_text(encoding="utf-8")
+def test_citations_link_to_the_pinned_commit_with_their_status(rendered: Path) -> None:
+    area = (_docs(rendered) / "roots.md").read_text(encoding="utf-8")
     assert (
         "blob/b0f60ba5409db7a6582440a7b473cc0398890f15/docs/specification/2025-11-25/client/roots.mdx#L47"
         in area
@@ -69,7 +85,7 @@ def test_citations_link_to_the_pinned_commit_with_their_status(site_env: Path) -
     assert "☑&nbsp;verified" in area and "✔&nbsp;verified" not in area
     assert "⌀&nbsp;unavailable" in area  # the gh: citation with no clone here
     # a check's ref over a line range: its lines shown, linked as a range, its quote whole
-    cell = _docs(site_env) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md"
+    cell = _docs(rendered) / "cells/ts-sdk--1.32.2--roots-list--2025-11-25--roots.md"
     page = html.unescape(cell.read_text(encoding="utf-8")).replace("<wbr>", "")  # break points
     assert "<code>docs/specification/2025-11-25/client/roots.mdx:110-111</code>" in page
     assert "docs/specification/2025-11-25/client/roots.mdx#L110-L111" in page
@@ -95,9 +111,8 @@ def test_a_verified_quote_is_not_marked_like_a_pass() -> None:
         assert SYMBOLS["citation"][state][0] not in judged, state
 
 
-def test_home_legend_says_what_each_answer_of_the_tables_means(site_env: Path) -> None:
-    render()
-    legend = html.unescape(_home_legend(site_env))
+def test_home_legend_says_what_each_answer_of_the_tables_means(rendered: Path) -> None:
+    legend = html.unescape(_home_legend(rendered))
     for kind in ("yes", "no", "partial", "not-tested", "n-a"):
         assert f"mc-ans-{kind}" in legend, kind
     assert "cannot apply" in legend and "no verdict" in legend
