@@ -27,7 +27,6 @@ reproduces locally), no example database (nothing written into the checkout), no
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 import pytest
 from _golden import GoldenFile, GoldenStore
 from _groups import GroupScheduling, sort_items
+from _isolate import isolate
 from hypothesis import settings
 
 from compare._paths import PROJECT_ROOT
@@ -149,13 +149,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pinned_spec: Path)
 
     The cache starts with a private copy of the session's verified spec files.
     """
-    for name, sub in {
-        "MCP_COMPARE_CACHE": "cache",
-        "MCP_COMPARE_RESULTS": "results",
-        "MCP_COMPARE_BUILD": "build",
-    }.items():
-        (tmp_path / sub).mkdir()
-        monkeypatch.setenv(name, str(tmp_path / sub))
-    shutil.copytree(pinned_spec / "spec", tmp_path / "cache" / "spec")
+    isolate(tmp_path, monkeypatch, pinned_spec)
     assert os.environ["MCP_COMPARE_CACHE"] == str(tmp_path / "cache")
     yield tmp_path

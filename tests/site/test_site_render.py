@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _isolate import isolate
 from conftest import mc
 from site_data import DATED, HOSTILE_NAME, write_cell, write_dataset
 
@@ -31,10 +32,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, pinned_spec: Path) -> Ite
     their own ``site_env``, changed as they need)."""
     root = tmp_path_factory.mktemp("rendered")
     with pytest.MonkeyPatch.context() as patch:
-        for name in ("cache", "results", "build", "site"):
-            (root / name).mkdir()
-            patch.setenv(f"MCP_COMPARE_{name.upper()}", str(root / name))
-        shutil.copytree(pinned_spec / "spec", root / "cache" / "spec")
+        isolate(root, patch, pinned_spec)  # as site_env does for one test
+        patch.setenv("MCP_COMPARE_SITE", str(root / "site"))
         write_dataset(root)
         summary = render()
     (root / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
