@@ -4,6 +4,7 @@ engine's target and scenario files, and the offline spec for its citations."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -12,19 +13,22 @@ from _revisions import first_after_initialize, latest_initialize_era
 
 from compare.rows import area_files, compute, gather, lint_all
 
-#: The real diff, built once per test process: it depends only on the pinned spec, the schemas
-#: and the shipped area files, which every test that writes it reads unchanged, and building
-#: it reads every revision's schema (seconds each time, more with every area).
-_BUILT: list[dict[str, Any]] = []
+
+@functools.cache
+def _built_diff() -> dict[str, Any]:
+    """The real diff, built once per test process: it depends only on the pinned spec, the
+    schemas and the shipped area files, which every test that writes it reads unchanged, and
+    building it reads every revision's schema (seconds each time, more with every area)."""
+    from compare.diff import build_diff
+
+    return build_diff()
 
 
 def _real_diff() -> None:
     """Write the real diff into this test's build folder."""
-    from compare.diff import build_diff, write_diff
+    from compare.diff import write_diff
 
-    if not _BUILT:
-        _BUILT.append(build_diff())
-    write_diff(copy.deepcopy(_BUILT[0]))
+    write_diff(copy.deepcopy(_built_diff()))
 
 
 def test_real_area_file_is_lint_clean(isolated: Path) -> None:
