@@ -50,6 +50,16 @@ def tools_dir() -> Path:
     return _env_path("MCP_COMPARE_TOOLS", PROJECT_ROOT / "tools")
 
 
+#: Packages or targets an install leaves out, separated by spaces (``make test`` sets it).
+TOOLS_EXCEPT = "MCP_COMPARE_TOOLS_EXCEPT"
+
+
+def tools_left_out() -> frozenset[str]:
+    """What installs leave out here: the tests leave out a program only its golden cells
+    keep, so every install a test asks for (and the stamp) leaves it out the same way."""
+    return frozenset(os.environ.get(TOOLS_EXCEPT, "").split())
+
+
 def m2_repository() -> Path:
     """The local Maven repository (where Maven hosts' jars and sources jars are kept)."""
     return _env_path("MCP_COMPARE_M2_REPO", Path.home() / ".m2" / "repository")

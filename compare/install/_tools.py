@@ -68,6 +68,17 @@ def _exclusive(folder: Path) -> Iterator[None]:
         yield
 
 
+def without(pins: list[Pin], leave_out: frozenset[str]) -> list[Pin]:
+    """The pins whose package name and target id are both outside ``leave_out``."""
+    unknown = leave_out - {p.name for p in pins} - {p.target for p in pins}
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise CompareError(
+            f"leaving out {names}: no target or package of that name is pinned (--except)"
+        )
+    return [p for p in pins if p.name not in leave_out and p.target not in leave_out]
+
+
 def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin], list[Pin]]:
     """npm pins of the shared tree (installed together; a pin with a tree of its own is
     installed apart, ``_npm.install_own``), PyPI pins (a venv each), host pins (a host program
@@ -79,11 +90,24 @@ def _split(pins: list[Pin]) -> tuple[list[Pin], list[Pin], list[Pin], list[Pin]]
     return npm, [p for p in pins if p.registry == "pypi"], hosts, crates
 
 
-def install_tools(targets_dir: Path | None = None, tools: Path | None = None) -> InstallReport:
-    """Install every target's package at its pinned version; fast when nothing changed."""
+def install_tools(
+    targets_dir: Path | None = None,
+    tools: Path | None = None,
+    leave_out: frozenset[str] | None = None,
+) -> InstallReport:
+    """Install every target's package at its pinned version; fast when nothing changed.
+
+    ``leave_out`` names packages or targets not to install this time (default: those of
+    ``MCP_COMPARE_TOOLS_EXCEPT``, those of them these targets pin; ``make test`` leaves out
+    a program only the golden cells keep, whose build was CI's largest); a name given here
+    that matches no pin is refused, so a typo cannot silently install everything."""
     folder = tools or _paths.tools_dir()
     start = time.monotonic()
     pins = load_pins(targets_dir)
+    if leave_out is None:  # the environment's names may be of another set of targets
+        names = {p.name for p in pins} | {p.target for p in pins}
+        leave_out = _paths.tools_left_out() & names
+    pins = without(pins, leave_out)
     npm, pypi, hosts, crates = _split(pins)
     jobs: list[Callable[[], str]] = [functools.partial(_npm.install, npm, folder)]
     jobs += [functools.partial(_npm.install_own, pin, folder) for pin in pins if _npm.is_own(pin)]

@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 
 _TARGETS = typer.Option(None, "--targets", help="Folder of target files (default: shipped ones).")
 _JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+_EXCEPT = typer.Option(
+    None,
+    "--except",
+    metavar="NAME",
+    help="Leave out this package or target (repeatable; default: the names in "
+    "MCP_COMPARE_TOOLS_EXCEPT, which `make test` sets). The stamp remembers it, so a later "
+    "install without it installs what was left out.",
+)
 
 
 def _print_report(report: InstallReport, as_json: bool) -> None:
@@ -61,6 +69,7 @@ def register(app: typer.Typer) -> None:
         no_wait: bool = typer.Option(
             False, "--no-wait", help="Fail at once when another install holds the tools folder."
         ),
+        leave_out: list[str] | None = _EXCEPT,
     ) -> None:
         """Install every pinned client from the committed lock files (idempotent).
 
@@ -72,7 +81,8 @@ def register(app: typer.Typer) -> None:
 
         # One install at a time per tools folder, stamp check included (see compare._lock).
         with _lock.holding(_paths.tools_dir(), "tools folder", wait=not no_wait):
-            inputs = _skip.inputs(targets)
+            left_out = frozenset(leave_out) if leave_out else None
+            inputs = _skip.inputs(targets, left_out)
             if not force and _stamp.why_stale(_skip.STAGE, inputs) is None:
                 if as_json:
                     typer.echo(json.dumps({"steps": [], "skipped": "unchanged inputs"}, indent=2))
@@ -83,7 +93,7 @@ def register(app: typer.Typer) -> None:
 
             # The old stamp stays through a failure: installers write their own stamps last,
             # so what it lists still describes what is installed.
-            report = install_tools(targets)
+            report = install_tools(targets, leave_out=left_out)
             _stamp.record(_skip.STAGE, inputs, _skip.outputs())
         _print_report(report, as_json)
 

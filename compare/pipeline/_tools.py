@@ -27,10 +27,14 @@ _TOOLCHAINS = ("node", "npm", "go", "cargo", "rustc", "java", "javac", "mvn", "p
 _ENV = ("PATH", "GOFLAGS", "GOTOOLCHAIN", "GOMODCACHE", "GOCACHE", "GOENV", "MCP_COMPARE_M2_REPO")
 
 
-def inputs(targets_dir: Path | None = None) -> str:
-    """Digest of everything an install depends on."""
+def inputs(targets_dir: Path | None = None, left_out: frozenset[str] | None = None) -> str:
+    """Digest of everything an install depends on, and of what it was told to leave out
+    (default: ``MCP_COMPARE_TOOLS_EXCEPT``'s): an install that left a program out does not
+    stand for one that must install it."""
     tools = _paths.tools_dir()
     digest = Digest(STAGE).settings().code("install")
+    left = _paths.tools_left_out() if left_out is None else left_out
+    digest.text("left-out", "\n".join(sorted(left)))
     digest.tree("targets", targets_dir or _EXCHANGE / "targets", content=True)
     digest.tree("hosts", _EXCHANGE.parent / "hosts", content=True)
     locks = [tools / "package.json", tools / "package-lock.json"]

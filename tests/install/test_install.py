@@ -45,8 +45,10 @@ def mc(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPro
 
 @pytest.mark.clients
 def test_install_puts_every_pinned_client_in_the_tools_folder() -> None:
+    """Every pin but those the run leaves out (``make test``: MCP_COMPARE_TOOLS_EXCEPT)."""
     install_tools()
-    statuses = tool_status()
+    left = _paths.tools_left_out()
+    statuses = [s for s in tool_status() if s.name not in left and s.target not in left]
     assert {s.target for s in statuses} >= {"ts-sdk", "py-sdk", "fastmcp"}
     assert [s for s in statuses if not s.ok] == []
     check_status(statuses)
@@ -197,3 +199,30 @@ def test_targets_with_the_same_closure_share_one_venv(tmp_path: Path) -> None:
     assert all(s.ok for s in tool_status(targets, tools))
     again = install_tools(targets, tools).steps
     assert sorted(again) == ["no npm targets", "one: already installed", "two: already installed"]
+
+
+def test_leaving_out_names_a_package_or_a_target_and_refuses_a_typo() -> None:
+    """``--except`` drops every target of a package, or one target by id; a name that matches
+    no pin is an error, not an install of everything. The environment's names
+    (``make test``'s) are kept to those the targets pin, as a test's own targets may not."""
+    from compare.install._pins import load_pins
+    from compare.install._tools import without
+
+    pins = load_pins()
+    rust = {p.target for p in pins if p.name == "rust-mcp-filesystem"}
+    assert len(rust) >= 2
+    kept = {p.target for p in without(pins, frozenset({"rust-mcp-filesystem"}))}
+    assert kept == {p.target for p in pins} - rust
+    kept = {p.target for p in without(pins, frozenset({"py-sdk"}))}
+    assert kept == {p.target for p in pins} - {"py-sdk"}
+    with pytest.raises(CompareError, match="leaving out rust-mcp-filesytem: no target"):
+        without(pins, frozenset({"rust-mcp-filesytem"}))
+
+
+def test_an_unknown_name_given_to_the_cli_is_refused_before_any_install(tmp_path: Path) -> None:
+    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tmp_path / "tools")}
+    env["MCP_COMPARE_BUILD"] = str(tmp_path / "build")
+    done = mc("tools", "install", "--except", "no-such-program", env=env)
+    assert done.returncode != 0
+    assert "leaving out no-such-program: no target or package" in done.stdout + done.stderr
+    assert not (tmp_path / "tools" / "node_modules").exists()

@@ -127,6 +127,7 @@ def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
 ) -> None:
     tools = _fake_tools(tmp_path)
     monkeypatch.setenv("MCP_COMPARE_TOOLS", str(tools))
+    monkeypatch.delenv("MCP_COMPARE_TOOLS_EXCEPT", raising=False)  # make test sets it
     assert not _tools.skipped()
     _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
     assert tools / "hosts/go-sdk/bin/host" in _tools.outputs()
@@ -143,6 +144,15 @@ def test_tools_install_is_skipped_only_while_locks_and_installs_are_unchanged(
     _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
     (tools / "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem").unlink()  # a crate's program
     assert not _tools.skipped()
+
+    # an install that left a program out (make test's) does not stand for one that must not
+    left = frozenset({"rust-mcp-filesystem"})
+    _stamp.record(_tools.STAGE, _tools.inputs(left_out=left), _tools.outputs())
+    assert _stamp.why_stale(_tools.STAGE, _tools.inputs(left_out=left)) is None
+    assert not _tools.skipped()
+    monkeypatch.setenv("MCP_COMPARE_TOOLS_EXCEPT", "rust-mcp-filesystem")
+    assert _tools.skipped()
+    monkeypatch.delenv("MCP_COMPARE_TOOLS_EXCEPT")
 
     _stamp.record(_tools.STAGE, _tools.inputs(), _tools.outputs())
     stamp = build / "stamps" / "tools.json"

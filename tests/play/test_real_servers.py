@@ -1,6 +1,8 @@
-"""The reference servers, rust-mcp-filesystem (with and without --enable-roots), the
-Angular CLI's MCP server and chrome-devtools-mcp (with Debian's Chromium), driven by the
-scripted client through the real harness.
+"""The reference servers, the Angular CLI's MCP server and chrome-devtools-mcp (with Debian's
+Chromium), driven by the scripted client through the real harness. rust-mcp-filesystem is not
+played here: what is its own is read from its golden cells
+(``tests/test_golden_rust_filesystem.py``), and its mechanisms are the reference file
+server's.
 
 Each assertion names what a verdict rests on: the server's own roots/list line (its place
 after our initialized, after our list_changed), the absence of any response after the
@@ -39,8 +41,6 @@ pytestmark = pytest.mark.clients
 SERVERS = {
     "server-everything": "node_modules/.bin/mcp-server-everything",
     "server-filesystem": "node_modules/.bin/mcp-server-filesystem",
-    "rust-mcp-filesystem-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
-    "rust-mcp-filesystem-no-roots": "crates/rust-mcp-filesystem/bin/rust-mcp-filesystem",
     "angular-cli": "npm/angular-cli/node_modules/.bin/ng",
     "angular-cli-modernize": "npm/angular-cli-modernize/node_modules/.bin/ng",
     "chrome-devtools-mcp": "npm/chrome-devtools-mcp/node_modules/.bin/chrome-devtools-mcp",
@@ -52,25 +52,21 @@ NEEDS_CHROMIUM = {"chrome-devtools-mcp"}
 NO_CHROMIUM = pytest.mark.skipif(
     not os.access(CHROMIUM, os.X_OK), reason=f"{CHROMIUM} is missing (make sysdeps installs it)"
 )
-#: The servers that ask for roots once initialized and again on list_changed; the others
-#: never ask (rust-mcp-filesystem asks only when started with --enable-roots).
+#: The servers that ask for roots once initialized and again on list_changed (all of those
+#: played here; one that never asks is read in tests/test_golden_rust_filesystem.py).
 ASKERS = [
     "server-everything",
     "server-filesystem",
-    "rust-mcp-filesystem-roots",
     "angular-cli",
     "angular-cli-modernize",
     "chrome-devtools-mcp",
 ]
 #: The servers with file tools the enforcement probes call.
-FILE_SERVERS = ["server-filesystem", "rust-mcp-filesystem-roots", "rust-mcp-filesystem-no-roots"]
-#: Cells whose non-strict verdict is the finding measured (asserted line by line below):
-#: rust-mcp-filesystem drops our percent-encoded roots and keeps its start-up folder (graded
-#: once, in server-enforcement; its other cells say "not tested, because ..."); the
+FILE_SERVERS = ["server-filesystem"]
+#: Cells whose non-strict verdict is the finding measured (asserted line by line below): the
 #: Angular CLI's two path-taking tools read wherever they are pointed, whatever the roots
 #: (odd roots and the swap scenario's direct read of the outside folder included).
 FINDINGS = {
-    ("rust-mcp-filesystem-roots", "server-enforcement"),
     ("angular-cli", "server-enforcement"),
     ("angular-cli", "server-stale"),
     ("angular-cli-modernize", "server-enforcement"),
@@ -244,25 +240,6 @@ def test_asks_after_initialized_and_again_after_list_changed(
     assert ours.obj["result"]["roots"][0]["uri"].endswith("/web%20%23staging%20%C3%A9/other")
 
 
-@pytest.mark.parametrize("target", sorted(set(SERVERS) - set(ASKERS)))
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_a_server_that_never_asks_sends_no_roots_list_at_all(
-    server_run: dict[str, Any], target: str, revision: str
-) -> None:
-    """``never`` and ``not-asked-again`` rest on the transcript holding no roots/list from
-    the server, though our client declared roots and sent list_changed."""
-    v = server_run["by"][(target, "server-asks", revision)]
-    assert (_check(v, "asks")["outcome"], _check(v, "refresh")["outcome"]) == (
-        "never",
-        "not-asked-again",
-    )
-    tx = read_transcript(_cell(server_run, target, "server-asks", revision) / "transcript.jsonl")
-    assert not any(x.method == "roots/list" for x in tx.incoming())
-    init = next(x for x in tx.lines if x.dir == "out" and x.method == "initialize")
-    assert init.obj["params"]["capabilities"]["roots"] == {"listChanged": True}
-    assert any(x.method == "notifications/roots/list_changed" for x in tx.lines if x.dir == "out")
-
-
 @pytest.mark.parametrize("target", _runnable(SERVERS))
 @pytest.mark.parametrize("revision", REVISIONS)
 def test_no_roots_asked_of_an_undeclared_client_and_no_reply(
@@ -383,39 +360,6 @@ def test_everything_server_has_no_file_tools_to_probe(server_run: dict[str, Any]
     assert v["probes"] == [] and v["verdict"] == "not-exercised"
 
 
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_rust_filesystem_drops_percent_encoded_roots_and_keeps_its_start_up_folder(
-    server_run: dict[str, Any], revision: str
-) -> None:
-    """rust-mcp-filesystem --enable-roots asks, gets our roots (each URI percent-encoded, as
-    the workspace's name needs), and its file tools still reach every place outside them: its
-    own stderr says it skipped the roots as invalid and kept its command-line folder. So the
-    root beside its start-up folder is refused while the same tools work inside that folder:
-    one finding (it adopted no root), and every place outside the roots reads "not tested".
-    The outcomes rest on that order: answer first, probes after."""
-    target = "rust-mcp-filesystem-roots"
-    v = server_run["by"][(target, "server-enforcement", revision)]
-    cell = _cell(server_run, target, "server-enforcement", revision)
-    tx = read_transcript(cell / "transcript.jsonl")
-    ask = next(x for x in tx.incoming() if x.method == "roots/list")
-    answer = next(x for x in tx.lines if x.dir == "out" and x.obj.get("id") == ask.obj["id"])
-    uris = [r["uri"] for r in answer.obj["result"]["roots"]]
-    assert len(uris) == 4 and all("/web%20%23staging%20%C3%A9" in u for u in uris)
-    probes = [p for p in v["probes"] if p["expect"] == "refused"]
-    assert probes and all(p["result"] == "allowed" for p in probes)
-    assert all(min(p["evidence"]) > answer.n for p in probes)
-    beside = [p for p in v["probes"] if p["place"] == "adopted"]
-    assert beside and all(p["result"] == "refused" for p in beside)
-    assert (_check(v, "adopted")["outcome"], _check(v, "adopted")["verdict"]) == (
-        "not-adopted",
-        "non-strict",
-    )
-    assert _check(v, "outside")["outcome"] == "not-adopted"
-    assert _check(v, "outside")["verdict"] == "not-exercised"
-    stderr = (cell / "server.stderr").read_text(encoding="utf-8")
-    assert "skipped 4 invalid roots" in stderr and "passed from command-line will be used" in stderr
-
-
 def _reply_text(line: Any) -> str:
     return "".join(c.get("text", "") for c in line.obj["result"].get("content", []))
 
@@ -526,14 +470,6 @@ def test_odd_roots_rest_on_the_servers_own_replies(
     for p in created:
         line = tx.by_n(max(p["evidence"]))
         assert line is not None and "Access denied" in str(line.raw)
-    # rust-mcp-filesystem reaches the folder around the file root only because it adopted no
-    # root at all (server-enforcement grades that once): not tested here
-    rust = server_run["by"][("rust-mcp-filesystem-roots", "server-odd-roots", revision)]
-    assert _check(rust, "adopted")["outcome"] == "not-adopted"
-    assert (_check(rust, "file-parent")["outcome"], _check(rust, "file-parent")["verdict"]) == (
-        "not-adopted",
-        "not-exercised",
-    )
 
 
 @pytest.mark.parametrize("target", FILE_SERVERS)
@@ -551,12 +487,9 @@ def test_the_swap_count_is_the_raw_answers_count(
     answers = [tx.by_n(r["response"]) for r in races if r.get("response")]
     outside = sum("place: secret" in str(x.raw) for x in answers if x is not None)
     swap = _check(v, "swap")
-    if target == "server-filesystem":
-        assert (swap["outcome"], outside) == ("not-reached", 0)
-        assert swap["observed"].startswith("not reached in 40 attempts")
-        assert _check(v, "secret")["outcome"] == "refused"
-    else:  # its start-up folder (the whole workspace) stays allowed: no race is needed
-        assert swap["outcome"] == "direct" and f"{outside} of 40" in swap["observed"]
+    assert (swap["outcome"], outside) == ("not-reached", 0)
+    assert swap["observed"].startswith("not reached in 40 attempts")
+    assert _check(v, "secret")["outcome"] == "refused"
 
 
 def test_the_derived_row_per_file_server(server_run: dict[str, Any]) -> None:
@@ -573,11 +506,7 @@ def test_the_derived_row_per_file_server(server_run: dict[str, Any]) -> None:
     for target in FILE_SERVERS:
         version = server_run["by"][(target, "server-enforcement", REVISIONS[0])]["target_version"]
         words[target] = derived_column(derive, target, version, cells, writes, str)["value"]
-    assert words == {
-        "server-filesystem": "enforces",
-        "rust-mcp-filesystem-roots": "adopts-none",
-        "rust-mcp-filesystem-no-roots": "ignores",
-    }
+    assert words == {"server-filesystem": "enforces"}
 
 
 #: chrome-devtools-mcp's probed tools (server-enforcement's output-path and upload).
@@ -719,7 +648,8 @@ def test_log_level_answers_rest_on_the_servers_own_lines(
         assert _check(v, "undeclared-answer")["outcome"] == "declared"
     else:
         assert _check(v, "undeclared-answer")["outcome"] == "error"
-        # -32601 from most; rust-mcp-filesystem says -32603 "does not support logging"
+        # -32601 from most (rust-mcp-filesystem's golden cells: -32603 "does not support
+        # logging")
         assert isinstance(good.obj["error"]["code"], int)
         assert _check(v, "undeclared-answer")["evidence"] == [good.n]
         assert _check(v, "set-level")["outcome"] == "undeclared"
