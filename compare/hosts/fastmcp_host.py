@@ -59,6 +59,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from host_plan import screen
+
+HOST = "fastmcp host"
+OPTIONS = {"roots_form": ("uri", "documented")}
+#: The kinds of scripted request fastmcp's Client has no call for (the target's ``lacks:``).
+LACKED = {
+    "subscribe": "fastmcp's Client has no call that sends resources/subscribe",
+    "unsubscribe": "fastmcp's Client has no call that sends resources/unsubscribe",
+}
+
+# A plan this host refuses is refused here, before the SDK is imported: an import costs a
+# second or more of CPU, and a refusal needs none of it (host_plan.screen; main reads it again).
+if __name__ == "__main__":
+    screen(sys.argv[1:], HOST, OPTIONS, LACKED)
+
 import anyio
 import mcp_types
 from fastmcp import Client
@@ -72,21 +87,10 @@ from host_plan import (
     dump,
     error_code,
     make_requests,
-    options,
-    read_plan_or_url,
-    refuse_lacked,
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic_core import to_jsonable_python
 from sdk_values import reference
-
-HOST = "fastmcp host"
-OPTIONS = {"roots_form": ("uri", "documented")}
-#: The kinds of scripted request fastmcp's Client has no call for (the target's ``lacks:``).
-LACKED = {
-    "subscribe": "fastmcp's Client has no call that sends resources/subscribe",
-    "unsubscribe": "fastmcp's Client has no call that sends resources/unsubscribe",
-}
 
 
 def connection_closed(client: Client) -> bool:
@@ -212,11 +216,9 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
-    form = options(plan, HOST, OPTIONS).get("roots_form", "uri")
-    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
-    if refused is not None:
-        return refused
+    took = screen(sys.argv[1:], HOST, OPTIONS, LACKED)  # exit 2 or 3, before any server
+    plan, command, url = took.plan, took.command, took.url
+    form = took.options.get("roots_form", "uri")
     try:
         anyio.run(run, plan, command, url, form)
     except Exception as err:

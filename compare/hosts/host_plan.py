@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 SCHEMA = Path(__file__).resolve().parent / "host-plan.schema.json"
-#: The contract's exit code for a malformed plan or command line. (Exit 3, a feature the SDK
-#: lacks, is never needed here: all three Python clients register roots, elicitation and
-#: sampling.)
+#: The contract's exit code for a malformed plan or command line (3: a feature the library
+#: lacks, see ``screen``).
 BAD_PLAN = 2
 
 
@@ -206,6 +205,40 @@ def refuse_lacked(plan: dict[str, Any], host: str, lacked: dict[str, str]) -> in
             print(f"{host}: unsupported: {key}: {lacked[key]}", file=sys.stderr)
             return 3
     return None
+
+
+@dataclass
+class Screened:
+    """A plan this host takes: the plan, the server's command or URL, and its options."""
+
+    plan: dict[str, Any]
+    command: list[str]
+    url: str | None
+    options: dict[str, str]
+
+
+def screen(
+    argv: list[str],
+    host: str,
+    known: dict[str, tuple[str, ...]],
+    lacked: dict[str, str],
+    also: Callable[[dict[str, Any]], str | None] | None = None,
+) -> Screened:
+    """Every refusal of a host, in the contract's order: a malformed command line or plan
+    (exit 2), an unknown option (exit 2), a request the library has no call for (exit 3), and
+    the host's own ``also`` (a reason it cannot take the plan, exit 3). A host calls it at the
+    top of its file, before it imports its SDK, so that a refused plan costs no SDK import
+    (seconds of CPU for the larger frameworks), and again in ``main`` for what it takes."""
+    plan, command, url = read_plan_or_url(argv, host)
+    chosen = options(plan, host, known)
+    refused = refuse_lacked(plan, host, lacked)
+    if refused is not None:
+        raise SystemExit(refused)
+    why = also(plan) if also is not None else None
+    if why is not None:
+        print(f"{host}: unsupported: {why}", file=sys.stderr)
+        raise SystemExit(3)
+    return Screened(plan, command, url, chosen)
 
 
 def refuse_requests(plan: dict[str, Any], host: str) -> None:

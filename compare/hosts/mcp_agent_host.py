@@ -81,6 +81,34 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from host_plan import screen
+
+HOST = "mcp-agent host"
+SERVER = "peer"
+#: The kinds of scripted request MCPAggregator has no call for (the target's ``lacks:``).
+LACKED = {
+    "complete": "MCPAggregator has no call that sends completion/complete",
+    "subscribe": "MCPAggregator has no call that sends resources/subscribe",
+    "unsubscribe": "MCPAggregator has no call that sends resources/unsubscribe",
+    "list_resource_templates": "MCPAggregator has no call that sends resources/templates/list",
+}
+
+
+def cannot_take(plan: dict[str, Any]) -> str | None:
+    """A sampling answer: mcp-agent answers sampling with its own model, never the plan's."""
+    if "sampling" in plan["features"]:
+        return (
+            "sampling: mcp-agent answers sampling/createMessage with its own LLM-backed "
+            "SamplingHandler; an application cannot register a handler"
+        )
+    return None
+
+
+# A plan this host refuses is refused here, before the SDK is imported: an import costs a
+# second or more of CPU, and a refusal needs none of it (host_plan.screen; main reads it again).
+if __name__ == "__main__":
+    screen(sys.argv[1:], HOST, {}, LACKED, also=cannot_take)
+
 import anyio
 from host_plan import (
     LIST_MEMBERS,
@@ -90,9 +118,6 @@ from host_plan import (
     dump,
     error_code,
     make_requests,
-    options,
-    read_plan_or_url,
-    refuse_lacked,
 )
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
@@ -100,17 +125,6 @@ from mcp.types import CONNECTION_CLOSED, ElicitResult
 from mcp_agent.app import MCPApp
 from mcp_agent.config import MCPRootSettings
 from mcp_agent.mcp.mcp_aggregator import MCPAggregator
-
-HOST = "mcp-agent host"
-SERVER = "peer"
-UNSUPPORTED = 3
-#: The kinds of scripted request MCPAggregator has no call for (the target's ``lacks:``).
-LACKED = {
-    "complete": "MCPAggregator has no call that sends completion/complete",
-    "subscribe": "MCPAggregator has no call that sends resources/subscribe",
-    "unsubscribe": "MCPAggregator has no call that sends resources/unsubscribe",
-    "list_resource_templates": "MCPAggregator has no call that sends resources/templates/list",
-}
 
 
 def as_root(path: Path) -> dict[str, str]:
@@ -298,18 +312,8 @@ def closed_error(leaf: BaseException) -> bool:
 
 
 def main() -> int:
-    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
-    options(plan, HOST, {})  # this host has no options
-    if "sampling" in plan["features"]:
-        print(
-            f"{HOST}: unsupported: sampling: mcp-agent answers sampling/createMessage with its "
-            "own LLM-backed SamplingHandler; an application cannot register a handler",
-            file=sys.stderr,
-        )
-        return UNSUPPORTED
-    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
-    if refused is not None:
-        return refused
+    took = screen(sys.argv[1:], HOST, {}, LACKED, also=cannot_take)  # exit 2 or 3, first
+    plan, command, url = took.plan, took.command, took.url
     try:
         anyio.run(run, plan, command, url)
     except Exception as err:

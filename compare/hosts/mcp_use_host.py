@@ -85,30 +85,10 @@ from typing import Any
 # and an application may switch telemetry off, as mcp-use's own log line says, before importing.
 os.environ.setdefault("MCP_USE_ANONYMIZED_TELEMETRY", "false")
 
-import anyio
-from host_plan import (
-    BAD_PLAN,
-    LIST_MEMBERS,
-    Changes,
-    add_folders,
-    close_session,
-    dump,
-    error_code,
-    make_requests,
-    options,
-    read_plan_or_url,
-    refuse_lacked,
-)
-from mcp import types
-from mcp.types import CONNECTION_CLOSED
-from mcp_use import MCPClient
-from mcp_use.client.session import MCPSession
-from pydantic import AnyUrl
+from host_plan import screen
 
 HOST = "mcp-use host"
 SERVER = "peer"
-#: The contract's exit code for a feature the library cannot register.
-UNSUPPORTED = BAD_PLAN + 1
 #: The kinds of scripted request MCPSession has no call for (the target's ``lacks:``).
 LACKED = {
     "complete": "MCPSession has no call that sends completion/complete",
@@ -116,6 +96,39 @@ LACKED = {
     "unsubscribe": "MCPSession has no call that sends resources/unsubscribe",
     "list_resource_templates": "MCPSession has no call that sends resources/templates/list",
 }
+
+
+def cannot_take(plan: dict[str, Any]) -> str | None:
+    """A roots change the plan makes without a notification: mcp-use cannot make one."""
+    for change in (plan["features"].get("roots") or {}).get("changes", []):
+        if not change["notify"]:
+            return (
+                "roots: a change without notification: "
+                "connector.set_roots() always sends notifications/roots/list_changed"
+            )
+    return None
+
+
+# A plan this host refuses is refused here, before the SDK is imported: an import costs a
+# second or more of CPU, and a refusal needs none of it (host_plan.screen; main reads it again).
+if __name__ == "__main__":
+    screen(sys.argv[1:], HOST, {}, LACKED, also=cannot_take)
+
+import anyio
+from host_plan import (
+    LIST_MEMBERS,
+    Changes,
+    add_folders,
+    close_session,
+    dump,
+    error_code,
+    make_requests,
+)
+from mcp import types
+from mcp.types import CONNECTION_CLOSED
+from mcp_use import MCPClient
+from mcp_use.client.session import MCPSession
+from pydantic import AnyUrl
 
 
 class SessionClosed(BaseException):
@@ -252,19 +265,8 @@ def closed_under(err: BaseException) -> bool:
 
 
 def main() -> int:
-    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
-    options(plan, HOST, {})  # this host has no options
-    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
-    if refused is not None:
-        return refused
-    for change in (plan["features"].get("roots") or {}).get("changes", []):
-        if not change["notify"]:
-            print(
-                f"{HOST}: unsupported: roots: a change without notification: "
-                "connector.set_roots() always sends notifications/roots/list_changed",
-                file=sys.stderr,
-            )
-            return UNSUPPORTED
+    took = screen(sys.argv[1:], HOST, {}, LACKED, also=cannot_take)  # exit 2 or 3, first
+    plan, command, url = took.plan, took.command, took.url
     try:
         anyio.run(run, plan, command, url)
     except Exception as err:

@@ -47,6 +47,15 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from host_plan import screen
+
+HOST = "py-sdk host"
+
+# A plan this host refuses is refused here, before the SDK is imported: an import costs a
+# second or more of CPU, and a refusal needs none of it (host_plan.screen; main reads it again).
+if __name__ == "__main__":
+    screen(sys.argv[1:], HOST, {}, {})  # no options, and the SDK has a call for every request
+
 import anyio
 import mcp_types as types
 from host_plan import (
@@ -58,8 +67,6 @@ from host_plan import (
     error_code,
     leaving,
     make_requests,
-    options,
-    read_plan_or_url,
     record_notification,
     subscribes,
 )
@@ -68,8 +75,6 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from sdk_values import reference
-
-HOST = "py-sdk host"
 
 
 def connection_closed(client: Client) -> bool:
@@ -234,8 +239,8 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
-    options(plan, HOST, {})  # this host has no options
+    took = screen(sys.argv[1:], HOST, {}, {})  # exit 2 before any server
+    plan, command, url = took.plan, took.command, took.url
     try:
         anyio.run(run, plan, command, url)
     except Exception as err:

@@ -76,6 +76,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from host_plan import screen
+
+HOST = "pydantic-ai host"
+#: The kinds of scripted request MCPToolset has no call for (the target's ``lacks:``).
+LACKED = {
+    "complete": "MCPToolset has no call that sends completion/complete",
+    "subscribe": "MCPToolset has no call that sends resources/subscribe",
+    "unsubscribe": "MCPToolset has no call that sends resources/unsubscribe",
+}
+
+# A plan this host refuses is refused here, before the SDK is imported: an import costs a
+# second or more of CPU, and a refusal needs none of it (host_plan.screen; main reads it again).
+if __name__ == "__main__":
+    screen(sys.argv[1:], HOST, {}, LACKED)
+
 import anyio
 import mcp_types
 import pydantic
@@ -88,9 +103,6 @@ from host_plan import (
     add_folders,
     leaving,
     make_requests,
-    options,
-    read_plan_or_url,
-    refuse_lacked,
 )
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from pydantic_ai import Agent
@@ -104,14 +116,6 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-
-HOST = "pydantic-ai host"
-#: The kinds of scripted request MCPToolset has no call for (the target's ``lacks:``).
-LACKED = {
-    "complete": "MCPToolset has no call that sends completion/complete",
-    "subscribe": "MCPToolset has no call that sends resources/subscribe",
-    "unsubscribe": "MCPToolset has no call that sends resources/unsubscribe",
-}
 
 
 def connection_closed(toolset: MCPToolset[Any]) -> bool:
@@ -273,11 +277,8 @@ def leaves(err: BaseException) -> list[BaseException]:
 
 
 def main() -> int:
-    plan, command, url = read_plan_or_url(sys.argv[1:], HOST)
-    options(plan, HOST, {})  # this host has no options
-    refused = refuse_lacked(plan, HOST, LACKED)  # the contract's exit 3, before any server
-    if refused is not None:
-        return refused
+    took = screen(sys.argv[1:], HOST, {}, LACKED)  # no options; exit 2 or 3 before any server
+    plan, command, url = took.plan, took.command, took.url
     try:
         anyio.run(run, plan, command, url)
     except Exception as err:
