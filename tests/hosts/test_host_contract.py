@@ -123,7 +123,9 @@ def play(
         cell=folder,
         host_plan=plan_path,
     )
-    env = {**os.environ, **{k: exp.text(v) for k, v in target.env.items()}}
+    # Its own home, as a cell has: mcp-agent's host writes its configuration file there, and
+    # two of its runs sharing one home (two workers) would read each other's half-written file.
+    env = {**os.environ, "HOME": str(home), **{k: exp.text(v) for k, v in target.env.items()}}
     done = subprocess.run(
         exp.argv(target.argv),
         cwd=workspace,

@@ -132,6 +132,16 @@ def plan_argv(target: str, tools: Path, folder: Path, variant: str = "no-roots")
     return [*host_argv(target, tools), "--plan", str(plan)]
 
 
+def host_env(tools: Path, folder: Path) -> dict[str, str]:
+    """The environment of one host run: its own home under ``folder``, as a cell has. The
+    mcp-agent host writes its configuration file into its home (``write_config``); two of its
+    runs sharing the machine's home, side by side, read each other's half-written file and
+    found no server in it ("Server 'peer' not found in registry"), a race of ours."""
+    home = folder / "home"
+    home.mkdir(exist_ok=True)
+    return {**os.environ, "MCP_COMPARE_TOOLS": str(tools), "HOME": str(home)}
+
+
 def run_host(target: str, tools: Path, folder: Path, *, no_roots: bool) -> HostRun:
     workspace = folder / FOLDER
     record = folder / "record.jsonl"
@@ -139,7 +149,7 @@ def run_host(target: str, tools: Path, folder: Path, *, no_roots: bool) -> HostR
     argv = plan_argv(target, tools, folder, "no-roots" if no_roots else "roots")
     if not no_roots and target in CHANGING:
         server += ["--control", str(folder / "control")]
-    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    env = host_env(tools, folder)
     done = subprocess.run(
         [*argv, "--", *server], capture_output=True, text=True, timeout=60, env=env, check=False
     )
@@ -286,7 +296,7 @@ def test_add_root_creates_the_folder_and_asks_again(
 @pytest.mark.parametrize("target", TARGETS)
 def test_host_reports_a_server_that_cannot_start(target: str, tools: Path, tmp_path: Path) -> None:
     argv = [*plan_argv(target, tools, tmp_path), "--", "/nonexistent/srv"]
-    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    env = host_env(tools, tmp_path)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
     assert done.returncode != 0
     assert "host:" in done.stderr
@@ -301,7 +311,7 @@ def test_host_exits_0_when_the_server_hangs_up_mid_handshake(
     # without answering: the connection closes under a pending request.
     server = [sys.executable, "-c", "import sys; sys.stdin.readline()"]
     argv = [*plan_argv(target, tools, tmp_path), "--", *server]
-    env = {**os.environ, "MCP_COMPARE_TOOLS": str(tools)}
+    env = host_env(tools, tmp_path)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, check=False)
     if target in HIDES_HANGUP:
         # Its SDK wrapper logs the failed initialize itself (a traceback on stderr, its own
