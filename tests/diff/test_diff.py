@@ -3,6 +3,7 @@ each cell carries, and the selection rule on schemas it has never seen."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _isolate import isolate
 from _revisions import after_initialize, initialize_era, revisions
 
 from compare._errors import CompareError
@@ -26,11 +28,20 @@ OLD = initialize_era()
 NEW = after_initialize()
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, pinned_spec: Path) -> dict[str, Any]:
+    """The whole diff, built once for the tests that only read it: a build reads every
+    revision's schema (seconds each time)."""
+    with pytest.MonkeyPatch.context() as patch:
+        isolate(tmp_path_factory.mktemp("diff"), patch, pinned_spec)  # as `isolated` does
+        return build_diff()
+
+
 @pytest.fixture
-def diff(isolated: Path) -> dict[str, Any]:
-    """The whole diff, with the roots section's keys on top: these tests are about roots,
-    and the top level repeats only the first area by name (now lifecycle)."""
-    doc = build_diff()
+def diff(built: dict[str, Any]) -> dict[str, Any]:
+    """The whole diff (a copy of its own), with the roots section's keys on top: these
+    tests are about roots, and the top level repeats only the first area by name."""
+    doc = copy.deepcopy(built)
     return {**doc, **doc["areas"]["roots"]}
 
 
