@@ -128,7 +128,7 @@ test: venv
 golden: venv tools
 	$(BIN)/python tests/golden_cells.py record
 	$(BIN)/pytest --update-golden tests/play/clients/test_clients.py \
-	  tests/hosts/test_sdk_runs.py tests/hosts/test_hosts.py tests/test_golden_cells.py
+	  tests/hosts/test_sdk_runs.py tests/test_golden_cells.py
 
 serve: venv
 	$(MC) site --serve

@@ -10,8 +10,8 @@ sharing that reader). Then the answers of the plan: every host answers
 with what the plan says, having declared both.
 
 A plan with only roots (declared, the folder listed) and the empty plan (nothing declared but
-``always_declares``) are the ``roots`` and ``no-roots`` runs of ``test_hosts.py``, which plays
-each host once per variant and checks both there.
+``always_declares``) are the ``roots`` and ``no-roots`` cells of each SDK in
+``test_sdk_runs.py``, which the harness plays with those plans and which are checked there.
 """
 
 from __future__ import annotations
@@ -239,7 +239,8 @@ def test_elicitation_and_sampling_are_answered_with_the_plan(
     target: Target, tools: Path, tmp_path: Path
 ) -> None:
     """Each feature but roots the target does not lack (mastra lacks sampling) is declared and
-    answered (roots: ``test_hosts.py``'s roots run); a new feature fails here until asked."""
+    answered (roots: the roots cells of ``test_sdk_runs.py``); a new feature fails here until
+    asked."""
     planned = [k for k in FEATURES if k != "roots" and k not in target.lacks]
     asks = {"elicitation": "elicitation/create", "sampling": "sampling/createMessage"}
     fragment = {"features": {k: FRAGMENTS[k] for k in planned}}

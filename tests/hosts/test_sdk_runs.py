@@ -23,6 +23,7 @@ from _golden import GoldenFile
 from compare import _paths
 from compare._cores import default_jobs
 from compare.exchange._targets import load_targets
+from compare.judge._transcript import read_transcript
 from compare.play._harness import RunSettings, run_cells
 from compare.play._run import select
 
@@ -81,6 +82,10 @@ def played(
             runs[target] = {
                 (v["target"], v["variant"], v["scenario"], v["revision"]): v for v in found
             }
+            for c in cells:  # where each cell's files are, for the tests that read them
+                runs[target][(c.target.id, c.variant, c.scenario.id, c.revision)]["_folder"] = str(
+                    c.folder(settings.results)
+                )
         return runs[target]
 
     yield play
@@ -180,3 +185,53 @@ def test_clients_end_as_their_entry_says(target: str, verdicts: dict[Key, dict[s
                 assert v["process"]["exit_code"] != 0, v.get("cell", v)
                 outcomes = {c["outcome"] for c in v["checks"]}
                 assert "exited-before-initialize" in outcomes
+
+
+def _messages(verdict: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the client sent in one cell, parsed, in wire order (our peer's lines left out)."""
+    lines = read_transcript(Path(verdict["_folder"]) / "transcript.jsonl").lines
+    return [x.obj for x in lines if x.dir == "in" and isinstance(x.obj, dict)]
+
+
+def _cell(verdicts: dict[Key, dict[str, Any]], variant: str, scenario: str) -> dict[str, Any]:
+    (found,) = [v for k, v in verdicts.items() if k[1:3] == (variant, scenario)]
+    return found
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_each_variant_declares_roots_as_its_plan_says(
+    target: str, verdicts: dict[Key, dict[str, Any]]
+) -> None:
+    """The host contract for the roots plan (roots declared) and the plan without roots
+    (nothing declared, unless the SDK always declares roots: its target's
+    ``always_declares``), read from the initialize each cell's client sent."""
+    (entry,) = [t for t in load_targets() if t.id == target]
+    for variant, scenario in (("roots", "roots-list"), ("no-roots", "roots-undeclared")):
+        cell = _cell(verdicts, variant, scenario)
+        if cell["verdict"] == "not-run":  # a variant its SDK lacks (mastra 0.14: roots)
+            assert "roots" in entry.lacks and variant == "roots", cell["reason"]
+            continue
+        first = next(m for m in _messages(cell) if m.get("method") == "initialize")
+        declared = "roots" in first["params"]["capabilities"]
+        want = variant == "roots" or "roots" in entry.always_declares
+        assert declared == want, (variant, first["params"]["capabilities"])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_each_listed_tool_is_called_with_empty_arguments(
+    target: str, verdicts: dict[Key, dict[str, Any]]
+) -> None:
+    """The host contract's ``call_tools``: the one tool our peer lists is called with ``{}``,
+    at most once a session, in the two cells of the plan without roots (which every host
+    takes). A session may end before a slow host gets to its call (roots-undeclared ends on
+    its answer), so the call is required of the pair, not of each."""
+    per_cell = [
+        [
+            (m["params"]["name"], m["params"]["arguments"])
+            for m in _messages(_cell(verdicts, "no-roots", scenario))
+            if m.get("method") == "tools/call"
+        ]
+        for scenario in ("roots-undeclared", "logging-messages")
+    ]
+    assert all(calls in ([], [("probe", {})]) for calls in per_cell), per_cell
+    assert any(per_cell), "no tools/call in either cell"
