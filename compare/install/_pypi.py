@@ -125,15 +125,19 @@ def installed_version(tools: Path, target: str, name: str) -> str | None:
 
 
 def _create_venv(tools: Path, venv: Path) -> None:
+    """A venv without pip of its own: our pip installs into it (``_pip``), so each venv does
+    not pay for ensurepip (seconds of CPU each) and holds only the locked closure."""
     if venv.is_symlink():
         venv.unlink()  # a link to a shared venv: only the link goes, never what it shares
     shutil.rmtree(venv, ignore_errors=True)
-    run([sys.executable, "-m", "venv", str(venv)], tools=tools, what=f"creating the venv {venv}")
+    argv = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
+    run(argv, tools=tools, what=f"creating the venv {venv}")
 
 
 def _pip(tools: Path, venv: Path, *args: str, what: str) -> str:
+    """The project's own pip, working on ``venv``'s interpreter (``--python``)."""
     python = str(venv / "bin" / "python")
-    argv = [python, "-m", "pip", "--disable-pip-version-check", *args]
+    argv = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", python, *args]
     return run(argv, tools=tools, what=what)
 
 
