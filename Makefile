@@ -91,7 +91,8 @@ datacheck: venv tools
 # The suite runs in TEST_WORKERS pytest-xdist workers: much of its time is spent waiting on
 # real programs, so three workers on two cores take about half the time of one. A worker takes a whole group at a time (a module, or one
 # target of a module that plays its cells per target), longest first: tests/_groups.py.
-# The CLI clients' run goes first and alone, as their goldens were measured: several of them
+# The CLI clients' run goes first, with no other test beside it (only the data check, in
+# `make test`), as their goldens were measured: several of them
 # start a bridge or a model call against a fixed timeout of their own, which a machine loaded
 # by the other workers overruns (mcpc's 5 s bridge start did, at load 10).
 # TEST_WORKERS=0 runs the rest in one process too.
@@ -114,11 +115,16 @@ pytest: venv tools sysdeps testdeps
 # 20 minutes CI may take. Every install of the run leaves it out (MCP_COMPARE_TOOLS_EXCEPT,
 # read by `tools install` and the tests' own installs alike); `make compare` installs it.
 test: export MCP_COMPARE_TOOLS_EXCEPT := rust-mcp-filesystem
+#
+# The data check runs beside the CLI clients' module, which leaves most of a core idle while
+# its clients start (its log is shown when it ends); its failure fails the run all the same.
 test: venv
 	@rm -f build/phases.jsonl
 	$(PHASE) prep -- $(MAKE) -j4 --output-sync=target lint typecheck tools sysdeps testdeps actionlint
-	$(PHASE) datacheck -- $(MAKE) datacheck
-	$(MAKE) pytest
+	@mkdir -p build; $(PHASE) datacheck -- $(MAKE) datacheck > build/datacheck.log 2>&1 & data=$$!; \
+	$(MAKE) pytest; tests=$$?; wait $$data; checked=$$?; \
+	echo "--- make datacheck (run beside the tests), exit $$checked:"; cat build/datacheck.log; \
+	exit $$(( tests || checked ))
 
 # Play the golden cells again (tests/golden_cells.py record: the real recordings the tests
 # judge again), then run the tests that compare real programs with tests/golden/*.json so

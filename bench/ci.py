@@ -10,8 +10,9 @@ records as it goes (``build/phases.jsonl``, written by ``bench/phase.py``):
 
 - ``prep``: lint, the type check, the clients' install and build, Debian's packages and the
   browser tests' npm packages, side by side;
-- ``datacheck``: pin verify, models --check, diff, rows --lint, cite --check;
-- ``pytest-cli``: the command-line clients' module, alone;
+- ``datacheck``: pin verify, models --check, diff, rows --lint, cite --check, beside the
+  command-line clients' module;
+- ``pytest-cli``: the command-line clients' module, with no other test beside it;
 - ``pytest-rest``: the rest of the suite in ``TEST_WORKERS`` workers.
 
 Each part also has its CPU time (``cpu_s``, see ``bench/phase.py``) and ``least_wall_s``, that
