@@ -69,8 +69,7 @@ LACKED = {
     "unsubscribe": "fastmcp's Client has no call that sends resources/unsubscribe",
 }
 
-# A plan this host refuses is refused here, before the SDK is imported: an import costs a
-# second or more of CPU, and a refusal needs none of it (host_plan.screen; main reads it again).
+# Refused plans exit before the SDK import (README.md, "Exit codes").
 if __name__ == "__main__":
     screen(sys.argv[1:], HOST, OPTIONS, LACKED)
 
